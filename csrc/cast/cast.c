@@ -1,0 +1,26 @@
+/* Cast route table and entry point. */
+#include "cast.h"
+
+/* [route][kind]; NEON has no strided leaf of its own: non-packed runs are
+ * element gathers, where the scalar leaf is as fast. */
+static const sk_kernel cast_routes[SK_ROUTE_COUNT][2] = {
+#if SK_HAVE_NEON
+    [SK_ROUTE_NEON] = {
+        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__neon, sk_cast_f32_bf16_strided__scalar},
+        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__neon, sk_cast_bf16_f32_strided__scalar},
+    },
+#endif
+    [SK_ROUTE_SCALAR] = {
+        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__scalar, sk_cast_f32_bf16_strided__scalar},
+        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__scalar, sk_cast_bf16_f32_strided__scalar},
+    },
+};
+
+/* Cast is pure bit manipulation: no FP-environment check is needed. */
+int sk_cast_execute(const sk_cast_plan *plan, uintptr_t src, uintptr_t dst) {
+    if (plan->route < 0 || plan->route >= SK_ROUTE_COUNT || plan->kind < 0 || plan->kind > 1 ||
+        !sk_route_compiled(plan->route))
+        return SK_INVALID_OPERATION;
+    sk_walk_run(&plan->walk, (const char *)src, (char *)dst, cast_routes[plan->route][plan->kind], NULL);
+    return SK_OK;
+}

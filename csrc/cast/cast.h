@@ -1,0 +1,17 @@
+/* Cast leaves, one per route and direction. */
+#ifndef SK_CAST_H
+#define SK_CAST_H
+#include "../common/kernel.h"
+
+void sk_cast_f32_bf16__scalar(const void *ctx, const void *src, void *dst, size_t n);
+void sk_cast_bf16_f32__scalar(const void *ctx, const void *src, void *dst, size_t n);
+void sk_cast_f32_bf16_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step,
+                                      char *dst, ptrdiff_t dst_step, size_t n);
+void sk_cast_bf16_f32_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step,
+                                      char *dst, ptrdiff_t dst_step, size_t n);
+#if SK_HAVE_NEON
+void sk_cast_f32_bf16__neon(const void *ctx, const void *src, void *dst, size_t n);
+void sk_cast_bf16_f32__neon(const void *ctx, const void *src, void *dst, size_t n);
+#endif
+
+#endif

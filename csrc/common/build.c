@@ -1,0 +1,47 @@
+/* Build identity and the route registry. */
+#include "kernel.h"
+#if SK_HAVE_NEON
+#include <sys/auxv.h>
+#include <asm/hwcap.h>
+#endif
+
+#if !defined(SK_VERSION) || !defined(SK_SOURCE_DIGEST) || !defined(SK_BUILD_FLAGS)
+#error "the builder (csrc/ffi_build.py) defines SK_VERSION, SK_SOURCE_DIGEST and SK_BUILD_FLAGS"
+#endif
+
+const char *sk_version(void) { return SK_VERSION; }
+const char *sk_source_digest(void) { return SK_SOURCE_DIGEST; }
+const char *sk_build_flags(void) { return SK_BUILD_FLAGS; }
+const char *sk_compiler(void) {
+#if defined(__clang__)
+    return "clang " __clang_version__;
+#elif defined(__GNUC__)
+    return "gcc " __VERSION__;
+#else
+    return "unknown C compiler";
+#endif
+}
+
+const char *sk_route_name(int route) {
+    switch (route) {
+    case SK_ROUTE_NEON: return "neon";
+    case SK_ROUTE_SCALAR: return "scalar";
+    default: return NULL;
+    }
+}
+
+int sk_route_compiled(int route) {
+    if (route == SK_ROUTE_SCALAR) return 1;
+    if (route == SK_ROUTE_NEON) return SK_HAVE_NEON;
+    return 0;
+}
+
+int sk_route_available(int route) {
+    if (!sk_route_compiled(route)) return 0;
+#if SK_HAVE_NEON
+    /* Advanced SIMD is part of the Linux AArch64 baseline, but ask anyway:
+     * a route is only offered when the CPU says it has the unit. */
+    if (route == SK_ROUTE_NEON) return (getauxval(AT_HWCAP) & HWCAP_ASIMD) != 0;
+#endif
+    return 1;
+}

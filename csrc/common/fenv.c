@@ -1,0 +1,148 @@
+/* FP-environment probe.  The kernels run with the calling thread's state, so
+ * execution checks it (never changes it); tests use the setter to prove the
+ * refusals.  x86-64 C code computes in SSE, so MXCSR is the state that
+ * matters there; AArch64 keeps it in FPCR. */
+#define _GNU_SOURCE
+#include <fenv.h>
+#include <string.h>
+#include "kernel.h"
+
+_Static_assert(sizeof(fenv_t) <= sizeof(((sk_fenv_saved *)0)->opaque), "fenv_t fits the opaque buffer");
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+/* MXCSR: exception masks at bits 7..12 (a clear mask bit enables the trap),
+ * rounding at 13..14, FTZ at 15, DAZ at 6. */
+enum { MX_DAZ = 1u << 6, MX_FTZ = 1u << 15, MX_RC_SHIFT = 13 };
+static const struct { unsigned mask_bit; uint32_t trap; } mx_traps[] = {
+    {1u << 7, SK_TRAP_INVALID},   {1u << 8, SK_TRAP_INPUT_DENORMAL},
+    {1u << 9, SK_TRAP_DIVIDE_BY_ZERO}, {1u << 10, SK_TRAP_OVERFLOW},
+    {1u << 11, SK_TRAP_UNDERFLOW}, {1u << 12, SK_TRAP_INEXACT},
+};
+/* RC field: 00 nearest, 01 down, 10 up, 11 toward zero. */
+static const int32_t mx_rounding[4] = {SK_ROUND_NEAREST, SK_ROUND_DOWNWARD, SK_ROUND_UPWARD,
+                                       SK_ROUND_TOWARD_ZERO};
+
+void sk_fenv_query(sk_fenv_state *st) {
+    unsigned csr = _mm_getcsr();
+    st->rounding = mx_rounding[(csr >> MX_RC_SHIFT) & 3u];
+    st->flush_to_zero = (csr & MX_FTZ) != 0;
+    st->denormals_are_zero = (csr & MX_DAZ) != 0;
+    st->traps = 0;
+    for (size_t i = 0; i < sizeof mx_traps / sizeof mx_traps[0]; ++i)
+        if (!(csr & mx_traps[i].mask_bit)) st->traps |= mx_traps[i].trap;
+}
+
+static int set_state(const sk_fenv_state *st) {
+    unsigned csr = _mm_getcsr() & ~(MX_DAZ | MX_FTZ | (3u << MX_RC_SHIFT));
+    for (unsigned r = 0; r < 4; ++r)
+        if (mx_rounding[r] == st->rounding) csr |= r << MX_RC_SHIFT;
+    if (st->flush_to_zero) csr |= MX_FTZ;
+    if (st->denormals_are_zero) csr |= MX_DAZ;
+    for (size_t i = 0; i < sizeof mx_traps / sizeof mx_traps[0]; ++i) {
+        if (st->traps & mx_traps[i].trap) csr &= ~mx_traps[i].mask_bit;
+        else csr |= mx_traps[i].mask_bit;
+    }
+    _mm_setcsr(csr);
+    return 0;
+}
+
+#elif defined(__aarch64__)
+/* FPCR: trap enables IOE 8, DZE 9, OFE 10, UFE 11, IXE 12, IDE 15; RMode at
+ * 22..23 (00 nearest, 01 +inf, 10 -inf, 11 zero); FZ at 24 flushes both
+ * inputs and results, so it reports as FTZ and DAZ together. */
+enum { FPCR_FZ = 1u << 24, FPCR_RM_SHIFT = 22 };
+static const struct { uint64_t bit; uint32_t trap; } fpcr_traps[] = {
+    {1u << 8, SK_TRAP_INVALID},   {1u << 9, SK_TRAP_DIVIDE_BY_ZERO},
+    {1u << 10, SK_TRAP_OVERFLOW}, {1u << 11, SK_TRAP_UNDERFLOW},
+    {1u << 12, SK_TRAP_INEXACT},  {1u << 15, SK_TRAP_INPUT_DENORMAL},
+};
+static const int32_t fpcr_rounding[4] = {SK_ROUND_NEAREST, SK_ROUND_UPWARD, SK_ROUND_DOWNWARD,
+                                         SK_ROUND_TOWARD_ZERO};
+
+static uint64_t read_fpcr(void) {
+    uint64_t v;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(v));
+    return v;
+}
+static void write_fpcr(uint64_t v) { __asm__ volatile("msr fpcr, %0" : : "r"(v)); }
+
+void sk_fenv_query(sk_fenv_state *st) {
+    uint64_t fpcr = read_fpcr();
+    st->rounding = fpcr_rounding[(fpcr >> FPCR_RM_SHIFT) & 3u];
+    st->flush_to_zero = st->denormals_are_zero = (fpcr & FPCR_FZ) != 0;
+    st->traps = 0;
+    for (size_t i = 0; i < sizeof fpcr_traps / sizeof fpcr_traps[0]; ++i)
+        if (fpcr & fpcr_traps[i].bit) st->traps |= fpcr_traps[i].trap;
+}
+
+static int set_state(const sk_fenv_state *st) {
+    if (st->flush_to_zero != st->denormals_are_zero) return -1;  /* one FZ bit */
+    uint64_t fpcr = read_fpcr() & ~(uint64_t)(FPCR_FZ | (3u << FPCR_RM_SHIFT));
+    for (unsigned r = 0; r < 4; ++r)
+        if (fpcr_rounding[r] == st->rounding) fpcr |= (uint64_t)r << FPCR_RM_SHIFT;
+    if (st->flush_to_zero) fpcr |= FPCR_FZ;
+    for (size_t i = 0; i < sizeof fpcr_traps / sizeof fpcr_traps[0]; ++i) {
+        if (st->traps & fpcr_traps[i].trap) fpcr |= fpcr_traps[i].bit;
+        else fpcr &= ~fpcr_traps[i].bit;
+    }
+    write_fpcr(fpcr);
+    return 0;
+}
+
+#else
+/* Other targets: only what <fenv.h> can tell; no flush modes, no traps. */
+void sk_fenv_query(sk_fenv_state *st) {
+    int r = fegetround();
+    st->rounding = r == FE_TONEAREST ? SK_ROUND_NEAREST
+                 : r == FE_TOWARDZERO ? SK_ROUND_TOWARD_ZERO
+                 : r == FE_UPWARD ? SK_ROUND_UPWARD : SK_ROUND_DOWNWARD;
+    st->flush_to_zero = st->denormals_are_zero = 0;
+    st->traps = 0;
+}
+static int set_state(const sk_fenv_state *st) {
+    (void)st;
+    return -1;
+}
+#endif
+
+int sk_fenv_unmet(int needs) {
+    sk_fenv_state st;
+    sk_fenv_query(&st);
+    int unmet = 0;
+    if ((needs & SK_NEED_NEAREST) && st.rounding != SK_ROUND_NEAREST) unmet |= SK_NEED_NEAREST;
+    if ((needs & SK_NEED_GRADUAL_UNDERFLOW) && (st.flush_to_zero || st.denormals_are_zero))
+        unmet |= SK_NEED_GRADUAL_UNDERFLOW;
+    if ((needs & SK_NEED_NO_TRAPS) && st.traps) unmet |= SK_NEED_NO_TRAPS;
+    return unmet;
+}
+
+int sk_fenv_save(sk_fenv_saved *saved) {
+    memset(saved, 0, sizeof *saved);
+    return fegetenv((fenv_t *)(void *)saved->opaque);
+}
+
+int sk_fenv_restore(const sk_fenv_saved *saved) {
+    return fesetenv((const fenv_t *)(const void *)saved->opaque);
+}
+
+/* Sets the state, then reads it back: a CPU that ignores part of the
+ * request (many Arm cores hard-wire the trap enables to zero) reports -1
+ * with the previous state restored, so tests never run in a state they
+ * did not ask for. */
+int sk_fenv_set(const sk_fenv_state *st) {
+    sk_fenv_saved before;
+    sk_fenv_save(&before);
+    if (set_state(st) != 0) {
+        sk_fenv_restore(&before);
+        return -1;
+    }
+    sk_fenv_state now;
+    sk_fenv_query(&now);
+    if (now.rounding != st->rounding || now.flush_to_zero != st->flush_to_zero ||
+        now.denormals_are_zero != st->denormals_are_zero || now.traps != st->traps) {
+        sk_fenv_restore(&before);
+        return -1;
+    }
+    return 0;
+}

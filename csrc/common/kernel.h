@@ -1,0 +1,33 @@
+/* Internal kernel interface shared by every operation: the span and strided
+ * leaf signatures, the per-route kernel pair, and the traversal driver. */
+#ifndef SK_COMMON_KERNEL_H
+#define SK_COMMON_KERNEL_H
+#include <stddef.h>
+#include <stdint.h>
+#include "../include/simakernels.h"
+
+#if defined(__aarch64__)
+#define SK_HAVE_NEON 1
+#else
+#define SK_HAVE_NEON 0
+#endif
+
+/* Elements per vector block in every dense leaf. */
+#define SK_BLOCK 16
+
+/* `n` packed elements from src to dst; ctx carries prepared parameters. */
+typedef void (*sk_span_fn)(const void *ctx, const void *src, void *dst, size_t n);
+/* `n` elements whose consecutive addresses are the given byte steps apart. */
+typedef void (*sk_strided_fn)(const void *ctx, const char *src, ptrdiff_t src_step,
+                              char *dst, ptrdiff_t dst_step, size_t n);
+
+typedef struct sk_kernel {
+    sk_span_fn span;
+    sk_strided_fn strided;
+} sk_kernel;
+
+/* Runs `kernel` over every run of the walk. */
+void sk_walk_run(const sk_walk *walk, const char *src, char *dst,
+                 sk_kernel kernel, const void *ctx);
+
+#endif

@@ -1,0 +1,90 @@
+"""cffi out-of-line API-mode builder for ``simakernels._native``.
+
+Every compiler flag of the C core lives here.  The cdef is the public header
+read from disk with its preprocessor lines removed, so the declarations cffi
+parses are exactly the ones the C sources compile against (never the host's
+preprocessed view, which would leak host ``#ifdef`` results into a cross
+build).
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import pathlib
+import sys
+
+from cffi import FFI
+
+CSRC = pathlib.Path(__file__).resolve().parent
+ROOT = CSRC.parent
+HEADER = CSRC / "include" / "simakernels.h"
+
+# -O2 without fast-math; no FMA contraction anywhere (GCC contracts by default
+# on AArch64, which would change rounding); no -march, so a wheel runs on every
+# CPU of its architecture's baseline; warnings are errors.
+CFLAGS = [
+    "-std=c11",
+    "-O2",
+    "-ffp-contract=off",
+    "-fno-fast-math",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-Wno-unused-parameter",  # cffi's generated wrappers
+]
+EXTRA_CFLAGS = os.environ.get("SIMAKERNELS_EXTRA_CFLAGS", "").split()  # sanitizer builds
+
+
+def read_version() -> str:
+    namespace: dict[str, str] = {}
+    exec((ROOT / "simakernels" / "_version.py").read_text(), namespace)
+    return namespace["__version__"]
+
+
+def c_sources() -> list[pathlib.Path]:
+    return sorted(p for p in CSRC.rglob("*.c"))
+
+
+def _load_digest_module():
+    spec = importlib.util.spec_from_file_location(
+        "_sk_sourcedigest", ROOT / "simakernels" / "_sourcedigest.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def source_digest() -> str:
+    return _load_digest_module().source_digest(CSRC)
+
+
+def cdef_text() -> str:
+    return "\n".join(
+        line for line in HEADER.read_text().splitlines() if not line.lstrip().startswith("#")
+    )
+
+
+def c_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+ffibuilder = FFI()
+ffibuilder.cdef(cdef_text())
+ffibuilder.set_source(
+    "simakernels._native",
+    '#include "simakernels.h"',
+    sources=[str(p.relative_to(ROOT)) for p in c_sources()],
+    include_dirs=[str((CSRC / "include").relative_to(ROOT))],
+    define_macros=[
+        ("SK_VERSION", c_string(read_version())),
+        ("SK_SOURCE_DIGEST", c_string(source_digest())),
+        ("SK_BUILD_FLAGS", c_string(" ".join(CFLAGS + EXTRA_CFLAGS))),
+    ],
+    extra_compile_args=CFLAGS + EXTRA_CFLAGS,
+    # A version-specific module: the limited API would name it .abi3.so.
+    py_limited_api=False,
+)
+
+if __name__ == "__main__":
+    sys.stdout.write(f"routes compiled from {len(c_sources())} C files\n")
+    ffibuilder.compile(verbose=True)

@@ -1,0 +1,106 @@
+/* The only header cffi sees.  The builder drops the preprocessor lines below
+ * before handing the rest to ffi.cdef, so everything else must be plain C
+ * declarations: no macros, no conditional compilation. */
+#ifndef SIMAKERNELS_H
+#define SIMAKERNELS_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Status codes; the values are mirrored by simakernels.core.ErrorCode. */
+enum sk_status {
+    SK_OK = 0,
+    SK_INVALID_OPERATION = 1,
+    SK_INVALID_ARITY = 2,
+    SK_UNSUPPORTED_DTYPE = 3,
+    SK_INVALID_SHAPE = 4,
+    SK_UNSUPPORTED_LAYOUT = 5,
+    SK_INVALID_PARAMS = 6,
+    SK_OVERFLOW = 7,
+    SK_INVALID_BINDING = 8,
+    SK_UNSUPPORTED_ENVIRONMENT = 9,
+    SK_DEVICE_LIMIT = 10,
+    SK_PACKET_MISMATCH = 11,
+    SK_INVALID_DESCRIPTOR = 12
+};
+
+/* Build identity: the package version and a digest of the C sources, both
+ * compiled in so that Python can refuse a stale build. */
+const char *sk_version(void);
+const char *sk_source_digest(void);
+const char *sk_build_flags(void);
+const char *sk_compiler(void);
+
+/* Numerical routes: instruction-set families, best first.  Every operation
+ * has an entry for each compiled route. */
+enum sk_route { SK_ROUTE_NEON = 0, SK_ROUTE_SCALAR = 1, SK_ROUTE_COUNT = 2 };
+const char *sk_route_name(int route);
+int sk_route_compiled(int route);
+int sk_route_available(int route);
+
+/* ---- FP environment ---------------------------------------------------- */
+enum sk_fenv_rounding {
+    SK_ROUND_NEAREST = 0, SK_ROUND_TOWARD_ZERO = 1,
+    SK_ROUND_UPWARD = 2, SK_ROUND_DOWNWARD = 3
+};
+enum sk_fenv_trap {
+    SK_TRAP_INVALID = 1, SK_TRAP_DIVIDE_BY_ZERO = 2, SK_TRAP_OVERFLOW = 4,
+    SK_TRAP_UNDERFLOW = 8, SK_TRAP_INEXACT = 16, SK_TRAP_INPUT_DENORMAL = 32
+};
+typedef struct sk_fenv_state {
+    int32_t rounding;             /* enum sk_fenv_rounding */
+    int32_t flush_to_zero;        /* results flushed (x86 FTZ, AArch64 FZ) */
+    int32_t denormals_are_zero;   /* inputs flushed (x86 DAZ, AArch64 FZ) */
+    uint32_t traps;               /* enabled traps, enum sk_fenv_trap bits */
+} sk_fenv_state;
+
+/* What an operation needs from the calling thread's FP state. */
+enum sk_fenv_need {
+    SK_NEED_NEAREST = 1, SK_NEED_GRADUAL_UNDERFLOW = 2, SK_NEED_NO_TRAPS = 4
+};
+
+void sk_fenv_query(sk_fenv_state *state);
+/* 0 when the state satisfies every bit of `needs`, else the unmet bits. */
+int sk_fenv_unmet(int needs);
+
+/* Test support: opaque save/restore of the whole FP environment, and a
+ * setter.  sk_fenv_set returns 0, or -1 when this CPU cannot represent the
+ * requested state (e.g. traps that read back as disabled). */
+typedef struct sk_fenv_saved { uint64_t opaque[64]; } sk_fenv_saved;
+int sk_fenv_save(sk_fenv_saved *saved);
+int sk_fenv_restore(const sk_fenv_saved *saved);
+int sk_fenv_set(const sk_fenv_state *state);
+
+/* ---- Shared strided traversal ----------------------------------------- */
+/* A prepared walk over two ports with the same logical shape: `runs` inner
+ * runs of `run_length` elements each, elements `in_step`/`out_step` bytes
+ * apart; the outer axes (fastest first) advance both ports by carry. */
+typedef struct sk_walk {
+    int64_t runs;
+    int64_t run_length;
+    int64_t in_step;
+    int64_t out_step;
+    int32_t outer_rank;
+    int32_t dense;                /* both runs are packed scalars */
+    int64_t extent[6];
+    int64_t in_stride[6];
+    int64_t out_stride[6];
+} sk_walk;
+
+/* Builds a walk from a nonempty admitted shape (rank 0..6, byte strides).
+ * Returns SK_OK or SK_INVALID_SHAPE for arguments out of contract. */
+int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
+                    const int64_t *out_stride, int64_t in_size,
+                    int64_t out_size, sk_walk *walk);
+
+/* ---- Cast ------------------------------------------------------------- */
+enum sk_cast_kind { SK_CAST_F32_BF16 = 0, SK_CAST_BF16_F32 = 1 };
+typedef struct sk_cast_plan {
+    int32_t kind;                 /* enum sk_cast_kind */
+    int32_t route;                /* enum sk_route, compiled and available */
+    sk_walk walk;
+} sk_cast_plan;
+
+/* src/dst are addresses of bound, admitted buffers (see simakernels.buffers). */
+int sk_cast_execute(const sk_cast_plan *plan, uintptr_t src, uintptr_t dst);
+
+#endif

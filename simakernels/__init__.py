@@ -1,0 +1,36 @@
+"""simakernels: bit-exact Cast, Dequant and Quant kernels for the A65 CPU and
+the EV74 host codec; the same bits on x86 and on the DevKit."""
+from ._version import __version__
+from . import _ffi  # noqa: F401  (loads the core and refuses a stale build)
+from .core import (
+    Contiguous,
+    DType,
+    Error,
+    ErrorCode,
+    KernelError,
+    Requirement,
+    Strided,
+    TensorSpec,
+)
+from .buffers import ConstHostBuffer, HostBuffer
+from . import fenv, ops, a65, testing
+from .arrays import cast
+
+__all__ = [
+    "__version__",
+    "Contiguous",
+    "ConstHostBuffer",
+    "DType",
+    "Error",
+    "ErrorCode",
+    "HostBuffer",
+    "KernelError",
+    "Requirement",
+    "Strided",
+    "TensorSpec",
+    "a65",
+    "cast",
+    "fenv",
+    "ops",
+    "testing",
+]

@@ -1,0 +1,54 @@
+"""Cast on the A65 CPU: route choice at preparation, synchronous execution."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence, Union
+
+from .._ffi import ffi, lib
+from ..buffers import BufferLike
+from ..core import DType, Error, ErrorCode
+from ..ops import cast as ops_cast
+from . import _backend, _routes
+
+_KIND = {
+    (DType.FLOAT32, DType.BFLOAT16): lib.SK_CAST_F32_BF16,
+    (DType.BFLOAT16, DType.FLOAT32): lib.SK_CAST_BF16_F32,
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Plan(_backend.BackendPlan):
+    shared: ops_cast.Plan
+
+
+def prepare(shared: ops_cast.Plan, route: Optional[str] = None) -> Union[Plan, Error]:
+    """Selects the CPU route for an admitted plan (no re-admission).
+
+    ``route`` names one of :func:`simakernels.a65.available_routes`; by default
+    ``$SIMAKERNELS_FORCE_ROUTE`` or the best route."""
+    if not isinstance(shared, ops_cast.Plan):
+        return Error(ErrorCode.INVALID_OPERATION, f"cast.prepare takes an ops.cast.Plan, got {type(shared).__qualname__}")
+    chosen = _routes.choose(route)
+    if isinstance(chosen, Error):
+        return chosen
+    admitted = shared.admitted
+    native = ffi.new("sk_cast_plan *")
+    native.kind = _KIND[(admitted.inputs[0].dtype, admitted.outputs[0].dtype)]
+    native.route = chosen[1]
+    _backend.prepare_walk(ffi.addressof(native[0], "walk"), admitted)
+    # Cast is bit manipulation: it needs nothing from the FP environment.
+    return Plan(shared, chosen[0], native, 0)
+
+
+def check_inference(request: ops_cast.Request, route: Optional[str] = None) -> Union[Plan, Error]:
+    """Admission and preparation in one step."""
+    shared = ops_cast.check_inference(request)
+    if isinstance(shared, Error):
+        return shared
+    return prepare(shared, route)
+
+
+def execute(plan: Plan, inputs: Sequence[BufferLike], outputs: Sequence[BufferLike]) -> Optional[Error]:
+    """Converts ``inputs[0]`` into ``outputs[0]``; returns None or an Error
+    (before any byte is written)."""
+    return _backend.execute(plan, Plan, "cast", inputs, outputs, lib.sk_cast_execute)

@@ -1,0 +1,211 @@
+"""Admission shared by every operation: arity, dtypes, shapes, layouts,
+overflow-checked storage arithmetic and the conservative nonoverlap proof.
+
+Every check returns an :class:`~simakernels.core.Error` naming the port, axis
+or field at fault; nothing here raises for a bad request.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence, Tuple, Union
+
+from .core import (
+    INT64_MAX,
+    Contiguous,
+    DType,
+    Error,
+    ErrorCode,
+    Requirement,
+    TensorSpec,
+)
+
+
+@dataclass(frozen=True)
+class Port:
+    """An admitted port: byte strides with singleton (and empty-tensor) axes
+    normalised to zero, and the bytes its binding must provide."""
+
+    name: str
+    spec: TensorSpec
+    strides: Tuple[int, ...]
+    nbytes: int
+
+    @property
+    def dtype(self) -> DType:
+        return self.spec.dtype
+
+    @property
+    def requirement(self) -> Requirement:
+        return Requirement(self.nbytes, self.spec.dtype.itemsize)
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """The normalised metadata of an admitted elementwise request."""
+
+    shape: Tuple[int, ...]
+    count: int
+    inputs: Tuple[Port, ...]
+    outputs: Tuple[Port, ...]
+
+    @property
+    def empty(self) -> bool:
+        return self.count == 0
+
+
+DTypeRule = Callable[[DType, DType], bool]
+
+
+def admit_elementwise(
+    operation: str,
+    inputs: Sequence[TensorSpec],
+    outputs: Sequence[TensorSpec],
+    dtype_rule: DTypeRule,
+    supported: str,
+) -> Union[Admitted, Error]:
+    """Admits one input and one output of the same logical shape.
+
+    ``dtype_rule(input_dtype, output_dtype)`` says whether the pair is
+    supported; ``supported`` describes the supported pairs for messages.
+    """
+    if len(inputs) != 1 or len(outputs) != 1:
+        return Error(
+            ErrorCode.INVALID_ARITY,
+            f"{operation} takes 1 input and 1 output, got {len(inputs)} and {len(outputs)}",
+        )
+    src, dst = inputs[0], outputs[0]
+    if not dtype_rule(src.dtype, dst.dtype):
+        return Error(
+            ErrorCode.UNSUPPORTED_DTYPE,
+            f"{operation} does not support input 0 {src.dtype.name} -> output 0 "
+            f"{dst.dtype.name}; supported: {supported}",
+        )
+    shape_error = _check_shapes(src, dst)
+    if shape_error is not None:
+        return shape_error
+    count = _element_count(src.shape)
+    if count is None:
+        return Error(ErrorCode.OVERFLOW, f"input 0: element count of shape {src.shape} exceeds 2^63-1")
+    ports = []
+    for name, spec in (("input 0", src), ("output 0", dst)):
+        port = admit_port(name, spec, empty=count == 0)
+        if isinstance(port, Error):
+            return port
+        ports.append(port)
+    return Admitted(src.shape, count, (ports[0],), (ports[1],))
+
+
+def _check_shapes(src: TensorSpec, dst: TensorSpec) -> Optional[Error]:
+    for name, spec in (("input 0", src), ("output 0", dst)):
+        for axis, extent in enumerate(spec.shape):
+            if extent < 0:
+                return Error(ErrorCode.INVALID_SHAPE, f"{name} axis {axis}: negative extent {extent}")
+    if dst.rank != src.rank:
+        return Error(
+            ErrorCode.INVALID_SHAPE,
+            f"output 0: rank {dst.rank} does not match input 0 rank {src.rank}",
+        )
+    for axis, (a, b) in enumerate(zip(src.shape, dst.shape)):
+        if a != b:
+            return Error(
+                ErrorCode.INVALID_SHAPE,
+                f"output 0 axis {axis}: extent {b} does not match input 0 extent {a}",
+            )
+    for axis, extent in enumerate(src.shape):
+        if extent > INT64_MAX:
+            return Error(ErrorCode.OVERFLOW, f"input 0 axis {axis}: extent {extent} exceeds 2^63-1")
+    return None
+
+
+def _element_count(shape: Tuple[int, ...]) -> Optional[int]:
+    """Product of the extents, or None when a nonempty product exceeds int64."""
+    if 0 in shape:
+        return 0
+    count = 1
+    for extent in shape:
+        count *= extent
+        if count > INT64_MAX:
+            return None
+    return count
+
+
+def admit_port(name: str, spec: TensorSpec, empty: bool) -> Union[Port, Error]:
+    """Validates one port's layout and derives its normalised strides and
+    required bytes (which include strided gaps; zero for an empty tensor)."""
+    item = spec.dtype.itemsize
+    if isinstance(spec.layout, Contiguous):
+        strides = _contiguous_strides(spec.shape, item)
+        if strides is None:
+            return Error(ErrorCode.OVERFLOW, f"{name}: contiguous storage of shape {spec.shape} exceeds 2^63-1 bytes")
+    else:
+        strides = spec.layout.strides
+        if len(strides) != spec.rank:
+            return Error(
+                ErrorCode.UNSUPPORTED_LAYOUT,
+                f"{name}: {len(strides)} strides given for rank {spec.rank}",
+            )
+        for axis, (extent, stride) in enumerate(zip(spec.shape, strides)):
+            if stride < 0:
+                return Error(
+                    ErrorCode.UNSUPPORTED_LAYOUT,
+                    f"{name} axis {axis}: negative stride {stride} (reversed views are unsupported)",
+                )
+            if stride > INT64_MAX:
+                return Error(ErrorCode.OVERFLOW, f"{name} axis {axis}: stride {stride} exceeds 2^63-1")
+            if stride % item:
+                return Error(
+                    ErrorCode.UNSUPPORTED_LAYOUT,
+                    f"{name} axis {axis}: stride {stride} is not a multiple of the "
+                    f"{item}-byte {spec.dtype.name} scalar",
+                )
+            if extent > 1 and stride == 0:
+                return Error(
+                    ErrorCode.UNSUPPORTED_LAYOUT,
+                    f"{name} axis {axis}: zero stride on an axis of extent {extent} "
+                    "(broadcast views are unsupported)",
+                )
+    if empty:
+        return Port(name, spec, tuple(0 for _ in spec.shape), 0)
+    strides = tuple(s if e > 1 else 0 for e, s in zip(spec.shape, strides))
+    nbytes = item
+    for axis, (extent, stride) in enumerate(zip(spec.shape, strides)):
+        nbytes += (extent - 1) * stride
+        if nbytes > INT64_MAX:
+            return Error(ErrorCode.OVERFLOW, f"{name} axis {axis}: accessed span exceeds 2^63-1 bytes")
+    overlap = _nonoverlap_proof(name, spec.shape, strides, item)
+    if overlap is not None:
+        return overlap
+    return Port(name, spec, strides, nbytes)
+
+
+def _contiguous_strides(shape: Tuple[int, ...], item: int) -> Optional[Tuple[int, ...]]:
+    if 0 in shape:
+        return tuple(0 for _ in shape)
+    strides = []
+    step = item
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= extent
+    if step > INT64_MAX:
+        return None
+    return tuple(reversed(strides))
+
+
+def _nonoverlap_proof(
+    name: str, shape: Tuple[int, ...], strides: Tuple[int, ...], item: int
+) -> Optional[Error]:
+    """Conservative sorted-axis proof: with active axes ordered by stride,
+    each stride must clear the whole span of the faster axes.  Admits
+    permutations, padded rows and stepped views; rejects overlap and some
+    exotic nonoverlapping interleavings."""
+    active = sorted((s, e, axis) for axis, (e, s) in enumerate(zip(shape, strides)) if e > 1)
+    covered = item
+    for stride, extent, axis in active:
+        if stride < covered:
+            return Error(
+                ErrorCode.UNSUPPORTED_LAYOUT,
+                f"{name} axis {axis}: stride {stride} does not clear the {covered} bytes spanned by "
+                "its faster axes (overlapping or unproven interleaved view)",
+            )
+        covered += (extent - 1) * stride
+    return None

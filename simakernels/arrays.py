@@ -1,0 +1,112 @@
+"""The array layer: NumPy in, NumPy out, exceptions on errors, plans cached.
+
+Any non-negative strides execute in place (no hidden copy); negative strides
+raise :class:`~simakernels.core.KernelError` with ``UNSUPPORTED_LAYOUT``.
+"""
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any, Optional, Union
+
+import ml_dtypes
+import numpy as np
+
+from . import a65
+from .buffers import ConstHostBuffer, HostBuffer
+from .core import DType, Error, ErrorCode, KernelError, Strided, TensorSpec
+from .ops import cast as ops_cast
+
+_NUMPY = {
+    DType.INT8: np.dtype(np.int8),
+    DType.UINT8: np.dtype(np.uint8),
+    DType.INT16: np.dtype(np.int16),
+    DType.UINT16: np.dtype(np.uint16),
+    DType.INT32: np.dtype(np.int32),
+    DType.UINT32: np.dtype(np.uint32),
+    DType.FLOAT16: np.dtype(np.float16),
+    DType.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
+    DType.FLOAT32: np.dtype(np.float32),
+}
+_FROM_NUMPY = {v: k for k, v in _NUMPY.items()}
+
+
+def numpy_dtype(dtype: DType) -> np.dtype:
+    """The NumPy dtype that stores ``dtype`` (BF16 is ``ml_dtypes.bfloat16``)."""
+    return _NUMPY[dtype]
+
+
+def to_dtype(dtype: Any) -> DType:
+    """A :class:`DType` from a DType, a NumPy dtype, a scalar type or a name."""
+    if isinstance(dtype, DType):
+        return dtype
+    if isinstance(dtype, str) and dtype.upper() in DType.__members__:
+        return DType[dtype.upper()]
+    try:
+        found = _FROM_NUMPY.get(np.dtype(dtype))
+    except TypeError:
+        found = None
+    if found is None:
+        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"no simakernels dtype for {dtype!r}"))
+    return found
+
+
+def _spec(array: np.ndarray, name: str) -> TensorSpec:
+    dtype = _FROM_NUMPY.get(array.dtype)
+    if dtype is None:
+        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"{name}: NumPy dtype {array.dtype} is not supported"))
+    if array.ndim > 6:
+        raise KernelError(Error(ErrorCode.INVALID_SHAPE, f"{name}: rank {array.ndim} exceeds 6"))
+    return TensorSpec(array.shape, dtype, Strided(array.strides))
+
+
+def _view(array: np.ndarray, nbytes: int, writable: bool) -> ConstHostBuffer:
+    """A view of exactly the plan's accessed span, starting at element 0."""
+    address = array.__array_interface__["data"][0]
+    cls = HostBuffer if writable else ConstHostBuffer
+    return cls.from_address(address, nbytes, keepalive=array)
+
+
+def _output(x: np.ndarray, dtype: DType, out: Optional[np.ndarray]) -> np.ndarray:
+    if out is None:
+        return np.empty(x.shape, numpy_dtype(dtype))
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
+    if not out.flags.writeable:
+        raise KernelError(Error(ErrorCode.INVALID_BINDING, "output 0: out is read-only"))
+    if out.dtype != numpy_dtype(dtype):
+        raise KernelError(
+            Error(ErrorCode.UNSUPPORTED_DTYPE, f"output 0: out has dtype {out.dtype}, expected {numpy_dtype(dtype)}")
+        )
+    return out
+
+
+def _run(backend: Any, plan: Any, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    if isinstance(plan, Error):
+        raise KernelError(plan)
+    (need_in,), (need_out,) = plan.input_requirements(), plan.output_requirements()
+    status = backend.execute(plan, [_view(x, need_in.nbytes, False)], [_view(out, need_out.nbytes, True)])
+    if status is not None:
+        raise KernelError(status)
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def _cast_plan(src: TensorSpec, dst: TensorSpec, route: Optional[str]) -> Union[a65.cast.Plan, Error]:
+    return a65.cast.check_inference(ops_cast.Request([src], [dst]), route)
+
+
+def _route_key() -> Optional[str]:
+    return os.environ.get(a65.FORCE_ROUTE_ENV) or None
+
+
+def cast(x: Any, dtype: Any, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+    """FLOAT32 <-> BFLOAT16 by the specification's bit rules.
+
+    ``dtype`` is the output type (``sk.DType``, ``ml_dtypes.bfloat16``,
+    ``numpy.float32`` or their names).  Raises :class:`KernelError`."""
+    x = np.asarray(x)
+    target = to_dtype(dtype)
+    result = _output(x, target, out)
+    plan = _cast_plan(_spec(x, "input 0"), _spec(result, "output 0"), _route_key())
+    return _run(a65.cast, plan, x, result)

@@ -1,0 +1,131 @@
+"""Values shared by every operation: dtypes, layouts, tensor specs, errors."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Iterable, Tuple, Union
+
+MAX_RANK = 6
+INT64_MAX = (1 << 63) - 1
+
+
+class DType(enum.Enum):
+    """Scalar storage types; ``.itemsize`` is the width in bytes."""
+
+    INT8 = ("int8", 1)
+    UINT8 = ("uint8", 1)
+    INT16 = ("int16", 2)
+    UINT16 = ("uint16", 2)
+    INT32 = ("int32", 4)
+    UINT32 = ("uint32", 4)
+    FLOAT16 = ("float16", 2)
+    BFLOAT16 = ("bfloat16", 2)
+    FLOAT32 = ("float32", 4)
+
+    @property
+    def itemsize(self) -> int:
+        return self.value[1]
+
+    def __repr__(self) -> str:
+        return f"DType.{self.name}"
+
+
+@dataclass(frozen=True)
+class Contiguous:
+    """Row-major dense layout."""
+
+
+@dataclass(frozen=True)
+class Strided:
+    """Byte strides, one per axis, in logical axis order."""
+
+    strides: Tuple[int, ...]
+
+    def __init__(self, strides: Iterable[int]) -> None:
+        object.__setattr__(self, "strides", tuple(_as_int(s, "stride") for s in strides))
+
+
+Layout = Union[Contiguous, Strided]
+
+
+def _as_int(value: object, what: str) -> int:
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{what} must be an integer, got {value!r}")
+    return value.__index__()  # type: ignore[no-any-return, attr-defined]
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """Logical shape, scalar dtype and storage layout of one port.
+
+    Immutable.  More than six dimensions raises ``ValueError``; negative
+    extents are stored and rejected by admission.
+    """
+
+    shape: Tuple[int, ...]
+    dtype: DType
+    layout: Layout = Contiguous()
+
+    def __init__(self, shape: Iterable[int], dtype: DType, layout: Layout = Contiguous()) -> None:
+        dims = tuple(_as_int(d, "extent") for d in shape)
+        if len(dims) > MAX_RANK:
+            raise ValueError(f"TensorSpec supports rank 0..{MAX_RANK}, got rank {len(dims)}")
+        if not isinstance(dtype, DType):
+            raise TypeError(f"dtype must be a simakernels.DType, got {dtype!r}")
+        if not isinstance(layout, (Contiguous, Strided)):
+            raise TypeError(f"layout must be Contiguous() or Strided(...), got {layout!r}")
+        object.__setattr__(self, "shape", dims)
+        object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "layout", layout)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+
+class ErrorCode(enum.IntEnum):
+    """Error categories; values match the C core's ``enum sk_status``."""
+
+    INVALID_OPERATION = 1
+    INVALID_ARITY = 2
+    UNSUPPORTED_DTYPE = 3
+    INVALID_SHAPE = 4
+    UNSUPPORTED_LAYOUT = 5
+    INVALID_PARAMS = 6
+    OVERFLOW = 7
+    INVALID_BINDING = 8
+    UNSUPPORTED_ENVIRONMENT = 9
+    DEVICE_LIMIT = 10
+    PACKET_MISMATCH = 11
+    INVALID_DESCRIPTOR = 12
+
+
+@dataclass(frozen=True)
+class Error:
+    """A rejected request, binding or descriptor: a value, never raised."""
+
+    code: ErrorCode
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.code.name}: {self.message}"
+
+
+class KernelError(Exception):
+    """Raised by the array layer; ``.error`` holds the :class:`Error`."""
+
+    def __init__(self, error: Error) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+    @property
+    def code(self) -> ErrorCode:
+        return self.error.code
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """Bytes a port's binding must provide and the alignment of its address."""
+
+    nbytes: int
+    alignment: int

@@ -1,0 +1,73 @@
+"""The calling thread's floating-point environment (x86 MXCSR, AArch64 FPCR).
+
+Execution only reads it; :func:`simakernels.testing.fp_environment` changes it
+for tests."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import FrozenSet
+
+from ._ffi import ffi, lib
+
+
+class Rounding(enum.Enum):
+    NEAREST = lib.SK_ROUND_NEAREST
+    TOWARD_ZERO = lib.SK_ROUND_TOWARD_ZERO
+    UPWARD = lib.SK_ROUND_UPWARD
+    DOWNWARD = lib.SK_ROUND_DOWNWARD
+
+
+class Trap(enum.Enum):
+    """FP exceptions whose trap can be enabled.  ``INPUT_DENORMAL`` is the x86
+    DE / AArch64 IDE exception, beyond the five IEEE ones."""
+
+    INVALID = lib.SK_TRAP_INVALID
+    DIVIDE_BY_ZERO = lib.SK_TRAP_DIVIDE_BY_ZERO
+    OVERFLOW = lib.SK_TRAP_OVERFLOW
+    UNDERFLOW = lib.SK_TRAP_UNDERFLOW
+    INEXACT = lib.SK_TRAP_INEXACT
+    INPUT_DENORMAL = lib.SK_TRAP_INPUT_DENORMAL
+
+
+@dataclass(frozen=True)
+class State:
+    """A thread's FP state.  On AArch64 one FZ bit flushes both inputs and
+    results, so ``flush_to_zero`` and ``denormals_are_zero`` read the same."""
+
+    rounding: Rounding
+    flush_to_zero: bool
+    denormals_are_zero: bool
+    traps: FrozenSet[Trap]
+
+
+def _state_from_c(c: object) -> State:
+    bits = c.traps  # type: ignore[attr-defined]
+    return State(
+        rounding=Rounding(c.rounding),  # type: ignore[attr-defined]
+        flush_to_zero=bool(c.flush_to_zero),  # type: ignore[attr-defined]
+        denormals_are_zero=bool(c.denormals_are_zero),  # type: ignore[attr-defined]
+        traps=frozenset(t for t in Trap if bits & t.value),
+    )
+
+
+def query() -> State:
+    """The calling thread's current FP state."""
+    c = ffi.new("sk_fenv_state *")
+    lib.sk_fenv_query(c)
+    return _state_from_c(c)
+
+
+def describe_unmet(unmet: int) -> str:
+    """Explains which requirement (enum sk_fenv_need bits) the current state
+    fails, for UNSUPPORTED_ENVIRONMENT messages."""
+    state = query()
+    parts = []
+    if unmet & lib.SK_NEED_NEAREST:
+        parts.append(f"rounding mode is {state.rounding.name}, round-to-nearest is required")
+    if unmet & lib.SK_NEED_GRADUAL_UNDERFLOW:
+        parts.append("flush-to-zero/denormals-are-zero is enabled, gradual underflow is required")
+    if unmet & lib.SK_NEED_NO_TRAPS:
+        names = ", ".join(sorted(t.name for t in state.traps))
+        parts.append(f"FP traps are enabled ({names}), all traps must be masked")
+    return "; ".join(parts)

@@ -1,0 +1,88 @@
+"""On-target self-test for an installed build (``python -m simakernels
+selftest``): every route of every operation against expectations computed
+here independently of the C core (NumPy integer arithmetic and ml_dtypes),
+with a summary table and an exit status."""
+from __future__ import annotations
+
+import sys
+import time
+from typing import Callable, List, Tuple
+
+import ml_dtypes
+import numpy as np
+
+from . import a65
+from .core import DType, TensorSpec
+from .ops import cast as ops_cast
+
+Check = Tuple[str, Callable[[str], bool]]
+
+
+def _cast_run(route: str, src: np.ndarray, dst_dtype: DType, np_dtype: object) -> np.ndarray:
+    src_dtype = DType.FLOAT32 if src.dtype == np.float32 else DType.BFLOAT16
+    plan = a65.cast.check_inference(
+        ops_cast.Request([TensorSpec(src.shape, src_dtype)], [TensorSpec(src.shape, dst_dtype)]), route
+    )
+    out = np.empty(src.shape, np_dtype)
+    status = a65.cast.execute(plan, [src], [out])  # type: ignore[arg-type]
+    if status is not None:
+        raise RuntimeError(str(status))
+    return out
+
+
+def _bf16_to_f32(route: str) -> bool:
+    words = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    out = _cast_run(route, words.view(ml_dtypes.bfloat16), DType.FLOAT32, np.float32)
+    return bool(np.array_equal(out.view(np.uint32), words.astype(np.uint32) << 16))
+
+
+def _f32_to_bf16(route: str) -> bool:
+    rng = np.random.default_rng(2024)
+    words = rng.integers(0, 1 << 32, size=1 << 18, dtype=np.uint64).astype(np.uint32)
+    finite = words[(words & 0x7F800000) != 0x7F800000]
+    out = _cast_run(route, finite.view(np.float32), DType.BFLOAT16, ml_dtypes.bfloat16)
+    expected = finite.view(np.float32).astype(ml_dtypes.bfloat16)  # nearest-even, finite
+    nan_in = np.array([0x7F800001, 0xFFFFFFFF, 0x7FC00000, 0xFF800001, 0x7FFF8000], np.uint32)
+    nan_out = _cast_run(route, nan_in.view(np.float32), DType.BFLOAT16, ml_dtypes.bfloat16)
+    # The specification's NaN rule, worked by hand.
+    nan_expected = np.array([0x7F80, 0x0000, 0x7FC0, 0xFF80, 0x8000], np.uint16)
+    return bool(
+        np.array_equal(out.view(np.uint16), expected.view(np.uint16))
+        and np.array_equal(nan_out.view(np.uint16), nan_expected)
+    )
+
+
+CHECKS: List[Check] = [
+    ("cast bf16->fp32, all 65,536 patterns", _bf16_to_f32),
+    ("cast fp32->bf16, 2^18 random + NaN rule", _f32_to_bf16),
+]
+
+
+def run(verbose: bool = True) -> int:
+    routes = a65.available_routes()
+    total = len(CHECKS) * len(routes)
+    failures = 0
+    rows = []
+    done = 0
+    for name, check in CHECKS:
+        for route in routes:
+            t0 = time.perf_counter()
+            try:
+                ok = check(route)
+            except Exception as exc:  # report, keep going
+                ok = False
+                name = f"{name} ({exc})"
+            rows.append((name, route, ok, time.perf_counter() - t0))
+            failures += not ok
+            done += 1
+            if verbose:
+                bar = "#" * (20 * done // total)
+                sys.stderr.write(f"\r[{bar:<20}] {done}/{total}")
+                sys.stderr.flush()
+    if verbose:
+        sys.stderr.write("\n")
+    width = max(len(r[0]) for r in rows)
+    for name, route, ok, seconds in rows:
+        print(f"{name:<{width}}  {route:<7} {'ok' if ok else 'FAIL':<5} {seconds * 1e3:8.1f} ms")
+    print(f"{len(rows) - failures} passed, {failures} failed")
+    return 1 if failures else 0
