@@ -9,7 +9,7 @@ NATIVE_INPUTS := $(shell find csrc -name '*.c' -o -name '*.h' -o -name '*.py' | 
                  simakernels/_version.py simakernels/_sourcedigest.py setup.py
 NATIVE_STAMP  := build/.native-$(shell uname -m)
 
-.PHONY: run test build venv clean
+.PHONY: run test build venv clean wheel wheel-aarch64 aarch64-env test-aarch64
 
 run: build
 	$(PY) -m simakernels demo
@@ -33,6 +33,56 @@ $(NATIVE_STAMP): $(VENV)/.installed $(NATIVE_INPUTS)
 	$(PY) setup.py -q build_ext --inplace --force --build-temp build/temp-$(shell uname -m)
 	$(PY) -m simakernels info --brief
 	@mkdir -p build && touch $@
+
+# ---- wheels ------------------------------------------------------------------
+VERSION     := $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' simakernels/_version.py)
+HOST_ARCH   := $(shell uname -m)
+PKG_FILES   := $(shell find simakernels -name '*.py') simakernels/py.typed
+WHEEL_HOST  := dist/simakernels-$(VERSION)-cp311-cp311-manylinux2014_$(HOST_ARCH).whl
+WHEEL_ARM   := dist/simakernels-$(VERSION)-cp311-cp311-manylinux2014_aarch64.whl
+AARCH64_DIR := .aarch64
+QEMU_PY     := toolchains/aarch64/python
+
+wheel: $(WHEEL_HOST)
+wheel-aarch64: $(WHEEL_ARM)
+
+# The platform tag is named explicitly (never inferred from the build host),
+# and toolchains/check_wheel.py verifies the tag, suffix, ELF machine and glibc
+# symbol versions of what was actually built.
+$(WHEEL_HOST): $(VENV)/.installed $(NATIVE_INPUTS) $(PKG_FILES)
+	rm -rf build/lib.linux-$(HOST_ARCH)-* build/temp.linux-$(HOST_ARCH)-*
+	$(PY) setup.py -q bdist_wheel --plat-name manylinux2014_$(HOST_ARCH) -d dist -b build/bdist-$(HOST_ARCH)
+	$(PY) toolchains/check_wheel.py $@ $(HOST_ARCH)
+
+$(WHEEL_ARM): $(AARCH64_DIR)/.env $(VENV)/.installed $(NATIVE_INPUTS) $(PKG_FILES)
+	rm -rf build/lib.linux-aarch64-* build/temp.linux-aarch64-*
+	HOST_PYTHON=$(abspath $(PY)) toolchains/aarch64/cross-python setup.py -q bdist_wheel \
+	    --plat-name manylinux2014_aarch64 -d dist -b build/bdist-aarch64
+	$(PY) toolchains/check_wheel.py $@ aarch64
+
+# ---- AArch64 under QEMU (no Docker needed) --------------------------------------
+aarch64-env: $(AARCH64_DIR)/.env
+
+$(AARCH64_DIR)/.env: toolchains/aarch64/host-packages.sh toolchains/aarch64/sysroot.sh \
+                     toolchains/aarch64/requirements.txt requirements.txt requirements-dev.txt
+	bash toolchains/aarch64/host-packages.sh
+	bash toolchains/aarch64/sysroot.sh $(AARCH64_DIR)
+	touch $@
+
+# Installs the wheel with the emulated pip (proving its tag is accepted), then
+# runs the whole suite on an ARMv8.2 model (cortex-a76, closest to the A65) and
+# the quick subset plus the selftest on the ARMv8.0 baseline (cortex-a53).
+# `python -P` keeps the source tree from shadowing the installed wheel.
+QEMU_RUN = PYTHONPATH=$(abspath $(AARCH64_DIR))/pkg $(QEMU_PY) -P
+test-aarch64: $(WHEEL_ARM)
+	rm -rf $(AARCH64_DIR)/pkg
+	$(QEMU_PY) -m pip install -q --disable-pip-version-check --root-user-action=ignore \
+	    --no-deps --no-index --target $(AARCH64_DIR)/pkg $(WHEEL_ARM)
+	QEMU_CPU=cortex-a76 $(QEMU_RUN) -m simakernels info
+	QEMU_CPU=cortex-a76 $(QEMU_RUN) -m simakernels selftest
+	QEMU_CPU=cortex-a76 SIMAKERNELS_EXPECT_INSTALLED=1 $(QEMU_RUN) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS) tests
+	QEMU_CPU=cortex-a53 $(QEMU_RUN) -m simakernels selftest --quiet
+	QEMU_CPU=cortex-a53 SIMAKERNELS_EXPECT_INSTALLED=1 $(QEMU_RUN) -m pytest -q -p no:cacheprovider -m "not slow" $(PYTEST_ARGS) tests
 
 clean:
 	rm -rf build dist *.egg-info simakernels/_native*.so simakernels/_native.c .pytest_cache .hypothesis
