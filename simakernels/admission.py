@@ -158,7 +158,9 @@ def admit_port(name: str, spec: TensorSpec, empty: bool) -> Union[Port, Error]:
                     f"{name} axis {axis}: stride {stride} is not a multiple of the "
                     f"{item}-byte {spec.dtype.name} scalar",
                 )
-            if extent > 1 and stride == 0:
+            # An empty tensor accesses nothing, so any stride serves (NumPy
+            # gives empty arrays zero strides).
+            if extent > 1 and stride == 0 and not empty:
                 return Error(
                     ErrorCode.UNSUPPORTED_LAYOUT,
                     f"{name} axis {axis}: zero stride on an axis of extent {extent} "

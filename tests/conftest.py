@@ -1,0 +1,29 @@
+"""Suite configuration.
+
+The tests directory goes on ``sys.path`` so that ``import oracle`` and
+``import helpers`` work from the repository and from a copy of the suite run
+against an installed wheel (``python -P -m pytest <repo>/tests``).  The package
+under test is always plain ``import simakernels``.
+"""
+import os
+import sys
+
+from hypothesis import HealthCheck, settings
+
+_TESTS = os.path.dirname(os.path.abspath(__file__))
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
+
+# No deadlines: the suite also runs under QEMU, 10-20x slower.
+settings.register_profile(
+    "simakernels",
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("simakernels")
+
+
+def pytest_configure(config):
+    # Also declared in pyproject.toml; repeated here for a copied suite.
+    config.addinivalue_line("markers", "slow: long exhaustive or fuzzing cases")

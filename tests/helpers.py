@@ -1,0 +1,308 @@
+"""Shared test support: sentinel-filled storage with exact element offsets,
+oracle-backed input pools and bit-exact comparisons that report in hex.
+
+Expected values come only from the independent oracle (``tests/oracle``) or
+from literals worked out by hand; nothing here calls the code under test to
+compute an expectation.  Offsets, spans and masks are derived here from the
+shape and byte strides alone.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+from dataclasses import dataclass
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+import pytest
+
+import simakernels as sk
+from oracle import bf16_to_f32_table, f32_to_bf16
+
+F32 = sk.DType.FLOAT32
+BF16 = sk.DType.BFLOAT16
+
+ROUTES: Tuple[str, ...] = tuple(sk.a65.available_routes())
+
+SENTINEL = 0xA5      # every output byte before execution
+INPUT_FILL = 0x3C    # input gap bytes (checked unchanged as well)
+
+ITEMSIZE = {F32: 4, BF16: 2}
+UINT = {F32: np.dtype(np.uint32), BF16: np.dtype(np.uint16)}
+
+# The two conversions, as (input dtype, output dtype), by test id.
+DIRECTIONS = {"f32_to_bf16": (F32, BF16), "bf16_to_f32": (BF16, F32)}
+DIRECTION_IDS = tuple(DIRECTIONS)
+
+
+# --------------------------------------------------------------------- oracle
+
+
+@functools.lru_cache(maxsize=1)
+def bf16_table() -> np.ndarray:
+    """Oracle FP32 bits for every BF16 pattern, indexed by the pattern."""
+    return np.array(bf16_to_f32_table(), dtype=np.uint32)
+
+
+def oracle_f32_to_bf16(bits32: np.ndarray) -> np.ndarray:
+    """Oracle BF16 bits of an array of FP32 bit patterns (one oracle call each)."""
+    flat = np.asarray(bits32, dtype=np.uint32).reshape(-1)
+    return np.array([f32_to_bf16(b) for b in flat.tolist()], dtype=np.uint16).reshape(np.shape(bits32))
+
+
+def oracle_bf16_to_f32(bits16: np.ndarray) -> np.ndarray:
+    return bf16_table()[np.asarray(bits16, dtype=np.uint16)]
+
+
+# FP32 patterns worth having in every input pool: each special class.
+SPECIAL_F32 = (
+    0x00000000, 0x80000000,                          # signed zeros
+    0x00000001, 0x80000001, 0x00007FFF, 0x00008000,  # tiny subnormals, tie at zero
+    0x00008001, 0x00018000, 0x007FFFFF, 0x807FFFFF,  # subnormal ties, max subnormal
+    0x00800000, 0x80800000, 0x3F800000, 0xBF800000,  # min normal, +-1
+    0x3F808000, 0x3F818000, 0x3F807FFF, 0x3F808001,  # ties to even / nearest
+    0x7F7F7FFF, 0x7F7F8000, 0x7F7FFFFF, 0xFF7FFFFF,  # max finite, rounding to infinity
+    0x7F800000, 0xFF800000,                          # infinities
+    0x7F800001, 0x7F807FFF, 0x7F808000, 0x7F808001,  # signaling NaNs (some -> infinity)
+    0x7FC00000, 0xFFC00000, 0x7FBFFFFF, 0x7FFF7FFF,  # quiet NaNs, high payloads
+    0x7FFF8000, 0x7FFFFFFF, 0xFF800001, 0xFFFF7FFF,  # payloads that carry / wrap
+    0xFFFF8000, 0xFFFFFFFF,
+)
+
+
+@functools.lru_cache(maxsize=1)
+def f32_pool() -> Tuple[np.ndarray, np.ndarray]:
+    """FP32 inputs (specials + random patterns) and their oracle BF16 bits."""
+    rng = np.random.default_rng(0x5EED)
+    random = rng.integers(0, 1 << 32, size=4096 - len(SPECIAL_F32), dtype=np.uint64).astype(np.uint32)
+    inputs = np.concatenate([np.array(SPECIAL_F32, dtype=np.uint32), random])
+    return inputs, oracle_f32_to_bf16(inputs)
+
+
+@functools.lru_cache(maxsize=1)
+def bf16_pool() -> Tuple[np.ndarray, np.ndarray]:
+    """Every BF16 pattern and its oracle FP32 bits."""
+    inputs = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    return inputs, bf16_table()
+
+
+def pool(src_dtype: sk.DType) -> Tuple[np.ndarray, np.ndarray]:
+    return f32_pool() if src_dtype is F32 else bf16_pool()
+
+
+def draw_values(src_dtype: sk.DType, count: int, seed: int) -> Tuple[np.ndarray, np.ndarray]:
+    """``count`` input patterns from the pool and their oracle results; the
+    pool's special patterns come first so that small tensors still see them."""
+    inputs, expected = pool(src_dtype)
+    rng = np.random.default_rng(seed)
+    index = rng.integers(0, len(inputs), size=count)
+    if src_dtype is F32:
+        head = min(count, len(SPECIAL_F32))
+        index[:head] = (np.arange(head) + seed) % len(SPECIAL_F32)
+    return inputs[index], expected[index]
+
+
+# --------------------------------------------------------------------- layout
+
+
+def contiguous_strides(shape: Sequence[int], itemsize: int) -> Tuple[int, ...]:
+    strides = []
+    step = itemsize
+    for extent in reversed(tuple(shape)):
+        strides.append(step)
+        step *= extent
+    return tuple(reversed(strides))
+
+
+def element_offsets(shape: Sequence[int], strides: Sequence[int]) -> np.ndarray:
+    """Byte offset of every logical element, in row-major logical order."""
+    shape = tuple(shape)
+    if 0 in shape:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.zeros((), dtype=np.int64)
+    for extent, stride in zip(shape, strides):
+        offsets = offsets[..., None] + np.arange(extent, dtype=np.int64) * stride
+    return offsets.reshape(-1)
+
+
+def span(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> int:
+    """Bytes from element 0 through the end of the farthest element (0 if empty)."""
+    if 0 in tuple(shape):
+        return 0
+    return itemsize + sum((e - 1) * s for e, s in zip(shape, strides))
+
+
+def aligned_bytes(nbytes: int, fill: int, align: int = 64) -> np.ndarray:
+    """A uint8 array of ``nbytes`` filled with ``fill`` whose address is
+    ``align``-aligned."""
+    raw = np.empty(nbytes + align, dtype=np.uint8)
+    start = (-raw.ctypes.data) % align
+    out = raw[start:start + nbytes]
+    out[...] = fill
+    assert nbytes == 0 or out.ctypes.data % align == 0
+    return out
+
+
+def spec(shape, dtype, strides: Optional[Sequence[int]] = None) -> sk.TensorSpec:
+    layout = sk.Contiguous() if strides is None else sk.Strided(strides)
+    return sk.TensorSpec(shape, dtype, layout)
+
+
+def request(shape, src_dtype, dst_dtype, in_strides=None, out_strides=None) -> sk.ops.cast.Request:
+    return sk.ops.cast.Request([spec(shape, src_dtype, in_strides)], [spec(shape, dst_dtype, out_strides)])
+
+
+@dataclass
+class Storage:
+    """A sentinel-filled byte buffer holding one port's tensor.
+
+    ``buf`` is exactly ``nbytes + excess`` bytes (``nbytes`` normally being the
+    plan's requirement), aligned to 64 bytes; ``offsets`` are the byte offsets
+    of the logical elements."""
+
+    shape: Tuple[int, ...]
+    dtype: sk.DType
+    strides: Tuple[int, ...]
+    buf: np.ndarray
+    offsets: np.ndarray
+    fill: int
+
+    @classmethod
+    def make(cls, shape, dtype, strides=None, nbytes=None, excess=0, fill=SENTINEL) -> "Storage":
+        shape = tuple(shape)
+        item = ITEMSIZE[dtype]
+        strides = contiguous_strides(shape, item) if strides is None else tuple(strides)
+        offsets = element_offsets(shape, strides)
+        needed = span(shape, strides, item)
+        if nbytes is None:
+            nbytes = needed
+        assert nbytes >= needed, "test storage smaller than the tensor it holds"
+        return cls(shape, dtype, strides, aligned_bytes(nbytes + excess, fill), offsets, fill)
+
+    @property
+    def itemsize(self) -> int:
+        return ITEMSIZE[self.dtype]
+
+    def _byte_index(self) -> np.ndarray:
+        return self.offsets[:, None] + np.arange(self.itemsize, dtype=np.int64)
+
+    def write(self, values: np.ndarray) -> None:
+        values = np.ascontiguousarray(values, dtype=UINT[self.dtype]).reshape(-1)
+        assert values.size == self.offsets.size
+        self.buf[self._byte_index()] = values.view(np.uint8).reshape(-1, self.itemsize)
+
+    def read(self) -> np.ndarray:
+        raw = np.ascontiguousarray(self.buf[self._byte_index()]).reshape(-1)
+        return raw.view(UINT[self.dtype]).copy()
+
+    def element_mask(self) -> np.ndarray:
+        mask = np.zeros(self.buf.size, dtype=bool)
+        mask[self._byte_index().reshape(-1)] = True
+        return mask
+
+    def reset(self) -> None:
+        self.buf[...] = self.fill
+
+    def assert_gaps_untouched(self, what: str = "output") -> None:
+        assert_untouched(self.buf, self.fill, ~self.element_mask(), what)
+
+
+# ----------------------------------------------------------------- assertions
+
+
+def _hex(value: int, width: int) -> str:
+    return f"0x{int(value):0{width}x}"
+
+
+def assert_bits_equal(got, expected, inputs, what: str = "", shape=None, limit: int = 10) -> None:
+    """Bit-for-bit comparison; a failure lists index, input, expected and got in hex."""
+    got = np.asarray(got).reshape(-1)
+    expected = np.asarray(expected).reshape(-1)
+    inputs = np.asarray(inputs).reshape(-1)
+    assert got.shape == expected.shape == inputs.shape, (got.shape, expected.shape, inputs.shape)
+    bad = np.flatnonzero(got != expected)
+    if bad.size == 0:
+        return
+    wi, wo = inputs.dtype.itemsize * 2, expected.dtype.itemsize * 2
+    lines = []
+    for i in bad[:limit]:
+        where = f"{int(i)}" if not shape else f"{int(i)} {np.unravel_index(int(i), shape)}"
+        lines.append(
+            f"  index {where}: input {_hex(inputs[i], wi)} expected {_hex(expected[i], wo)} "
+            f"got {_hex(got[i], wo)}"
+        )
+    pytest.fail(f"{what}: {bad.size} of {got.size} elements differ\n" + "\n".join(lines), pytrace=False)
+
+
+def assert_untouched(buf: np.ndarray, fill: int, mask: Optional[np.ndarray] = None, what: str = "buffer") -> None:
+    """Every byte of ``buf`` (where ``mask`` is true) still holds ``fill``."""
+    changed = buf != fill
+    if mask is not None:
+        changed &= mask
+    bad = np.flatnonzero(changed)
+    if bad.size:
+        shown = ", ".join(f"byte {int(i):#x}: {int(buf[i]):#04x}" for i in bad[:12])
+        pytest.fail(
+            f"{what}: {bad.size} byte(s) outside the logical elements changed "
+            f"(expected {fill:#04x}): {shown}",
+            pytrace=False,
+        )
+
+
+def ok_plan(req, route: str):
+    """The A65 plan for ``req`` on ``route``; fails the test on an Error."""
+    plan = sk.a65.cast.check_inference(req, route=route)
+    assert not isinstance(plan, sk.Error), f"unexpected rejection: {plan}"
+    assert plan.route == route
+    return plan
+
+
+def run_cast(
+    route: str,
+    shape,
+    src_dtype: sk.DType,
+    dst_dtype: sk.DType,
+    in_strides=None,
+    out_strides=None,
+    *,
+    seed: int = 0,
+    in_excess: int = 13,
+    out_excess: int = 29,
+    values: Optional[Tuple[np.ndarray, np.ndarray]] = None,
+) -> None:
+    """Builds, binds and executes one cast, then checks: the requirements are
+    exactly the independent spans, every logical output element equals the
+    oracle, every other output byte (gaps, excess capacity) still holds the
+    sentinel, and the input buffer is unchanged."""
+    shape = tuple(shape)
+    plan = ok_plan(request(shape, src_dtype, dst_dtype, in_strides, out_strides), route)
+    src = Storage.make(shape, src_dtype, in_strides, excess=in_excess, fill=INPUT_FILL)
+    dst = Storage.make(shape, dst_dtype, out_strides, excess=out_excess, fill=SENTINEL)
+    expect_in = sk.Requirement(span(shape, src.strides, src.itemsize), src.itemsize)
+    expect_out = sk.Requirement(span(shape, dst.strides, dst.itemsize), dst.itemsize)
+    assert plan.input_requirements() == (expect_in,)
+    assert plan.output_requirements() == (expect_out,)
+    if values is None:
+        values = draw_values(src_dtype, src.offsets.size, seed)
+    inputs, expected = values
+    src.write(inputs)
+    before = src.buf.copy()
+    status = sk.a65.cast.execute(plan, [src.buf], [dst.buf])
+    assert status is None, f"execute failed: {status}"
+    what = f"{route} {src_dtype.name}->{dst_dtype.name} shape {shape} in {src.strides} out {dst.strides}"
+    assert_bits_equal(dst.read(), expected, inputs, what, shape=shape)
+    dst.assert_gaps_untouched(f"{what}: output")
+    assert np.array_equal(src.buf, before), f"{what}: input buffer modified"
+
+
+@contextlib.contextmanager
+def fp_or_skip(**state):
+    """``sk.testing.fp_environment(**state)``; skips the test only when this CPU
+    cannot hold the state (``UnsupportedFPState``, e.g. trap enables on many
+    Arm cores)."""
+    with contextlib.ExitStack() as stack:
+        try:
+            entered = stack.enter_context(sk.testing.fp_environment(**state))
+        except sk.testing.UnsupportedFPState as exc:
+            pytest.skip(f"UnsupportedFPState: {exc}")
+        yield entered
