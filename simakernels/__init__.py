@@ -14,7 +14,7 @@ from .core import (
 )
 from .buffers import ConstHostBuffer, HostBuffer
 from . import fenv, ops, a65, testing
-from .arrays import cast
+from .arrays import cast, dequantize
 
 __all__ = [
     "__version__",
@@ -30,6 +30,7 @@ __all__ = [
     "TensorSpec",
     "a65",
     "cast",
+    "dequantize",
     "fenv",
     "ops",
     "testing",

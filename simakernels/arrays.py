@@ -16,6 +16,7 @@ from . import a65
 from .buffers import ConstHostBuffer, HostBuffer
 from .core import DType, Error, ErrorCode, KernelError, Strided, TensorSpec
 from .ops import cast as ops_cast
+from .ops import dequant as ops_dequant
 
 _NUMPY = {
     DType.INT8: np.dtype(np.int8),
@@ -110,3 +111,26 @@ def cast(x: Any, dtype: Any, *, out: Optional[np.ndarray] = None) -> np.ndarray:
     result = _output(x, target, out)
     plan = _cast_plan(_spec(x, "input 0"), _spec(result, "output 0"), _route_key())
     return _run(a65.cast, plan, x, result)
+
+
+@functools.lru_cache(maxsize=512)
+def _dequant_plan(
+    src: TensorSpec, dst: TensorSpec, params: ops_dequant.Params, route: Optional[str]
+) -> Union[a65.dequant.Plan, Error]:
+    return a65.dequant.check_inference(ops_dequant.Request([src], [dst], params), route)
+
+
+def dequantize(
+    x: Any, scale: Any, zero_point: int = 0, *, dtype: Any = DType.FLOAT32, out: Optional[np.ndarray] = None
+) -> np.ndarray:
+    """INT8 -> FLOAT32 or BFLOAT16 by the staged expression
+    ``(float(q) - float(zero_point)) * scale`` (binary32, nearest-even).
+
+    ``scale`` becomes ``numpy.float32(scale)``.  Raises :class:`KernelError`
+    (``INVALID_PARAMS``, ``UNSUPPORTED_ENVIRONMENT``, ...)."""
+    x = np.asarray(x)
+    target = to_dtype(dtype)
+    result = _output(x, target, out)
+    params = ops_dequant.Params(scale, zero_point)
+    plan = _dequant_plan(_spec(x, "input 0"), _spec(result, "output 0"), params, _route_key())
+    return _run(a65.dequant, plan, x, result)

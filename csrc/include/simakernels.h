@@ -103,4 +103,34 @@ typedef struct sk_cast_plan {
 /* src/dst are addresses of bound, admitted buffers (see simakernels.buffers). */
 int sk_cast_execute(const sk_cast_plan *plan, uintptr_t src, uintptr_t dst);
 
+/* ---- Dequant ---------------------------------------------------------- */
+enum sk_dequant_output { SK_DEQUANT_F32 = 0, SK_DEQUANT_BF16 = 1 };
+/* Arithmetic forms, chosen by sk_dequant_prepare from the zero-point range
+ * and the scale's representation bits (no FP arithmetic).  Every form gives
+ * the bits of the staged expression ((float)q - (float)zp) * scale. */
+enum sk_dequant_form {
+    SK_DEQUANT_NARROW = 0,        /* zp in INT8 range: exact integer difference, convert, multiply */
+    SK_DEQUANT_NARROW_POW2 = 1,   /* zp in INT8 range, scale 2^e, -4 <= e <= 4: exact scaled conversion */
+    SK_DEQUANT_WIDE_POW2 = 2,     /* zp in [-16777089, 16777088], scale 2^e, -4 <= e <= 4 */
+    SK_DEQUANT_WIDE_UNIT = 3,     /* other zp, scale 1: staged conversion and subtraction */
+    SK_DEQUANT_WIDE = 4,          /* other zp: staged conversion, subtraction, multiplication */
+    SK_DEQUANT_FORM_COUNT = 5
+};
+typedef struct sk_dequant_plan {
+    int32_t output;               /* enum sk_dequant_output */
+    int32_t route;                /* enum sk_route */
+    uint32_t scale_bits;          /* admitted: finite, > 0 */
+    int32_t zero_point;
+    int32_t form;                 /* set by sk_dequant_prepare */
+    int32_t exponent;             /* e of a power-of-two scale (pow2 forms) */
+    sk_walk walk;
+} sk_dequant_plan;
+
+/* Chooses the form; SK_INVALID_PARAMS for a scale that is not finite and
+ * positive, SK_INVALID_OPERATION for an unknown output or route. */
+int sk_dequant_prepare(sk_dequant_plan *plan);
+/* Checks the FP environment (nearest, gradual underflow, no traps) before
+ * any conversion or write: SK_UNSUPPORTED_ENVIRONMENT otherwise. */
+int sk_dequant_execute(const sk_dequant_plan *plan, uintptr_t src, uintptr_t dst);
+
 #endif

@@ -1,4 +1,4 @@
 """Backend-neutral admission: one module per operation."""
-from . import cast
+from . import cast, dequant
 
-__all__ = ["cast"]
+__all__ = ["cast", "dequant"]

@@ -1,0 +1,86 @@
+/* Dequant: form selection (integers and scale bits only), route table and
+ * the entry point, which checks the FP environment before any conversion. */
+#include "dequant.h"
+
+enum { EXP_MIN = -4, EXP_MAX = 4, WIDE_ZP_MIN = -16777089, WIDE_ZP_MAX = 16777088 };
+
+int sk_dequant_prepare(sk_dequant_plan *plan) {
+    const uint32_t bits = plan->scale_bits;
+    const uint32_t biased = (bits >> 23) & 0xffu;
+    if (plan->output < 0 || plan->output > SK_DEQUANT_BF16 || plan->route < 0 ||
+        plan->route >= SK_ROUTE_COUNT || !sk_route_compiled(plan->route))
+        return SK_INVALID_OPERATION;
+    if ((bits >> 31) || biased == 0xffu || bits == 0) return SK_INVALID_PARAMS;
+
+    /* A normal scale with an empty significand is exactly 2^(biased-127). */
+    const int pow2 = biased != 0 && (bits & 0x7fffffu) == 0;
+    const int e = (int)biased - 127;
+    const int bounded_pow2 = pow2 && e >= EXP_MIN && e <= EXP_MAX;
+    const int32_t zp = plan->zero_point;
+    plan->exponent = bounded_pow2 ? e : 0;
+    if (zp >= -128 && zp <= 127)
+        plan->form = bounded_pow2 ? SK_DEQUANT_NARROW_POW2 : SK_DEQUANT_NARROW;
+    else if (bounded_pow2 && zp >= WIDE_ZP_MIN && zp <= WIDE_ZP_MAX)
+        plan->form = SK_DEQUANT_WIDE_POW2;
+    else
+        plan->form = bits == 0x3f800000u ? SK_DEQUANT_WIDE_UNIT : SK_DEQUANT_WIDE;
+    return SK_OK;
+}
+
+static sk_span_fn scalar_leaf(int output, int form, int exponent) {
+    static const sk_span_fn leaves[2][SK_DEQUANT_FORM_COUNT] = {
+        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow__scalar, sk_dequant_i8_f32_shift__scalar,
+                            sk_dequant_i8_f32_wide_pow2__scalar, sk_dequant_i8_f32_wide_unit__scalar,
+                            sk_dequant_i8_f32_wide__scalar},
+        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow__scalar, sk_dequant_i8_bf16_shift__scalar,
+                             sk_dequant_i8_bf16_wide_pow2__scalar, sk_dequant_i8_bf16_wide_unit__scalar,
+                             sk_dequant_i8_bf16_wide__scalar},
+    };
+    /* Negative exponents: the multiply by 2^e is already exact. */
+    if (form == SK_DEQUANT_NARROW_POW2 && exponent < 0) form = SK_DEQUANT_NARROW;
+    return leaves[output][form];
+}
+
+#if SK_HAVE_NEON
+static sk_span_fn neon_leaf(int output, int form) {
+    static const sk_span_fn leaves[2][SK_DEQUANT_FORM_COUNT] = {
+        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow__neon, sk_dequant_i8_f32_narrow_pow2__neon,
+                            sk_dequant_i8_f32_wide_pow2__neon, sk_dequant_i8_f32_wide_unit__neon,
+                            sk_dequant_i8_f32_wide__neon},
+        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow__neon, sk_dequant_i8_bf16_narrow_pow2__neon,
+                             sk_dequant_i8_bf16_wide_pow2__neon, sk_dequant_i8_bf16_wide_unit__neon,
+                             sk_dequant_i8_bf16_wide__neon},
+    };
+    return leaves[output][form];
+}
+#endif
+
+int sk_dequant_execute(const sk_dequant_plan *plan, uintptr_t src, uintptr_t dst) {
+    if (plan->output < 0 || plan->output > SK_DEQUANT_BF16 || plan->form < 0 ||
+        plan->form >= SK_DEQUANT_FORM_COUNT || plan->route < 0 || plan->route >= SK_ROUTE_COUNT ||
+        !sk_route_compiled(plan->route))
+        return SK_INVALID_OPERATION;
+    /* Before any conversion or write: the staged roundings need nearest
+     * rounding and gradual underflow, and no trap may fire mid-tensor. */
+    if (sk_fenv_unmet(SK_NEED_NEAREST | SK_NEED_GRADUAL_UNDERFLOW | SK_NEED_NO_TRAPS))
+        return SK_UNSUPPORTED_ENVIRONMENT;
+
+    sk_dequant_ctx c;
+    memcpy(&c.scale, &plan->scale_bits, sizeof c.scale);
+    c.zero_point = plan->zero_point;
+    c.exponent = plan->exponent;
+    c.zp = (float)plan->zero_point;
+    c.zp_scaled = plan->form == SK_DEQUANT_WIDE_POW2 ? c.zp * c.scale : 0.0f;
+
+    sk_kernel k;
+    k.strided = plan->output == SK_DEQUANT_F32 ? sk_dequant_i8_f32_strided__scalar
+                                               : sk_dequant_i8_bf16_strided__scalar;
+#if SK_HAVE_NEON
+    if (plan->route == SK_ROUTE_NEON)
+        k.span = neon_leaf(plan->output, plan->form);
+    else
+#endif
+        k.span = scalar_leaf(plan->output, plan->form, plan->exponent);
+    sk_walk_run(&plan->walk, (const char *)src, (char *)dst, k, &c);
+    return SK_OK;
+}

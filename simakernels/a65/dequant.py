@@ -1,0 +1,68 @@
+"""Dequant on the A65 CPU: route and arithmetic form chosen at preparation
+from integer metadata and the scale's bits; synchronous execution."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence, Union
+
+from .._ffi import ffi, lib
+from ..buffers import BufferLike
+from ..core import DType, Error, ErrorCode
+from ..ops import dequant as ops_dequant
+from . import _backend, _routes
+
+_OUTPUT = {DType.FLOAT32: lib.SK_DEQUANT_F32, DType.BFLOAT16: lib.SK_DEQUANT_BF16}
+_FORMS = {
+    lib.SK_DEQUANT_NARROW: "narrow",
+    lib.SK_DEQUANT_NARROW_POW2: "narrow_pow2",
+    lib.SK_DEQUANT_WIDE_POW2: "wide_pow2",
+    lib.SK_DEQUANT_WIDE_UNIT: "wide_unit",
+    lib.SK_DEQUANT_WIDE: "wide",
+}
+# Nearest rounding, gradual underflow and masked traps (checked in C).
+FENV_NEEDS = lib.SK_NEED_NEAREST | lib.SK_NEED_GRADUAL_UNDERFLOW | lib.SK_NEED_NO_TRAPS
+
+
+@dataclass(frozen=True, eq=False)
+class Plan(_backend.BackendPlan):
+    shared: ops_dequant.Plan
+
+    @property
+    def form(self) -> str:
+        """The arithmetic form preparation selected (all give identical bits)."""
+        return _FORMS[self._native.form]
+
+
+def prepare(shared: ops_dequant.Plan, route: Optional[str] = None) -> Union[Plan, Error]:
+    """Selects the CPU route and arithmetic form for an admitted plan."""
+    if not isinstance(shared, ops_dequant.Plan):
+        return Error(ErrorCode.INVALID_OPERATION, f"dequant.prepare takes an ops.dequant.Plan, got {type(shared).__qualname__}")
+    chosen = _routes.choose(route)
+    if isinstance(chosen, Error):
+        return chosen
+    admitted = shared.admitted
+    native = ffi.new("sk_dequant_plan *")
+    native.output = _OUTPUT[admitted.outputs[0].dtype]
+    native.route = chosen[1]
+    native.scale_bits = shared.params.scale_bits
+    native.zero_point = shared.params.zero_point
+    status = lib.sk_dequant_prepare(native)
+    if status != lib.SK_OK:  # admission already proved the parameters
+        raise AssertionError(f"sk_dequant_prepare rejected an admitted plan: status {status}")
+    _backend.prepare_walk(ffi.addressof(native[0], "walk"), admitted)
+    return Plan(shared, chosen[0], native, FENV_NEEDS)
+
+
+def check_inference(request: ops_dequant.Request, route: Optional[str] = None) -> Union[Plan, Error]:
+    """Admission and preparation in one step."""
+    shared = ops_dequant.check_inference(request)
+    if isinstance(shared, Error):
+        return shared
+    return prepare(shared, route)
+
+
+def execute(plan: Plan, inputs: Sequence[BufferLike], outputs: Sequence[BufferLike]) -> Optional[Error]:
+    """Dequantizes ``inputs[0]`` into ``outputs[0]``; returns None or an Error
+    (bindings and, for nonempty work, the FP environment are checked before
+    any byte is written)."""
+    return _backend.execute(plan, Plan, "dequant", inputs, outputs, lib.sk_dequant_execute)

@@ -1,0 +1,90 @@
+"""Dequant (INT8 -> FP32 / BF16): backend-neutral request, parameters and
+admission.
+
+The result is the staged binary32 expression
+``zp = float(zero_point); d = float(q) - zp; r = d * scale`` (each step
+nearest-even, never fused); BF16 output narrows ``r`` nearest-even.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from .. import _binary32
+from ..admission import admit_elementwise
+from ..core import DType, Error, ErrorCode
+from ._base import RequestBase, SharedPlan
+
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+OUTPUTS = (DType.FLOAT32, DType.BFLOAT16)
+
+
+@dataclass(frozen=True)
+class Params:
+    """``scale`` is stored as binary32 (``numpy.float32(scale)``); it must be
+    finite and > 0 (subnormals allowed).  ``zero_point`` must fit INT32.
+    Both are checked by admission, which reports ``INVALID_PARAMS``."""
+
+    scale: Any
+    zero_point: int = 0
+    scale_bits: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scale_bits", _binary32.bits_of(self.scale))
+        object.__setattr__(self, "scale", _binary32.value_of(self.scale_bits))
+        object.__setattr__(self, "zero_point", _binary32.as_int(self.zero_point))
+
+    @classmethod
+    def from_bits(cls, scale_bits: int, zero_point: int = 0) -> "Params":
+        """Parameters from the scale's binary32 representation."""
+        return cls(_binary32.from_bits(scale_bits), zero_point)
+
+
+@dataclass(frozen=True)
+class Request(RequestBase):
+    params: Params
+
+
+@dataclass(frozen=True)
+class Plan(SharedPlan):
+    request: Request
+
+    @property
+    def params(self) -> Params:
+        return self.request.params
+
+
+def check_params(params: Any) -> Union[Error, None]:
+    if not isinstance(params, Params):
+        return Error(ErrorCode.INVALID_PARAMS, f"params must be dequant.Params, got {params!r}")
+    if not _binary32.is_finite_positive(params.scale_bits):
+        return Error(
+            ErrorCode.INVALID_PARAMS,
+            f"scale {params.scale!r} (bits {params.scale_bits:#010x}) must be finite and > 0",
+        )
+    zp = params.zero_point
+    if isinstance(zp, bool) or not isinstance(zp, int) or not INT32_MIN <= zp <= INT32_MAX:
+        return Error(ErrorCode.INVALID_PARAMS, f"zero_point {zp!r} must be an integer in the INT32 range")
+    return None
+
+
+def check_inference(request: Request) -> Union[Plan, Error]:
+    """Admits a dequant request: returns a shared :class:`Plan` or an Error."""
+    if not isinstance(request, Request):
+        return Error(
+            ErrorCode.INVALID_OPERATION,
+            f"dequant.check_inference takes a dequant.Request, got {type(request).__module__}.{type(request).__qualname__}",
+        )
+    admitted = admit_elementwise(
+        "dequant",
+        request.inputs,
+        request.outputs,
+        lambda src, dst: src is DType.INT8 and dst in OUTPUTS,
+        "INT8 -> FLOAT32, INT8 -> BFLOAT16",
+    )
+    if isinstance(admitted, Error):
+        return admitted
+    error = check_params(request.params)
+    if error is not None:
+        return error
+    return Plan(request, admitted)
