@@ -91,6 +91,16 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     return run(verbose=not args.quiet)
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import SIZES, run
+
+    unknown = [s for s in args.sizes if s not in SIZES]
+    if unknown:
+        print(f"unknown size(s) {', '.join(unknown)}; choose among {', '.join(SIZES)}", file=sys.stderr)
+        return 2
+    return run(args.sizes or list(SIZES), budget_s=args.budget)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m simakernels", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -99,8 +109,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     sub.add_parser("demo", help="a short demonstration of the library")
     selftest = sub.add_parser("selftest", help="fast on-target correctness check of every route")
     selftest.add_argument("--quiet", action="store_true")
+    bench = sub.add_parser("bench", help="dense throughput against NumPy peers and the memcpy bound")
+    bench.add_argument("sizes", nargs="*", help="element counts among 4K, 256K, 16M (default: all)")
+    bench.add_argument("--budget", type=float, default=0.3, help="seconds per measurement")
     commands: Dict[str, Callable[[argparse.Namespace], int]] = {
-        "info": cmd_info, "demo": cmd_demo, "selftest": cmd_selftest,
+        "info": cmd_info, "demo": cmd_demo, "selftest": cmd_selftest, "bench": cmd_bench,
     }
     args = parser.parse_args(argv)
     return commands[args.command](args)

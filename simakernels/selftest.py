@@ -14,6 +14,7 @@ import numpy as np
 from . import a65
 from .core import DType, TensorSpec
 from .ops import cast as ops_cast
+from .ops import dequant as ops_dequant
 
 Check = Tuple[str, Callable[[str], bool]]
 
@@ -52,9 +53,43 @@ def _f32_to_bf16(route: str) -> bool:
     )
 
 
+# (scale bits, zero point): one of each arithmetic form, the specification's
+# examples, subnormal and overflowing scales.
+_DEQUANT_PARAMS = [
+    (0x3D800000, -3), (0x41800000, 127), (0x4037CED9, -123), (0x3F800000, 16777217),
+    (0x40000000, 16777088), (0x3E800000, -16777089), (0x3C49BA5E, 2**31 - 1),
+    (0x00000001, 0), (0x7F7FFFFF, -128),
+]
+
+
+def _dequant(route: str) -> bool:
+    q = np.arange(-128, 128, dtype=np.int8)
+    for scale_bits, zp in _DEQUANT_PARAMS:
+        scale = np.array(scale_bits, np.uint32).view(np.float32)
+        # The staged expression in NumPy binary32 (IEEE, nearest-even, no FMA).
+        with np.errstate(over="ignore"):
+            staged = (q.astype(np.float32) - np.float32(zp)) * scale
+        for dtype, np_dtype, expected in (
+            (DType.FLOAT32, np.float32, staged.view(np.uint32)),
+            (DType.BFLOAT16, ml_dtypes.bfloat16, staged.astype(ml_dtypes.bfloat16).view(np.uint16)),
+        ):
+            request = ops_dequant.Request(
+                [TensorSpec(q.shape, DType.INT8)], [TensorSpec(q.shape, dtype)],
+                ops_dequant.Params.from_bits(scale_bits, zp),
+            )
+            plan = a65.dequant.check_inference(request, route)
+            out = np.empty(q.shape, np_dtype)
+            if a65.dequant.execute(plan, [q], [out]) is not None:  # type: ignore[arg-type]
+                return False
+            if not np.array_equal(out.view(expected.dtype), expected):
+                return False
+    return True
+
+
 CHECKS: List[Check] = [
     ("cast bf16->fp32, all 65,536 patterns", _bf16_to_f32),
     ("cast fp32->bf16, 2^18 random + NaN rule", _f32_to_bf16),
+    ("dequant int8->fp32/bf16, all 256 x 9 parameter sets", _dequant),
 ]
 
 
