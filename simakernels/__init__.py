@@ -14,7 +14,7 @@ from .core import (
 )
 from .buffers import ConstHostBuffer, HostBuffer
 from . import fenv, ops, a65, testing
-from .arrays import cast, dequantize
+from .arrays import cast, dequantize, quantize
 
 __all__ = [
     "__version__",
@@ -31,6 +31,7 @@ __all__ = [
     "a65",
     "cast",
     "dequantize",
+    "quantize",
     "fenv",
     "ops",
     "testing",

@@ -17,6 +17,7 @@ from .buffers import ConstHostBuffer, HostBuffer
 from .core import DType, Error, ErrorCode, KernelError, Strided, TensorSpec
 from .ops import cast as ops_cast
 from .ops import dequant as ops_dequant
+from .ops import quant as ops_quant
 
 _NUMPY = {
     DType.INT8: np.dtype(np.int8),
@@ -134,3 +135,29 @@ def dequantize(
     params = ops_dequant.Params(scale, zero_point)
     plan = _dequant_plan(_spec(x, "input 0"), _spec(result, "output 0"), params, _route_key())
     return _run(a65.dequant, plan, x, result)
+
+
+@functools.lru_cache(maxsize=512)
+def _quant_plan(
+    src: TensorSpec, dst: TensorSpec, params: ops_quant.Params, route: Optional[str]
+) -> Union[a65.quant.Plan, Error]:
+    return a65.quant.check_inference(ops_quant.Request([src], [dst], params), route)
+
+
+def quantize(
+    x: Any, multiplier: Any, zero_point: int = 0, *, rounding: Any = "nearest_even",
+    out: Optional[np.ndarray] = None,
+) -> np.ndarray:
+    """FLOAT32 / BFLOAT16 / FLOAT16 -> INT8: ``saturate(round(x * multiplier) +
+    zero_point)`` with the product rounded to binary32 first.
+
+    ``rounding``: a ``quant.Rounding`` or its lower-case name.  Raises
+    :class:`KernelError`."""
+    x = np.asarray(x)
+    result = _output(x, DType.INT8, out)
+    try:
+        params = ops_quant.Params(multiplier, zero_point, rounding)
+    except ValueError as exc:
+        raise KernelError(Error(ErrorCode.INVALID_PARAMS, str(exc))) from None
+    plan = _quant_plan(_spec(x, "input 0"), _spec(result, "output 0"), params, _route_key())
+    return _run(a65.quant, plan, x, result)

@@ -133,4 +133,27 @@ int sk_dequant_prepare(sk_dequant_plan *plan);
  * any conversion or write: SK_UNSUPPORTED_ENVIRONMENT otherwise. */
 int sk_dequant_execute(const sk_dequant_plan *plan, uintptr_t src, uintptr_t dst);
 
+/* ---- Quant ------------------------------------------------------------ */
+enum sk_quant_input { SK_QUANT_F32 = 0, SK_QUANT_BF16 = 1, SK_QUANT_F16 = 2 };
+enum sk_quant_rounding {
+    SK_QUANT_NEAREST_EVEN = 0, SK_QUANT_TOWARD_ZERO = 1,
+    SK_QUANT_TOWARD_POSITIVE = 2, SK_QUANT_TOWARD_NEGATIVE = 3
+};
+typedef struct sk_quant_plan {
+    int32_t input;                /* enum sk_quant_input */
+    int32_t rounding;             /* enum sk_quant_rounding */
+    int32_t route;                /* enum sk_route */
+    uint32_t multiplier_bits;     /* admitted: finite, > 0 */
+    int32_t zero_point;           /* admitted: [-128, 127] */
+    int32_t reserved;
+    sk_walk walk;
+} sk_quant_plan;
+
+/* Validates the plan's codes and parameters (SK_INVALID_PARAMS /
+ * SK_INVALID_OPERATION), so a bad plan is refused before execution. */
+int sk_quant_prepare(const sk_quant_plan *plan);
+/* Checks the FP environment (nearest rounding, no traps; flush modes are
+ * fine: the exact repair path covers them) before any write. */
+int sk_quant_execute(const sk_quant_plan *plan, uintptr_t src, uintptr_t dst);
+
 #endif

@@ -1,4 +1,4 @@
 """Backend-neutral admission: one module per operation."""
-from . import cast, dequant
+from . import cast, dequant, quant
 
-__all__ = ["cast", "dequant"]
+__all__ = ["cast", "dequant", "quant"]

@@ -1,0 +1,57 @@
+/* Quant: parameter decoding, the route table (3 inputs x 4 rounding modes)
+ * and the entry point. */
+#include "quant.h"
+
+void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t bits, int32_t zero_point) {
+    memcpy(&c->multiplier, &bits, sizeof c->multiplier);
+    c->multiplier_bits = bits;
+    c->zero_point = zero_point;
+    const uint32_t e = (bits >> 23) & 0xffu, f = bits & 0x7fffffu;
+    c->exact_only = e == 0;  /* subnormal multiplier */
+    uint64_t sig = e ? (f | 0x800000u) : f;
+    int32_t exp = e ? (int32_t)e - 150 : -149;
+    /* Powers of two leave the significand once, here, not per element. */
+    while (sig && !(sig & 1)) {
+        sig >>= 1;
+        ++exp;
+    }
+    c->msig = sig;
+    c->mexp = exp;
+}
+
+int sk_quant_prepare(const sk_quant_plan *plan) {
+    const uint32_t bits = plan->multiplier_bits;
+    if (plan->input < 0 || plan->input > SK_QUANT_F16 || plan->rounding < 0 ||
+        plan->rounding > SK_QUANT_TOWARD_NEGATIVE || plan->route < 0 ||
+        plan->route >= SK_ROUTE_COUNT || !sk_route_compiled(plan->route))
+        return SK_INVALID_OPERATION;
+    if ((bits >> 31) || ((bits >> 23) & 0xffu) == 0xffu || bits == 0 || plan->zero_point < -128 ||
+        plan->zero_point > 127)
+        return SK_INVALID_PARAMS;
+    return SK_OK;
+}
+
+#define ROW(isa, in)                                                                   \
+    {sk_quant_##in##_i8_ne__##isa, sk_quant_##in##_i8_tz__##isa, sk_quant_##in##_i8_tp__##isa, \
+     sk_quant_##in##_i8_tn__##isa}
+static const sk_span_fn quant_leaves[SK_ROUTE_COUNT][3][4] = {
+#if SK_HAVE_NEON
+    [SK_ROUTE_NEON] = {ROW(neon, f32), ROW(neon, bf16), ROW(neon, f16)},
+#endif
+    [SK_ROUTE_SCALAR] = {ROW(scalar, f32), ROW(scalar, bf16), ROW(scalar, f16)},
+};
+#undef ROW
+
+int sk_quant_execute(const sk_quant_plan *plan, uintptr_t src, uintptr_t dst) {
+    const int status = sk_quant_prepare(plan);
+    if (status != SK_OK) return status;
+    /* The product rounding needs nearest rounding and no trap may fire;
+     * flush-to-zero/denormals-are-zero are repaired exactly. */
+    if (sk_fenv_unmet(SK_NEED_NEAREST | SK_NEED_NO_TRAPS)) return SK_UNSUPPORTED_ENVIRONMENT;
+    sk_quant_ctx c;
+    sk_quant_ctx_init(&c, plan->multiplier_bits, plan->zero_point);
+    const sk_kernel k = {quant_leaves[plan->route][plan->input][plan->rounding],
+                         sk_quant_strided[plan->input][plan->rounding]};
+    sk_walk_run(&plan->walk, (const char *)src, (char *)dst, k, &c);
+    return SK_OK;
+}

@@ -1,0 +1,57 @@
+"""Quant on the A65 CPU: one specialised entry per input dtype and rounding
+mode, chosen at preparation; synchronous execution."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence, Union
+
+from .._ffi import ffi, lib
+from ..buffers import BufferLike
+from ..core import DType, Error, ErrorCode
+from ..ops import quant as ops_quant
+from . import _backend, _routes
+
+_INPUT = {DType.FLOAT32: lib.SK_QUANT_F32, DType.BFLOAT16: lib.SK_QUANT_BF16, DType.FLOAT16: lib.SK_QUANT_F16}
+# Nearest rounding for the product and masked traps; flush-to-zero and
+# denormals-are-zero are repaired exactly, so they are allowed.
+FENV_NEEDS = lib.SK_NEED_NEAREST | lib.SK_NEED_NO_TRAPS
+
+
+@dataclass(frozen=True, eq=False)
+class Plan(_backend.BackendPlan):
+    shared: ops_quant.Plan
+
+
+def prepare(shared: ops_quant.Plan, route: Optional[str] = None) -> Union[Plan, Error]:
+    """Selects the CPU route and the (input dtype, rounding) entry."""
+    if not isinstance(shared, ops_quant.Plan):
+        return Error(ErrorCode.INVALID_OPERATION, f"quant.prepare takes an ops.quant.Plan, got {type(shared).__qualname__}")
+    chosen = _routes.choose(route)
+    if isinstance(chosen, Error):
+        return chosen
+    admitted, params = shared.admitted, shared.params
+    native = ffi.new("sk_quant_plan *")
+    native.input = _INPUT[admitted.inputs[0].dtype]
+    native.rounding = params.rounding.value
+    native.route = chosen[1]
+    native.multiplier_bits = params.multiplier_bits
+    native.zero_point = params.zero_point
+    status = lib.sk_quant_prepare(native)
+    if status != lib.SK_OK:  # admission already proved the parameters
+        raise AssertionError(f"sk_quant_prepare rejected an admitted plan: status {status}")
+    _backend.prepare_walk(ffi.addressof(native[0], "walk"), admitted)
+    return Plan(shared, chosen[0], native, FENV_NEEDS)
+
+
+def check_inference(request: ops_quant.Request, route: Optional[str] = None) -> Union[Plan, Error]:
+    """Admission and preparation in one step."""
+    shared = ops_quant.check_inference(request)
+    if isinstance(shared, Error):
+        return shared
+    return prepare(shared, route)
+
+
+def execute(plan: Plan, inputs: Sequence[BufferLike], outputs: Sequence[BufferLike]) -> Optional[Error]:
+    """Quantizes ``inputs[0]`` into ``outputs[0]``; returns None or an Error
+    (before any byte is written)."""
+    return _backend.execute(plan, Plan, "quant", inputs, outputs, lib.sk_quant_execute)
