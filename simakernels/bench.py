@@ -70,6 +70,21 @@ def _cases(n: int, size: str) -> List[Case]:
             return run
         return lambda: (run(), np.copyto(out, tmp, casting="unsafe"))
 
+    f16 = f32.astype(np.float16)
+    out_i8 = np.empty(n, np.int8)
+    mult = np.float32(21.5)
+
+    def numpy_quant(x: np.ndarray) -> Callable[[], object]:
+        tmp = np.empty(n, np.float32)
+
+        def run() -> object:
+            np.multiply(x, mult, out=tmp, dtype=np.float32)
+            np.rint(tmp, out=tmp)
+            np.add(tmp, np.float32(3), out=tmp)
+            np.clip(tmp, -128, 127, out=tmp)
+            return np.copyto(out_i8, tmp, casting="unsafe")
+        return run
+
     return [
         Case("cast fp32->bf16", size, {
             "simakernels": lambda: arrays.cast(f32, DType.BFLOAT16, out=out_bf16),
@@ -87,6 +102,18 @@ def _cases(n: int, size: str) -> List[Case]:
             "simakernels": lambda: arrays.dequantize(i8, scale, -3, dtype=DType.BFLOAT16, out=out_bf16),
             "numpy+ml_dtypes": numpy_dequant(out_bf16),
             "memcpy": _copy_runner(n, 1, 2)}),
+        Case("quant fp32->int8", size, {
+            "simakernels": lambda: arrays.quantize(f32, mult, 3, out=out_i8),
+            "numpy": numpy_quant(f32),
+            "memcpy": _copy_runner(n, 4, 1)}),
+        Case("quant bf16->int8", size, {
+            "simakernels": lambda: arrays.quantize(bf16, mult, 3, out=out_i8),
+            "numpy+ml_dtypes": numpy_quant(bf16),
+            "memcpy": _copy_runner(n, 2, 1)}),
+        Case("quant fp16->int8", size, {
+            "simakernels": lambda: arrays.quantize(f16, mult, 3, out=out_i8),
+            "numpy": numpy_quant(f16),
+            "memcpy": _copy_runner(n, 2, 1)}),
     ]
 
 

@@ -15,6 +15,7 @@ from . import a65
 from .core import DType, TensorSpec
 from .ops import cast as ops_cast
 from .ops import dequant as ops_dequant
+from .ops import quant as ops_quant
 
 Check = Tuple[str, Callable[[str], bool]]
 
@@ -86,10 +87,58 @@ def _dequant(route: str) -> bool:
     return True
 
 
+_QUANT_MULTIPLIERS = (0x3F800000, 0x3E99999A, 0x3B800000, 0x00000001, 0x00800000, 0x42FF0000, 0x7F7FFFFF)
+_ROUNDERS = {
+    ops_quant.Rounding.NEAREST_EVEN: np.rint,
+    ops_quant.Rounding.TOWARD_ZERO: np.trunc,
+    ops_quant.Rounding.TOWARD_POSITIVE: np.ceil,
+    ops_quant.Rounding.TOWARD_NEGATIVE: np.floor,
+}
+
+
+def _quant_expected(x32: np.ndarray, multiplier_bits: int, zp: int, rounding: ops_quant.Rounding) -> np.ndarray:
+    """The ordered contract in NumPy: binary32 product (IEEE nearest-even,
+    gradual underflow), integer rounding, zero point, saturation."""
+    m = np.array(multiplier_bits, np.uint32).view(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        product = x32 * m
+        rounded = _ROUNDERS[rounding](product).astype(np.float64) + zp
+    result = np.clip(np.nan_to_num(rounded, nan=0.0, posinf=127, neginf=-128), -128, 127)
+    result[np.isnan(product)] = zp
+    return result.astype(np.int8)
+
+
+def _quant(route: str) -> bool:
+    words = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    rng = np.random.default_rng(7)
+    f32 = rng.integers(0, 1 << 32, size=1 << 14, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    inputs = [
+        (DType.BFLOAT16, words.view(ml_dtypes.bfloat16), words.view(ml_dtypes.bfloat16).astype(np.float32)),
+        (DType.FLOAT16, words.view(np.float16), words.view(np.float16).astype(np.float32)),
+        (DType.FLOAT32, f32, f32),
+    ]
+    for dtype, x, x32 in inputs:
+        for multiplier_bits in _QUANT_MULTIPLIERS:
+            for rounding in ops_quant.Rounding:
+                zp = (-100, 0, 127)[multiplier_bits % 3]
+                request = ops_quant.Request(
+                    [TensorSpec(x.shape, dtype)], [TensorSpec(x.shape, DType.INT8)],
+                    ops_quant.Params.from_bits(multiplier_bits, zp, rounding),
+                )
+                out = np.empty(x.shape, np.int8)
+                plan = a65.quant.check_inference(request, route)
+                if a65.quant.execute(plan, [x], [out]) is not None:  # type: ignore[arg-type]
+                    return False
+                if not np.array_equal(out, _quant_expected(x32, multiplier_bits, zp, rounding)):
+                    return False
+    return True
+
+
 CHECKS: List[Check] = [
     ("cast bf16->fp32, all 65,536 patterns", _bf16_to_f32),
     ("cast fp32->bf16, 2^18 random + NaN rule", _f32_to_bf16),
     ("dequant int8->fp32/bf16, all 256 x 9 parameter sets", _dequant),
+    ("quant bf16/fp16 (all 65,536) + fp32 x 7 multipliers x 4 modes", _quant),
 ]
 
 
