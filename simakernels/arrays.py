@@ -133,6 +133,11 @@ def dequantize(
     target = to_dtype(dtype)
     result = _output(x, target, out)
     params = ops_dequant.Params(scale, zero_point)
+    # Checked before the cache: parameters that compare equal (True == 1)
+    # must not reuse each other's plans.
+    invalid = ops_dequant.check_params(params)
+    if invalid is not None:
+        raise KernelError(invalid)
     plan = _dequant_plan(_spec(x, "input 0"), _spec(result, "output 0"), params, _route_key())
     return _run(a65.dequant, plan, x, result)
 
@@ -159,5 +164,8 @@ def quantize(
         params = ops_quant.Params(multiplier, zero_point, rounding)
     except ValueError as exc:
         raise KernelError(Error(ErrorCode.INVALID_PARAMS, str(exc))) from None
+    invalid = ops_quant.check_params(params)  # before the cache, as for dequantize
+    if invalid is not None:
+        raise KernelError(invalid)
     plan = _quant_plan(_spec(x, "input 0"), _spec(result, "output 0"), params, _route_key())
     return _run(a65.quant, plan, x, result)

@@ -9,6 +9,10 @@ void sk_cast_f32_bf16_strided__scalar(const void *ctx, const char *src, ptrdiff_
                                       char *dst, ptrdiff_t dst_step, size_t n);
 void sk_cast_bf16_f32_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step,
                                       char *dst, ptrdiff_t dst_step, size_t n);
+#if SK_HAVE_SSE2
+void sk_cast_f32_bf16__sse2(const void *ctx, const void *src, void *dst, size_t n);
+void sk_cast_bf16_f32__sse2(const void *ctx, const void *src, void *dst, size_t n);
+#endif
 #if SK_HAVE_NEON
 void sk_cast_f32_bf16__neon(const void *ctx, const void *src, void *dst, size_t n);
 void sk_cast_bf16_f32__neon(const void *ctx, const void *src, void *dst, size_t n);

@@ -1,28 +1,21 @@
-/* Portable Cast: the contract written as code.  The dense leaves run fixed
- * 16-element blocks (which GCC's -O2 cost model vectorises: SSE2 on x86-64)
- * and then a scalar tail; the strided leaves serve non-packed inner runs. */
-#include <string.h>
+/* Scalar Cast: the contract written as code, one element at a time.  The
+ * dense leaves are the reference route; the strided leaves serve every
+ * route's non-packed inner runs. */
 #include "cast.h"
 #include "../common/bits.h"
 
 void sk_cast_f32_bf16__scalar(const void *ctx, const void *src, void *dst, size_t n) {
     (void)ctx;
-    const uint32_t *restrict in = src;
-    uint16_t *restrict out = dst;
-    size_t i = 0;
-    for (; i + SK_BLOCK <= n; i += SK_BLOCK)
-        for (size_t j = 0; j < SK_BLOCK; ++j) out[i + j] = sk_bf16_from_f32_bits(in[i + j]);
-    for (; i < n; ++i) out[i] = sk_bf16_from_f32_bits(in[i]);
+    const uint32_t *in = src;
+    uint16_t *out = dst;
+    for (size_t i = 0; i < n; ++i) out[i] = sk_bf16_from_f32_bits(in[i]);
 }
 
 void sk_cast_bf16_f32__scalar(const void *ctx, const void *src, void *dst, size_t n) {
     (void)ctx;
-    const uint16_t *restrict in = src;
-    uint32_t *restrict out = dst;
-    size_t i = 0;
-    for (; i + SK_BLOCK <= n; i += SK_BLOCK)
-        for (size_t j = 0; j < SK_BLOCK; ++j) out[i + j] = sk_f32_bits_from_bf16(in[i + j]);
-    for (; i < n; ++i) out[i] = sk_f32_bits_from_bf16(in[i]);
+    const uint16_t *in = src;
+    uint32_t *out = dst;
+    for (size_t i = 0; i < n; ++i) out[i] = sk_f32_bits_from_bf16(in[i]);
 }
 
 void sk_cast_f32_bf16_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step,

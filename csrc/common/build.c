@@ -25,6 +25,7 @@ const char *sk_compiler(void) {
 const char *sk_route_name(int route) {
     switch (route) {
     case SK_ROUTE_NEON: return "neon";
+    case SK_ROUTE_SSE2: return "sse2";
     case SK_ROUTE_SCALAR: return "scalar";
     default: return NULL;
     }
@@ -33,6 +34,7 @@ const char *sk_route_name(int route) {
 int sk_route_compiled(int route) {
     if (route == SK_ROUTE_SCALAR) return 1;
     if (route == SK_ROUTE_NEON) return SK_HAVE_NEON;
+    if (route == SK_ROUTE_SSE2) return SK_HAVE_SSE2;
     return 0;
 }
 

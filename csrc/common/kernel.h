@@ -11,6 +11,11 @@
 #else
 #define SK_HAVE_NEON 0
 #endif
+#if defined(__x86_64__)  /* SSE2 is part of the x86-64 baseline */
+#define SK_HAVE_SSE2 1
+#else
+#define SK_HAVE_SSE2 0
+#endif
 
 /* Elements per vector block in every dense leaf. */
 #define SK_BLOCK 16

@@ -27,8 +27,10 @@ int sk_dequant_prepare(sk_dequant_plan *plan) {
     return SK_OK;
 }
 
-static sk_span_fn scalar_leaf(int output, int form, int exponent) {
-    static const sk_span_fn leaves[2][SK_DEQUANT_FORM_COUNT] = {
+/* Portable leaves (scalar and sse2 routes) by form; a negative power-of-two
+ * exponent needs no form of its own there: the multiply is already exact. */
+static sk_span_fn portable_leaf(int route, int output, int form, int exponent) {
+    static const sk_span_fn scalar[2][SK_DEQUANT_FORM_COUNT] = {
         [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow__scalar, sk_dequant_i8_f32_shift__scalar,
                             sk_dequant_i8_f32_wide_pow2__scalar, sk_dequant_i8_f32_wide_unit__scalar,
                             sk_dequant_i8_f32_wide__scalar},
@@ -36,9 +38,20 @@ static sk_span_fn scalar_leaf(int output, int form, int exponent) {
                              sk_dequant_i8_bf16_wide_pow2__scalar, sk_dequant_i8_bf16_wide_unit__scalar,
                              sk_dequant_i8_bf16_wide__scalar},
     };
-    /* Negative exponents: the multiply by 2^e is already exact. */
     if (form == SK_DEQUANT_NARROW_POW2 && exponent < 0) form = SK_DEQUANT_NARROW;
-    return leaves[output][form];
+#if SK_HAVE_SSE2
+    static const sk_span_fn sse2[2][SK_DEQUANT_FORM_COUNT] = {
+        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow__sse2, sk_dequant_i8_f32_shift__sse2,
+                            sk_dequant_i8_f32_wide_pow2__sse2, sk_dequant_i8_f32_wide_unit__sse2,
+                            sk_dequant_i8_f32_wide__sse2},
+        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow__sse2, sk_dequant_i8_bf16_shift__sse2,
+                             sk_dequant_i8_bf16_wide_pow2__sse2, sk_dequant_i8_bf16_wide_unit__sse2,
+                             sk_dequant_i8_bf16_wide__sse2},
+    };
+    if (route == SK_ROUTE_SSE2) return sse2[output][form];
+#endif
+    (void)route;
+    return scalar[output][form];
 }
 
 #if SK_HAVE_NEON
@@ -80,7 +93,7 @@ int sk_dequant_execute(const sk_dequant_plan *plan, uintptr_t src, uintptr_t dst
         k.span = neon_leaf(plan->output, plan->form);
     else
 #endif
-        k.span = scalar_leaf(plan->output, plan->form, plan->exponent);
+        k.span = portable_leaf(plan->route, plan->output, plan->form, plan->exponent);
     sk_walk_run(&plan->walk, (const char *)src, (char *)dst, k, &c);
     return SK_OK;
 }

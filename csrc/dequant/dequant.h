@@ -27,6 +27,40 @@ static inline float sk_dequant_staged(const sk_dequant_ctx *c, int8_t q) {
     return ((float)q - c->zp) * c->scale;
 }
 
+/* Element functions of the portable forms; each returns the bits of the
+ * staged expression. */
+typedef float (*sk_dq_element_fn)(const sk_dequant_ctx *c, int8_t q);
+
+/* INT8-range zero point: q - zp is an exact integer in [-255, 255], so its
+ * conversion equals (float)q - (float)zp; one rounding remains, the product. */
+static inline float sk_dq_narrow(const sk_dequant_ctx *c, int8_t q) {
+    return (float)((int32_t)q - c->zero_point) * c->scale;
+}
+
+/* INT8-range zero point, scale 2^e with 0 <= e <= 4: (q - zp) * 2^e is an
+ * integer below 2^13, exact in FP32, so the multiply disappears. */
+static inline float sk_dq_shift(const sk_dequant_ctx *c, int8_t q) {
+    return (float)(((int32_t)q - c->zero_point) * (1 << c->exponent));
+}
+
+/* |zp| <= 2^24 - 128 and scale 2^e, |e| <= 4: zp, q - zp and their scaled
+ * values are exact and normal, so q*s - zp*s is the staged result. */
+static inline float sk_dq_wide_pow2(const sk_dequant_ctx *c, int8_t q) {
+    return (float)q * c->scale - c->zp_scaled;
+}
+
+/* Other zero points keep the separately rounded conversion and subtraction;
+ * the multiply by 1.0f is exact and omitted. */
+static inline float sk_dq_wide_unit(const sk_dequant_ctx *c, int8_t q) {
+    return (float)q - c->zp;
+}
+
+static inline float sk_dq_wide(const sk_dequant_ctx *c, int8_t q) {
+    return sk_dequant_staged(c, q);
+}
+
+/* The context is copied to a local so that the compiler can prove that the
+ * output stores never modify the parameters (and keeps them in registers). */
 #define SK_DEQUANT_LEAF(name) void name(const void *ctx, const void *src, void *dst, size_t n)
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_shift__scalar);
@@ -38,6 +72,18 @@ SK_DEQUANT_LEAF(sk_dequant_i8_bf16_shift__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_pow2__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__scalar);
+#if SK_HAVE_SSE2
+SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow__sse2);
+SK_DEQUANT_LEAF(sk_dequant_i8_f32_shift__sse2);
+SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_pow2__sse2);
+SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_unit__sse2);
+SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide__sse2);
+SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow__sse2);
+SK_DEQUANT_LEAF(sk_dequant_i8_bf16_shift__sse2);
+SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_pow2__sse2);
+SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__sse2);
+SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__sse2);
+#endif
 #if SK_HAVE_NEON
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow__neon);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow_pow2__neon);

@@ -30,9 +30,11 @@ const char *sk_source_digest(void);
 const char *sk_build_flags(void);
 const char *sk_compiler(void);
 
-/* Numerical routes: instruction-set families, best first.  Every operation
- * has an entry for each compiled route. */
-enum sk_route { SK_ROUTE_NEON = 0, SK_ROUTE_SCALAR = 1, SK_ROUTE_COUNT = 2 };
+/* Numerical routes, best first.  Every operation has an entry for each
+ * compiled route: "neon" (AArch64 intrinsics), "sse2" (x86-64: portable C
+ * written for the vectoriser, intrinsics where that is not enough) and
+ * "scalar" (element-at-a-time reference loops, every target). */
+enum sk_route { SK_ROUTE_NEON = 0, SK_ROUTE_SSE2 = 1, SK_ROUTE_SCALAR = 2, SK_ROUTE_COUNT = 3 };
 const char *sk_route_name(int route);
 int sk_route_compiled(int route);
 int sk_route_available(int route);

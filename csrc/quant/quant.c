@@ -38,6 +38,9 @@ static const sk_span_fn quant_leaves[SK_ROUTE_COUNT][3][4] = {
 #if SK_HAVE_NEON
     [SK_ROUTE_NEON] = {ROW(neon, f32), ROW(neon, bf16), ROW(neon, f16)},
 #endif
+#if SK_HAVE_SSE2
+    [SK_ROUTE_SSE2] = {ROW(sse2, f32), ROW(sse2, bf16), ROW(sse2, f16)},
+#endif
     [SK_ROUTE_SCALAR] = {ROW(scalar, f32), ROW(scalar, bf16), ROW(scalar, f16)},
 };
 #undef ROW

@@ -43,6 +43,13 @@ static inline sk_q_decoded sk_q_decode_f32(uint32_t b) { return sk_q_decode(b, 8
 static inline sk_q_decoded sk_q_decode_bf16(uint16_t b) { return sk_q_decode(b, 8, 7); }
 static inline sk_q_decoded sk_q_decode_f16(uint16_t b) { return sk_q_decode(b, 5, 10); }
 
+/* Element i of a packed source of the given input dtype, decoded. */
+static inline sk_q_decoded sk_q_decode_at(int input, const void *src, size_t i) {
+    return input == SK_QUANT_F32 ? sk_q_decode_f32(((const uint32_t *)src)[i])
+         : input == SK_QUANT_BF16 ? sk_q_decode_bf16(((const uint16_t *)src)[i])
+                                  : sk_q_decode_f16(((const uint16_t *)src)[i]);
+}
+
 static inline int8_t sk_q_saturate(int64_t v) {
     return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
 }
@@ -109,6 +116,9 @@ static inline int8_t sk_quant_exact(const sk_quant_ctx *c, sk_q_decoded d, int m
     SK_QUANT_LEAF(sk_quant_f16_i8_ne__##isa); SK_QUANT_LEAF(sk_quant_f16_i8_tz__##isa);   \
     SK_QUANT_LEAF(sk_quant_f16_i8_tp__##isa); SK_QUANT_LEAF(sk_quant_f16_i8_tn__##isa);
 SK_QUANT_LEAVES(scalar)
+#if SK_HAVE_SSE2
+SK_QUANT_LEAVES(sse2)
+#endif
 #if SK_HAVE_NEON
 SK_QUANT_LEAVES(neon)
 #endif

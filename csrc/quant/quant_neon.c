@@ -95,12 +95,6 @@ static inline int8x16_t narrow_saturating(int32x4_t a, int32x4_t b, int32x4_t c,
     return vcombine_s8(vqmovn_s16(lo), vqmovn_s16(hi));
 }
 
-static inline sk_q_decoded decode(int input, const void *src, size_t i) {
-    return input == SK_QUANT_F32 ? sk_q_decode_f32(((const uint32_t *)src)[i])
-         : input == SK_QUANT_BF16 ? sk_q_decode_bf16(((const uint16_t *)src)[i])
-                                  : sk_q_decode_f16(((const uint16_t *)src)[i]);
-}
-
 static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src,
                                                        int8_t *out, size_t n, int input, int mode) {
     size_t i = 0;
@@ -122,14 +116,14 @@ static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, con
                 repair = vorrq_u32(repair, vandq_u32(nonzero_finite, vorrq_u32(subnormal_in, zero_exp_product)));
             }
             if (vmaxvq_u32(repair)) {
-                for (size_t j = 0; j < SK_BLOCK; ++j) out[i + j] = sk_quant_exact(c, decode(input, src, i + j), mode);
+                for (size_t j = 0; j < SK_BLOCK; ++j) out[i + j] = sk_quant_exact(c, sk_q_decode_at(input, src, i + j), mode);
             } else {
                 vst1q_s8(out + i, narrow_saturating(finish(p.v[0], mode, zp), finish(p.v[1], mode, zp),
                                                     finish(p.v[2], mode, zp), finish(p.v[3], mode, zp)));
             }
         }
     }
-    for (; i < n; ++i) out[i] = sk_quant_exact(c, decode(input, src, i), mode);
+    for (; i < n; ++i) out[i] = sk_quant_exact(c, sk_q_decode_at(input, src, i), mode);
 }
 
 #define LEAF(in_name, input, mode_name, mode)                                         \
