@@ -19,7 +19,8 @@ def _c(ptr: object) -> str:
 
 def cmd_info(args: argparse.Namespace) -> int:
     routes = a65.available_routes()
-    build = "NEON" if "neon" in a65.compiled_routes() else "portable"
+    compiled = a65.compiled_routes()
+    build = "NEON" if "neon" in compiled else "SSE2" if "sse2" in compiled else "portable"
     if args.brief:
         print(f"simakernels {__version__}: {build} build, routes {', '.join(routes)}")
         return 0
