@@ -13,7 +13,7 @@ from .core import (
     TensorSpec,
 )
 from .buffers import ConstHostBuffer, HostBuffer
-from . import fenv, ops, a65, testing
+from . import fenv, ops, a65, ev74, testing
 from .arrays import cast, dequantize, quantize
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "Strided",
     "TensorSpec",
     "a65",
+    "ev74",
     "cast",
     "dequantize",
     "quantize",

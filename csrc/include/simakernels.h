@@ -158,4 +158,53 @@ int sk_quant_prepare(const sk_quant_plan *plan);
  * fine: the exact repair path covers them) before any write. */
 int sk_quant_execute(const sk_quant_plan *plan, uintptr_t src, uintptr_t dst);
 
+/* ---- EV74 host codec ---------------------------------------------------- */
+/* The 224-byte little-endian descriptor of simaai_kernels_ev74_quant_v1.
+ * Offsets are fixed by the API; simakernels.ev74 checks its struct layout
+ * against these constants at import. */
+enum sk_ev74_layout {
+    SK_EV74_DESCRIPTOR_SIZE = 224,
+    SK_EV74_MAGIC = 0x3151534b,       /* bytes "KSQ1" */
+    SK_EV74_VERSION = 1,
+    SK_EV74_MAX_RANK = 6,
+    SK_EV74_OFF_MAGIC = 0, SK_EV74_OFF_VERSION = 4, SK_EV74_OFF_LENGTH = 6,
+    SK_EV74_OFF_CONVERSION = 8, SK_EV74_OFF_RANK = 12, SK_EV74_OFF_FLAGS = 16,
+    SK_EV74_OFF_RESERVED0 = 20, SK_EV74_OFF_INPUT_ADDRESS = 24, SK_EV74_OFF_OUTPUT_ADDRESS = 32,
+    SK_EV74_OFF_COUNT = 40, SK_EV74_OFF_INPUT_SPAN = 48, SK_EV74_OFF_OUTPUT_SPAN = 56,
+    SK_EV74_OFF_EXTENTS = 64, SK_EV74_OFF_INPUT_STRIDES = 112, SK_EV74_OFF_OUTPUT_STRIDES = 160,
+    SK_EV74_OFF_MULTIPLIER = 208, SK_EV74_OFF_ZERO_POINT = 212, SK_EV74_OFF_ROUNDING = 216,
+    SK_EV74_OFF_RESERVED1 = 220
+};
+/* Flag bits; every other bit is reserved and must be zero. */
+enum sk_ev74_flags { SK_EV74_FLAG_SCALAR = 1 };   /* a rank-0 request lowered to rank 1 */
+
+typedef struct sk_ev74_descriptor {
+    uint32_t conversion;          /* enum sk_quant_input */
+    uint32_t rank;
+    uint32_t flags;
+    uint32_t rounding;            /* enum sk_quant_rounding */
+    uint64_t input_address;       /* 0 in a relocatable packet */
+    uint64_t output_address;
+    uint64_t count;               /* logical elements; 0: empty, no numerical work */
+    uint64_t input_span;          /* accessed bytes */
+    uint64_t output_span;
+    uint64_t extent[6];
+    uint64_t input_stride[6];
+    uint64_t output_stride[6];
+    uint32_t multiplier_bits;
+    int32_t zero_point;
+    int32_t entry;                /* numerical entry: conversion * 4 + rounding */
+    int32_t bound;                /* both address slots are set */
+} sk_ev74_descriptor;
+
+/* Device-side validation of every field before an entry is selected:
+ * SK_OK with *out filled, or SK_INVALID_DESCRIPTOR with a NUL-terminated
+ * message naming the field (at most `capacity` bytes). */
+int sk_ev74_decode(const uint8_t *bytes, size_t length, sk_ev74_descriptor *out,
+                   char *message, size_t capacity);
+
+/* Host device model: the decoded entry's numerical core (the Quant leaves of
+ * the best route) on `n` packed elements at host addresses. */
+int sk_ev74_run_span(const sk_ev74_descriptor *d, uintptr_t src, uintptr_t dst, uint64_t n);
+
 #endif

@@ -45,6 +45,10 @@ static const sk_span_fn quant_leaves[SK_ROUTE_COUNT][3][4] = {
 };
 #undef ROW
 
+sk_span_fn sk_quant_leaf(int route, int input, int rounding) {
+    return quant_leaves[route][input][rounding];
+}
+
 int sk_quant_execute(const sk_quant_plan *plan, uintptr_t src, uintptr_t dst) {
     const int status = sk_quant_prepare(plan);
     if (status != SK_OK) return status;
@@ -53,7 +57,7 @@ int sk_quant_execute(const sk_quant_plan *plan, uintptr_t src, uintptr_t dst) {
     if (sk_fenv_unmet(SK_NEED_NEAREST | SK_NEED_NO_TRAPS)) return SK_UNSUPPORTED_ENVIRONMENT;
     sk_quant_ctx c;
     sk_quant_ctx_init(&c, plan->multiplier_bits, plan->zero_point);
-    const sk_kernel k = {quant_leaves[plan->route][plan->input][plan->rounding],
+    const sk_kernel k = {sk_quant_leaf(plan->route, plan->input, plan->rounding),
                          sk_quant_strided[plan->input][plan->rounding]};
     sk_walk_run(&plan->walk, (const char *)src, (char *)dst, k, &c);
     return SK_OK;

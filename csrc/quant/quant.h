@@ -123,6 +123,9 @@ SK_QUANT_LEAVES(sse2)
 SK_QUANT_LEAVES(neon)
 #endif
 
+/* The dense leaf of a route for an input dtype and rounding mode. */
+sk_span_fn sk_quant_leaf(int route, int input, int rounding);
+
 /* Non-packed runs: the exact path element by element, one per input/mode. */
 typedef void (*sk_quant_strided_fn)(const void *ctx, const char *src, ptrdiff_t src_step,
                                     char *dst, ptrdiff_t dst_step, size_t n);

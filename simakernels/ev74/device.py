@@ -1,0 +1,210 @@
+"""A host model of the EV74 for tests and demonstrations: a simulated 32-bit
+device address space backed by host memory, region allocation, and
+asynchronous submission of bound Quant packets.
+
+Execution decodes with the native decoder, then follows the specification's
+task geometry: the common contiguous suffix of both ports is cut into DMA
+blocks (spans of at least 128 elements; 4,096 FP32 or 8,192 BF16/FP16
+elements through ping-pong local input/output slots), direct vector rows
+(16..127 elements) or single scatter elements (shorter spans or no common
+suffix).  One work unit runs on CPU0 alone; otherwise the complete ring of
+up to four workgroups is launched, unit ranges are split in order (unit 0
+stays with CPU0) and the CPUs run in the order 1, ..., N-1, 0.  The
+arithmetic is the shared Quant core (the same leaves as ``sk.a65.quant``).
+Every work unit is recorded, so tests can prove each logical element is
+written exactly once and no gap is touched.
+
+It is a model of data movement and dispatch, not EV instruction or DMA
+validation.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+from dataclasses import dataclass
+from typing import Any, List, Tuple, Union
+
+from .._ffi import ffi, lib
+from ..core import DType, Error, ErrorCode
+from . import quant as ev_quant
+from .region import DeviceRegion
+
+DMA_MIN = 128            # contiguous spans from here use DMA blocks
+DIRECT_MIN = 16          # 16..127: direct vector loads and stores
+MAX_WORKGROUPS = 4
+DMA_BLOCK = {DType.FLOAT32: 4096, DType.BFLOAT16: 8192, DType.FLOAT16: 8192}  # elements
+INPUT_SLOT_BYTES = 16 * 1024
+
+
+@dataclass(frozen=True)
+class WorkUnit:
+    """One recorded unit: ``count`` elements, input and output device
+    addresses of its first element (output runs are contiguous for "dma"
+    and "vector" units; "scatter" units are single elements)."""
+
+    cpu: int
+    kind: str
+    input_address: int
+    output_address: int
+    count: int
+    slot: int = -1        # ping-pong slot of a DMA unit
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What a submission did, in execution order."""
+
+    workgroups: int
+    units: Tuple[WorkUnit, ...]
+
+
+class Device:
+    """``size`` bytes of device memory at device address ``base``."""
+
+    def __init__(self, size: int = 1 << 24, base: int = 0x1000_0000, workgroups: int = MAX_WORKGROUPS) -> None:
+        if not 0 < base and base + size <= ev_quant.DOMAIN:
+            raise ValueError("device memory must lie inside the 32-bit domain, above address 0")
+        if not 1 <= workgroups:
+            raise ValueError("at least one workgroup")
+        self.base, self.size, self.workgroups = base, size, workgroups
+        self._memory = bytearray(size)
+        self._host = ffi.from_buffer("char[]", self._memory)
+        self._host_base = int(ffi.cast("uintptr_t", self._host))
+        self._next = base
+        self._lock = threading.Lock()
+        self._queue = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="ev74")
+
+    # ---- memory -----------------------------------------------------------
+    def allocate(self, nbytes: int, alignment: int = 64) -> DeviceRegion:
+        with self._lock:
+            start = -(-self._next // alignment) * alignment
+            if start + nbytes > self.base + self.size:
+                raise MemoryError(f"device memory exhausted: {nbytes} bytes requested")
+            self._next = start + nbytes
+        return DeviceRegion(start, nbytes)
+
+    def _offset(self, address: int, nbytes: int) -> int:
+        if not (self.base <= address and address + nbytes <= self.base + self.size):
+            raise ValueError(f"device range {address:#x} + {nbytes} is not backed by this model")
+        return address - self.base
+
+    def write(self, address: Union[int, DeviceRegion], data: Any) -> None:
+        data = memoryview(data).cast("B")
+        address = address.address if isinstance(address, DeviceRegion) else address
+        offset = self._offset(address, len(data))
+        self._memory[offset:offset + len(data)] = data
+
+    def read(self, address: Union[int, DeviceRegion], nbytes: int = -1) -> bytes:
+        if isinstance(address, DeviceRegion):
+            address, nbytes = address.address, address.capacity if nbytes < 0 else nbytes
+        offset = self._offset(address, nbytes)
+        return bytes(self._memory[offset:offset + nbytes])
+
+    # ---- submission -------------------------------------------------------
+    def submit(self, bound: ev_quant.BoundPacket) -> "concurrent.futures.Future[Union[Completion, Error]]":
+        """Queues a bound packet; the future completes (with a Completion, or
+        an Error for a packet the device rejects) after the work is done."""
+        if isinstance(bound, ev_quant.BoundPacket) and bound.empty:
+            done: concurrent.futures.Future = concurrent.futures.Future()
+            done.set_result(Completion(0, ()))  # no numerical submission
+            return done
+        return self._queue.submit(self._execute, bound)
+
+    def close(self) -> None:
+        self._queue.shutdown(wait=True)
+
+    def __enter__(self) -> "Device":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _execute(self, bound: Any) -> Union[Completion, Error]:
+        if not isinstance(bound, ev_quant.BoundPacket):
+            return Error(ErrorCode.INVALID_DESCRIPTOR, f"submit takes a BoundPacket, got {type(bound).__qualname__}")
+        desc = ev_quant.decode(bound.descriptor)
+        if isinstance(desc, Error):
+            return desc
+        if not desc.bound:
+            return Error(ErrorCode.INVALID_BINDING, "the packet is relocatable: bind it to device regions first")
+        for name, address, span in (("input", desc.input_address, desc.input_span),
+                                    ("output", desc.output_address, desc.output_span)):
+            if not (self.base <= address and address + span <= self.base + self.size):
+                return Error(ErrorCode.INVALID_BINDING, f"{name} range {address:#x} + {span} is not device memory")
+        units = _work_units(desc)
+        n_workers = 1 if len(units) == 1 else min(self.workgroups, MAX_WORKGROUPS)
+        chunks = [units[w * len(units) // n_workers:(w + 1) * len(units) // n_workers] for w in range(n_workers)]
+        done: List[WorkUnit] = []
+        for cpu in list(range(1, n_workers)) + [0]:      # CPU0 last
+            done.extend(self._run_worker(desc, cpu, chunks[cpu]))
+        return Completion(n_workers, tuple(done))
+
+    def _run_worker(self, desc: ev_quant.Descriptor, cpu: int, units: List[Tuple[str, int, int, int]]) -> List[WorkUnit]:
+        item = desc.conversion.itemsize
+        block = DMA_BLOCK[desc.conversion]
+        local_in = [bytearray(INPUT_SLOT_BYTES) for _ in range(2)]    # ping-pong slots
+        local_out = [bytearray(block) for _ in range(2)]
+        host_in = [int(ffi.cast("uintptr_t", ffi.from_buffer(s))) for s in local_in]
+        host_out = [int(ffi.cast("uintptr_t", ffi.from_buffer(s))) for s in local_out]
+        records, slot = [], 0
+        for kind, src, dst, count in units:
+            if kind == "dma":
+                offset = src - self.base
+                local_in[slot][:count * item] = self._memory[offset:offset + count * item]
+                lib.sk_ev74_run_span(desc._native, host_in[slot], host_out[slot], count)
+                offset = dst - self.base
+                self._memory[offset:offset + count] = local_out[slot][:count]
+                records.append(WorkUnit(cpu, kind, src, dst, count, slot))
+                slot ^= 1
+            else:
+                lib.sk_ev74_run_span(desc._native, self._host_base + src - self.base,
+                                     self._host_base + dst - self.base, count)
+                records.append(WorkUnit(cpu, kind, src, dst, count))
+        return records
+
+
+def _work_units(desc: ev_quant.Descriptor) -> List[Tuple[str, int, int, int]]:
+    """(kind, input address, output address, count) for every unit, in
+    logical order; the outer coordinates advance by carry."""
+    item = desc.conversion.itemsize
+    extents, s_in, s_out = desc.extents, desc.input_strides, desc.output_strides
+    # Common contiguous suffix of both ports (singleton axes are inert).
+    suffix, outer = 1, len(extents)
+    while outer > 0:
+        a = outer - 1
+        if extents[a] != 1 and not (s_in[a] == item * suffix and s_out[a] == suffix):
+            break
+        suffix *= extents[a]
+        outer -= 1
+    if suffix >= DIRECT_MIN:
+        axes = list(range(outer))
+        run = suffix
+    else:                       # scatter: every element is a unit
+        axes = list(range(len(extents)))
+        run = 1
+    block = DMA_BLOCK[desc.conversion] if run >= DMA_MIN else run
+    kind = "dma" if run >= DMA_MIN else "vector" if run >= DIRECT_MIN else "scatter"
+    units = []
+    index = [0] * len(axes)
+    src, dst = desc.input_address, desc.output_address
+    for _ in range(max(1, _product(extents[a] for a in axes))):
+        for start in range(0, run, block):
+            units.append((kind, src + start * item, dst + start, min(block, run - start)))
+        for k in reversed(range(len(axes))):   # carry, fastest axis first
+            a = axes[k]
+            index[k] += 1
+            if index[k] < extents[a]:
+                src += s_in[a]
+                dst += s_out[a]
+                break
+            index[k] = 0
+            src -= s_in[a] * (extents[a] - 1)
+            dst -= s_out[a] * (extents[a] - 1)
+    return units
+
+
+def _product(values: Any) -> int:
+    result = 1
+    for v in values:
+        result *= v
+    return result

@@ -1,0 +1,236 @@
+"""EV74 host codec for Quant: device representability, the relocatable
+224-byte descriptor, binding to device regions and device-side decoding.
+
+The request is the same ``sk.ops.quant.Request`` the A65 backend takes; only
+preparation, binding and submission differ.  Every function returns an
+``sk.Error`` value instead of raising for a bad request, packet or binding.
+
+Empty requests produce no numerical submission: their packet's descriptor
+carries count 0 (spans 0, strides 0), ``Packet.empty`` is True, and the host
+device model completes such a submission at once without dispatching work.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence, Tuple, Union
+
+from .._ffi import ffi, lib
+from ..core import DType, Error, ErrorCode
+from ..ops import quant as ops_quant
+from . import descriptor as wire
+from .region import DeviceRegion
+
+DOMAIN = 1 << 32  # EV74 device addresses and accessed spans are 32-bit
+_CONVERSION = {DType.FLOAT32: lib.SK_QUANT_F32, DType.BFLOAT16: lib.SK_QUANT_BF16, DType.FLOAT16: lib.SK_QUANT_F16}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """An admitted Quant plan that the EV74 can represent."""
+
+    shared: ops_quant.Plan
+    geometry: wire.Geometry
+
+    def input_requirements(self):  # type: ignore[no-untyped-def]
+        return self.shared.input_requirements()
+
+    def output_requirements(self):  # type: ignore[no-untyped-def]
+        return self.shared.output_requirements()
+
+
+@dataclass(frozen=True)
+class Packet:
+    """A relocatable packet: the descriptor with zero address slots.  Never
+    mutated; bind it as often as needed."""
+
+    descriptor: bytes
+
+    @property
+    def empty(self) -> bool:
+        """True for an empty request: nothing to submit."""
+        return wire.LAYOUT.unpack(self.descriptor)[9] == 0
+
+
+@dataclass(frozen=True)
+class BoundPacket:
+    """A packet bound to device regions: its descriptor has both slots set."""
+
+    descriptor: bytes
+    inputs: Tuple[DeviceRegion, ...]
+    outputs: Tuple[DeviceRegion, ...]
+
+    @property
+    def empty(self) -> bool:
+        return wire.LAYOUT.unpack(self.descriptor)[9] == 0
+
+
+@dataclass(frozen=True)
+class Descriptor:
+    """A descriptor validated by the native decoder."""
+
+    conversion: DType
+    rounding: ops_quant.Rounding
+    rank: int
+    flags: int
+    input_address: int
+    output_address: int
+    count: int
+    input_span: int
+    output_span: int
+    extents: Tuple[int, ...]
+    input_strides: Tuple[int, ...]
+    output_strides: Tuple[int, ...]
+    multiplier_bits: int
+    zero_point: int
+    entry: int          # numerical entry 0..11: conversion * 4 + rounding
+    bound: bool
+    _native: Any = None  # the decoded C struct, for the device model
+
+    @property
+    def empty(self) -> bool:
+        return self.count == 0
+
+
+def _lower(shared: ops_quant.Plan) -> wire.Geometry:
+    admitted = shared.admitted
+    src, dst = admitted.inputs[0], admitted.outputs[0]
+    scalar = len(admitted.shape) == 0
+    return wire.Geometry(
+        conversion=_CONVERSION[src.dtype],
+        flags=wire.FLAG_SCALAR if scalar else 0,
+        count=admitted.count,
+        input_span=src.nbytes,
+        output_span=dst.nbytes,
+        extents=(1,) if scalar else admitted.shape,
+        input_strides=(0,) if scalar else src.strides,
+        output_strides=(0,) if scalar else dst.strides,
+    )
+
+
+def check_inference(request_or_plan: Union[ops_quant.Request, ops_quant.Plan]) -> Union[Plan, Error]:
+    """Shared admission (for a request) plus device representability: every
+    accessed span must fit the 32-bit device domain (``DEVICE_LIMIT``)."""
+    if isinstance(request_or_plan, ops_quant.Request):
+        shared = ops_quant.check_inference(request_or_plan)
+        if isinstance(shared, Error):
+            return shared
+    elif isinstance(request_or_plan, ops_quant.Plan):
+        shared = request_or_plan
+    else:
+        return Error(
+            ErrorCode.INVALID_OPERATION,
+            f"ev74.quant.check_inference takes an ops.quant Request or Plan, got {type(request_or_plan).__qualname__}",
+        )
+    for port in shared.admitted.inputs + shared.admitted.outputs:
+        if port.nbytes >= DOMAIN:
+            return Error(
+                ErrorCode.DEVICE_LIMIT,
+                f"{port.name}: accessed span of {port.nbytes} bytes does not fit the EV74's 32-bit address domain",
+            )
+    return Plan(shared, _lower(shared))
+
+
+def encode_relocatable(plan: Plan) -> Union[Packet, Error]:
+    """The plan's descriptor with zero address slots."""
+    if not isinstance(plan, Plan):
+        return Error(ErrorCode.INVALID_OPERATION, f"encode_relocatable takes an ev74.quant.Plan, got {type(plan).__qualname__}")
+    params = plan.shared.params
+    return Packet(wire.pack(plan.geometry, params.multiplier_bits, params.zero_point, params.rounding.value))
+
+
+def _check_region(region: Any, name: str, nbytes: int, alignment: int) -> Optional[Error]:
+    if not isinstance(region, DeviceRegion):
+        return Error(ErrorCode.INVALID_BINDING, f"{name}: expected an ev74.DeviceRegion, got {type(region).__qualname__}")
+    address, capacity = region.address, region.capacity
+    for field, value in (("address", address), ("capacity", capacity)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return Error(ErrorCode.INVALID_BINDING, f"{name}: {field} {value!r} is not a nonnegative integer")
+    if address == 0:
+        return Error(ErrorCode.INVALID_BINDING, f"{name}: null device address")
+    if capacity < nbytes:
+        return Error(ErrorCode.INVALID_BINDING, f"{name}: capacity {capacity} bytes, the plan accesses {nbytes}")
+    if address + nbytes > DOMAIN:
+        return Error(
+            ErrorCode.DEVICE_LIMIT,
+            f"{name}: address {address:#x} + {nbytes} bytes leaves the 32-bit device domain",
+        )
+    if address % alignment:
+        return Error(ErrorCode.INVALID_BINDING, f"{name}: address {address:#x} is not {alignment}-byte aligned")
+    return None
+
+
+def bind(packet: Packet, plan: Plan, inputs: Sequence[DeviceRegion],
+         outputs: Sequence[DeviceRegion]) -> Union[BoundPacket, Error]:
+    """A new :class:`BoundPacket` with the regions' addresses in the slots,
+    after checking that the packet matches the plan, capacities, alignment,
+    the 32-bit domain and that input and output do not alias."""
+    if not isinstance(plan, Plan):
+        return Error(ErrorCode.INVALID_OPERATION, f"bind takes an ev74.quant.Plan, got {type(plan).__qualname__}")
+    if not isinstance(packet, Packet):
+        return Error(ErrorCode.PACKET_MISMATCH, f"bind takes a relocatable ev74.quant.Packet, got {type(packet).__qualname__}")
+    expected = encode_relocatable(plan)
+    if isinstance(expected, Error):
+        return expected
+    if packet.descriptor != expected.descriptor:
+        return Error(ErrorCode.PACKET_MISMATCH, "the packet was not encoded from this plan")
+    inputs, outputs = tuple(inputs), tuple(outputs)
+    if len(inputs) != 1 or len(outputs) != 1:
+        return Error(ErrorCode.INVALID_ARITY, f"bind takes 1 input and 1 output region, got {len(inputs)} and {len(outputs)}")
+    (need_in,), (need_out,) = plan.input_requirements(), plan.output_requirements()
+    if not plan.shared.empty:
+        for region, name, need in ((inputs[0], "input 0", need_in), (outputs[0], "output 0", need_out)):
+            error = _check_region(region, name, need.nbytes, need.alignment)
+            if error is not None:
+                return error
+        a, b = inputs[0].address, outputs[0].address
+        if a < b + need_out.nbytes and b < a + need_in.nbytes:
+            return Error(ErrorCode.INVALID_BINDING, "input 0 and output 0: accessed device ranges overlap")
+        slots = (a, b)
+    else:
+        slots = (0, 0)  # nothing is accessed: no submission, no addresses
+    return BoundPacket(wire.with_addresses(packet.descriptor, *slots), inputs, outputs)
+
+
+def encode(plan: Plan, inputs: Sequence[DeviceRegion], outputs: Sequence[DeviceRegion]) -> Union[BoundPacket, Error]:
+    """:func:`encode_relocatable` and :func:`bind` in one step."""
+    packet = encode_relocatable(plan)
+    if isinstance(packet, Error):
+        return packet
+    return bind(packet, plan, inputs, outputs)
+
+
+_CONVERSION_DTYPE = {v: k for k, v in _CONVERSION.items()}
+
+
+def decode(data: Any) -> Union[Descriptor, Error]:
+    """Device-side validation of descriptor bytes by the native decoder:
+    a :class:`Descriptor`, or ``INVALID_DESCRIPTOR`` naming the field."""
+    try:
+        raw = bytes(data)
+    except TypeError:
+        return Error(ErrorCode.INVALID_DESCRIPTOR, f"descriptor must be bytes-like, got {type(data).__qualname__}")
+    native = ffi.new("sk_ev74_descriptor *")
+    message = ffi.new("char[256]")
+    status = lib.sk_ev74_decode(raw, len(raw), native, message, 256)
+    if status != lib.SK_OK:
+        return Error(ErrorCode.INVALID_DESCRIPTOR, ffi.string(message).decode())
+    rank = native.rank
+    return Descriptor(
+        conversion=_CONVERSION_DTYPE[native.conversion],
+        rounding=ops_quant.Rounding(native.rounding),
+        rank=rank,
+        flags=native.flags,
+        input_address=native.input_address,
+        output_address=native.output_address,
+        count=native.count,
+        input_span=native.input_span,
+        output_span=native.output_span,
+        extents=tuple(native.extent[0:rank]),
+        input_strides=tuple(native.input_stride[0:rank]),
+        output_strides=tuple(native.output_stride[0:rank]),
+        multiplier_bits=native.multiplier_bits,
+        zero_point=native.zero_point,
+        entry=native.entry,
+        bound=bool(native.bound),
+        _native=native,
+    )
