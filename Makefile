@@ -29,7 +29,10 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt toolchains/host/ensure
 
 # The compiled core lands next to the sources (simakernels/_native*.so);
 # simakernels refuses to import it once csrc/ changes without a rebuild.
+# The old module is unlinked first: rewriting it in place would change the
+# code under any process that has it loaded (a running test suite).
 $(NATIVE_STAMP): $(VENV)/.installed $(NATIVE_INPUTS)
+	rm -f simakernels/_native*.so
 	$(PY) setup.py -q build_ext --inplace --force --build-temp build/temp-$(shell uname -m)
 	$(PY) -m simakernels info --brief
 	@mkdir -p build && touch $@
