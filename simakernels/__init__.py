@@ -13,7 +13,7 @@ from .core import (
     TensorSpec,
 )
 from .buffers import ConstHostBuffer, HostBuffer
-from . import fenv, ops, a65, ev74, testing
+from . import fenv, ops, a65, ev74, formats, testing
 from .arrays import cast, dequantize, quantize
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "dequantize",
     "quantize",
     "fenv",
+    "formats",
     "ops",
     "testing",
 ]

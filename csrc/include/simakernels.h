@@ -207,4 +207,18 @@ int sk_ev74_decode(const uint8_t *bytes, size_t length, sk_ev74_descriptor *out,
  * the best route) on `n` packed elements at host addresses. */
 int sk_ev74_run_span(const sk_ev74_descriptor *d, uintptr_t src, uintptr_t dst, uint64_t n);
 
+/* ---- Hurray per-tensor affine dequantization ----------------------------- */
+enum sk_hurray_storage {
+    SK_HURRAY_INT8 = 0, SK_HURRAY_UINT8 = 1, SK_HURRAY_INT16 = 2, SK_HURRAY_UINT16 = 3,
+    SK_HURRAY_INT32 = 4, SK_HURRAY_UINT32 = 5, SK_HURRAY_INT4 = 6, SK_HURRAY_UINT4 = 7,
+    SK_HURRAY_INT2 = 8, SK_HURRAY_UINT2 = 9, SK_HURRAY_STORAGE_COUNT = 10
+};
+/* x = scale * (q - zero_point): the difference in wrapping signed 32-bit
+ * arithmetic, converted to binary32 (nearest-even), times the binary32 scale.
+ * `count` elements; sub-byte storage is packed little-end first (element 0 in
+ * the least significant bits of byte 0).  Checks the FP environment first
+ * (SK_UNSUPPORTED_ENVIRONMENT): nearest rounding, gradual underflow, no traps. */
+int sk_hurray_dequantize(int storage, uint32_t scale_bits, int32_t zero_point,
+                         uintptr_t src, uintptr_t dst, uint64_t count);
+
 #endif

@@ -1,0 +1,4 @@
+"""Quantization descriptor formats."""
+from . import hurray
+
+__all__ = ["hurray"]

@@ -1,0 +1,203 @@
+"""The Hurray per-tensor affine quantization descriptor (scheme tag 0x01)
+and its dequantization, ``x = scale * (q - zero_point)``.
+
+Wire format, 16 bytes little-endian: tag u8 = 0x01, version u8 = 0x01,
+flags u16 = 0, scale binary32 (finite, nonzero; negative allowed), zero point
+i32 (within the storage type's range), four reserved zero bytes.
+
+Arithmetic: ``q - zero_point`` in signed 32-bit integer arithmetic with
+two's-complement wrap where the exact difference does not fit (only INT32 and
+UINT32 storage can reach it: e.g. UINT32 q = 0xFFFFFFFF with zero point 0
+gives -1, and INT32 q = 2147483647 with zero point -1 gives -2147483648),
+then conversion to binary32 (nearest-even), then multiplication by the scale
+in binary32 (nearest-even).
+"""
+from __future__ import annotations
+
+import enum
+import struct
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import numpy as np
+
+from .. import _binary32
+from .._ffi import ffi, lib
+from ..core import Error, ErrorCode, KernelError
+from ..fenv import describe_unmet
+from ..ops import dequant as ops_dequant
+
+TAG, VERSION, SIZE = 0x01, 0x01, 16
+_LAYOUT = struct.Struct("<BBHIi4s")
+assert _LAYOUT.size == SIZE
+
+
+class HurrayFormatError(ValueError):
+    """A descriptor that violates the format; the message names the field."""
+
+
+class StorageType(enum.IntEnum):
+    """Valid storage types (tensor descriptor type tags)."""
+
+    INT8 = 0x10
+    UINT8 = 0x11
+    INT16 = 0x12
+    UINT16 = 0x13
+    INT32 = 0x14
+    UINT32 = 0x15
+    INT4 = 0x48
+    UINT4 = 0x49
+    INT2 = 0x4A
+    UINT2 = 0x4B
+
+    @property
+    def bits(self) -> int:
+        return _BITS[self]
+
+    @property
+    def signed(self) -> bool:
+        return self.name.startswith("INT")
+
+    @property
+    def range(self) -> range:
+        """Representable values; a zero point must lie in it."""
+        if self.signed:
+            return range(-(1 << (self.bits - 1)), 1 << (self.bits - 1))
+        return range(0, 1 << self.bits)
+
+
+_BITS = {
+    StorageType.INT8: 8, StorageType.UINT8: 8, StorageType.INT16: 16, StorageType.UINT16: 16,
+    StorageType.INT32: 32, StorageType.UINT32: 32, StorageType.INT4: 4, StorageType.UINT4: 4,
+    StorageType.INT2: 2, StorageType.UINT2: 2,
+}
+_NATIVE = {s: getattr(lib, f"SK_HURRAY_{s.name}") for s in StorageType}
+
+
+def _storage(storage: Any) -> StorageType:
+    try:
+        return StorageType(storage)
+    except ValueError:
+        raise HurrayFormatError(
+            f"storage type {storage!r} is not one of the valid tags "
+            f"({', '.join(f'{s.name} {s.value:#04x}' for s in StorageType)})"
+        ) from None
+
+
+def _check_scale(bits: int) -> None:
+    if (bits >> 23) & 0xFF == 0xFF:
+        raise HurrayFormatError(f"scale (offset 4): bits {bits:#010x} are not finite")
+    if bits & 0x7FFFFFFF == 0:
+        raise HurrayFormatError(f"scale (offset 4): bits {bits:#010x} are zero")
+
+
+@dataclass(frozen=True)
+class PerTensorAffine:
+    """One ``scale`` (binary32) and ``zero_point`` (int32) for a tensor."""
+
+    scale: Any
+    zero_point: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scale", np.float32(_binary32.from_bits(_binary32.bits_of(self.scale))))
+        object.__setattr__(self, "zero_point", _binary32.as_int(self.zero_point))
+
+    @property
+    def scale_bits(self) -> int:
+        return _binary32.bits_of(self.scale)
+
+    def encode(self) -> bytes:
+        """The 16-byte descriptor; refuses (HurrayFormatError) an invalid one."""
+        _check_scale(self.scale_bits)
+        zp = self.zero_point
+        if isinstance(zp, bool) or not isinstance(zp, int) or not -(1 << 31) <= zp < (1 << 31):
+            raise HurrayFormatError(f"zero_point (offset 8): {zp!r} is not an int32")
+        return _LAYOUT.pack(TAG, VERSION, 0, self.scale_bits, zp, bytes(4))
+
+    @classmethod
+    def decode(cls, data: Any, storage: Any) -> "PerTensorAffine":
+        """Reads a descriptor for a tensor of ``storage`` type, rejecting
+        every violation with a :class:`HurrayFormatError` naming the field."""
+        kind = _storage(storage)
+        raw = bytes(data)
+        if len(raw) != SIZE:
+            raise HurrayFormatError(f"length: {len(raw)} bytes, expected {SIZE}")
+        tag, version, flags, scale_bits, zero_point, reserved = _LAYOUT.unpack(raw)
+        if tag != TAG:
+            raise HurrayFormatError(f"scheme_tag (offset 0): {tag:#04x}, expected {TAG:#04x}")
+        if version != VERSION:
+            raise HurrayFormatError(f"scheme_version (offset 1): {version:#04x}, expected {VERSION:#04x}")
+        if flags:
+            raise HurrayFormatError(f"flags (offset 2): {flags:#06x}, expected 0x0000")
+        _check_scale(scale_bits)
+        if zero_point not in kind.range:
+            raise HurrayFormatError(
+                f"zero_point (offset 8): {zero_point} is outside the {kind.name} range "
+                f"[{kind.range.start}, {kind.range.stop - 1}]"
+            )
+        if reserved != bytes(4):
+            raise HurrayFormatError(f"_reserved (offset 12): {reserved.hex()}, expected 00000000")
+        return cls(_binary32.from_bits(scale_bits), zero_point)
+
+    def to_dequant_params(self, storage: Any = StorageType.INT8) -> ops_dequant.Params:
+        """The equivalent ``sk.ops.dequant.Params``: only for INT8 storage
+        with a positive scale, where Dequant's staged expression equals the
+        format's formula (both are exact for INT8-range differences)."""
+        kind = _storage(storage)
+        if kind is not StorageType.INT8:
+            raise HurrayFormatError(f"the Dequant bridge takes INT8 storage only, not {kind.name}")
+        if self.scale_bits >> 31:
+            raise HurrayFormatError(f"the Dequant bridge needs a positive scale, got {self.scale!r}")
+        return ops_dequant.Params.from_bits(self.scale_bits, self.zero_point)
+
+
+def _element_count(nbytes: int, kind: StorageType, count: Optional[int]) -> int:
+    per_byte = 8 // kind.bits if kind.bits < 8 else 0
+    if count is None:
+        if kind.bits >= 8:
+            if nbytes % (kind.bits // 8):
+                raise ValueError(f"{nbytes} bytes is not a whole number of {kind.name} elements")
+            return nbytes // (kind.bits // 8)
+        return nbytes * per_byte
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise ValueError(f"count must be a nonnegative int, got {count!r}")
+    needed = -(-count * kind.bits // 8)
+    if needed > nbytes:
+        raise ValueError(f"{count} {kind.name} elements need {needed} bytes, data has {nbytes}")
+    return count
+
+
+def dequantize(data: Any, descriptor: PerTensorAffine, storage: Any, count: Optional[int] = None,
+               out: Optional[np.ndarray] = None) -> np.ndarray:
+    """float32 values of ``count`` elements (default: all the data holds)
+    stored as ``storage`` in ``data`` (any buffer; little-endian; sub-byte
+    types packed little-end first).  INT8 storage with a positive scale runs
+    through the A65 Dequant kernel (same bits, see ``to_dequant_params``)."""
+    kind = _storage(storage)
+    if not isinstance(descriptor, PerTensorAffine):
+        raise TypeError(f"descriptor must be a PerTensorAffine, got {type(descriptor).__qualname__}")
+    _check_scale(descriptor.scale_bits)
+    if descriptor.zero_point not in kind.range:
+        raise HurrayFormatError(f"zero_point {descriptor.zero_point} is outside the {kind.name} range")
+    raw = np.frombuffer(memoryview(data).cast("B"), np.uint8)
+    n = _element_count(raw.size, kind, count)
+    if out is None:
+        out = np.empty(n, np.float32)
+    elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == (n,)
+              and out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError(f"out must be a writable contiguous float32 array of shape ({n},)")
+    if kind is StorageType.INT8 and not descriptor.scale_bits >> 31:
+        from ..arrays import dequantize as a65_dequantize  # the bridge
+
+        params = descriptor.to_dequant_params(kind)
+        return a65_dequantize(raw[:n].view(np.int8), params.scale, params.zero_point, out=out)
+    status = lib.sk_hurray_dequantize(
+        _NATIVE[kind], descriptor.scale_bits, descriptor.zero_point,
+        int(ffi.cast("uintptr_t", ffi.from_buffer(raw))), int(ffi.cast("uintptr_t", ffi.from_buffer(out))), n,
+    )
+    if status == lib.SK_UNSUPPORTED_ENVIRONMENT:
+        unmet = lib.sk_fenv_unmet(lib.SK_NEED_NEAREST | lib.SK_NEED_GRADUAL_UNDERFLOW | lib.SK_NEED_NO_TRAPS)
+        raise KernelError(Error(ErrorCode.UNSUPPORTED_ENVIRONMENT, f"hurray.dequantize: {describe_unmet(unmet)}"))
+    if status != lib.SK_OK:
+        raise KernelError(Error(ErrorCode(status), f"hurray.dequantize: native status {status}"))
+    return out
