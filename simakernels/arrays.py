@@ -5,9 +5,8 @@ raise :class:`~simakernels.core.KernelError` with ``UNSUPPORTED_LAYOUT``.
 """
 from __future__ import annotations
 
-import functools
 import os
-from typing import Any, Optional, Union
+from typing import Any, Callable, Dict, Optional
 
 import ml_dtypes
 import numpy as np
@@ -62,8 +61,11 @@ def _spec(array: np.ndarray, name: str) -> TensorSpec:
     return TensorSpec(array.shape, dtype, Strided(array.strides))
 
 
-def _view(array: np.ndarray, nbytes: int, writable: bool) -> ConstHostBuffer:
-    """A view of exactly the plan's accessed span, starting at element 0."""
+def _view(array: np.ndarray, nbytes: int, writable: bool) -> Any:
+    """The array itself when it is contiguous (the native entry takes it
+    directly); else a view of exactly the plan's accessed span."""
+    if array.flags.c_contiguous:
+        return array
     address = array.__array_interface__["data"][0]
     cls = HostBuffer if writable else ConstHostBuffer
     return cls.from_address(address, nbytes, keepalive=array)
@@ -83,22 +85,60 @@ def _output(x: np.ndarray, dtype: DType, out: Optional[np.ndarray]) -> np.ndarra
     return out
 
 
+# Plans (or the Error a request gets) by everything that determines them:
+# operation, both layouts, the parameters with their types (True == 1, but
+# only 1 is a valid zero point) and SIMAKERNELS_FORCE_ROUTE.  Bounded:
+# cleared when full.
+_PLANS: Dict[Any, Any] = {}
+_MAX_PLANS = 1024
+
+
+def _plan(key: Any, build: Callable[[], Any]) -> Any:
+    try:
+        plan = _PLANS.get(key)
+    except TypeError:  # unhashable parameters (e.g. a 0-d array): no caching
+        return build()
+    if plan is None:
+        plan = build()
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan
+
+
+def clear_plans() -> None:
+    """Forgets the array layer's cached plans."""
+    _PLANS.clear()
+
+
+# os.environ.get costs more than a small call; on POSIX its backing dict
+# (bytes keys, kept current by os.environ assignments) is a plain lookup.
+_ENV_DATA = getattr(os.environ, "_data", None)
+_ROUTE_KEY = os.fsencode(a65.FORCE_ROUTE_ENV)
+
+
+def _forced_route() -> Any:
+    if isinstance(_ENV_DATA, dict):
+        return _ENV_DATA.get(_ROUTE_KEY)
+    return os.environ.get(a65.FORCE_ROUTE_ENV)
+
+
+def _key(op: str, x: np.ndarray, out: np.ndarray, *params: Any) -> Any:
+    return (op, x.shape, x.strides, x.dtype, out.shape, out.strides, out.dtype,
+            tuple([(type(p), p) for p in params]), _forced_route())
+
+
 def _run(backend: Any, plan: Any, x: np.ndarray, out: np.ndarray) -> np.ndarray:
     if isinstance(plan, Error):
         raise KernelError(plan)
-    (need_in,), (need_out,) = plan.input_requirements(), plan.output_requirements()
-    status = backend.execute(plan, [_view(x, need_in.nbytes, False)], [_view(out, need_out.nbytes, True)])
+    binding = plan._native.binding
+    status = backend.execute(plan, [_view(x, binding.in_nbytes, False)], [_view(out, binding.out_nbytes, True)])
     if status is not None:
         raise KernelError(status)
     return out
 
 
-@functools.lru_cache(maxsize=512)
-def _cast_plan(src: TensorSpec, dst: TensorSpec, route: Optional[str]) -> Union[a65.cast.Plan, Error]:
-    return a65.cast.check_inference(ops_cast.Request([src], [dst]), route)
-
-
-def _route_key() -> Optional[str]:
+def _route() -> Optional[str]:
     return os.environ.get(a65.FORCE_ROUTE_ENV) or None
 
 
@@ -108,17 +148,10 @@ def cast(x: Any, dtype: Any, *, out: Optional[np.ndarray] = None) -> np.ndarray:
     ``dtype`` is the output type (``sk.DType``, ``ml_dtypes.bfloat16``,
     ``numpy.float32`` or their names).  Raises :class:`KernelError`."""
     x = np.asarray(x)
-    target = to_dtype(dtype)
-    result = _output(x, target, out)
-    plan = _cast_plan(_spec(x, "input 0"), _spec(result, "output 0"), _route_key())
+    result = _output(x, to_dtype(dtype), out)
+    plan = _plan(_key("cast", x, result), lambda: a65.cast.check_inference(
+        ops_cast.Request([_spec(x, "input 0")], [_spec(result, "output 0")]), _route()))
     return _run(a65.cast, plan, x, result)
-
-
-@functools.lru_cache(maxsize=512)
-def _dequant_plan(
-    src: TensorSpec, dst: TensorSpec, params: ops_dequant.Params, route: Optional[str]
-) -> Union[a65.dequant.Plan, Error]:
-    return a65.dequant.check_inference(ops_dequant.Request([src], [dst], params), route)
 
 
 def dequantize(
@@ -130,23 +163,14 @@ def dequantize(
     ``scale`` becomes ``numpy.float32(scale)``.  Raises :class:`KernelError`
     (``INVALID_PARAMS``, ``UNSUPPORTED_ENVIRONMENT``, ...)."""
     x = np.asarray(x)
-    target = to_dtype(dtype)
-    result = _output(x, target, out)
-    params = ops_dequant.Params(scale, zero_point)
-    # Checked before the cache: parameters that compare equal (True == 1)
-    # must not reuse each other's plans.
-    invalid = ops_dequant.check_params(params)
-    if invalid is not None:
-        raise KernelError(invalid)
-    plan = _dequant_plan(_spec(x, "input 0"), _spec(result, "output 0"), params, _route_key())
-    return _run(a65.dequant, plan, x, result)
+    result = _output(x, to_dtype(dtype), out)
 
+    def build() -> Any:
+        params = ops_dequant.Params(scale, zero_point)
+        return a65.dequant.check_inference(
+            ops_dequant.Request([_spec(x, "input 0")], [_spec(result, "output 0")], params), _route())
 
-@functools.lru_cache(maxsize=512)
-def _quant_plan(
-    src: TensorSpec, dst: TensorSpec, params: ops_quant.Params, route: Optional[str]
-) -> Union[a65.quant.Plan, Error]:
-    return a65.quant.check_inference(ops_quant.Request([src], [dst], params), route)
+    return _run(a65.dequant, _plan(_key("dequant", x, result, scale, zero_point), build), x, result)
 
 
 def quantize(
@@ -160,12 +184,13 @@ def quantize(
     :class:`KernelError`."""
     x = np.asarray(x)
     result = _output(x, DType.INT8, out)
-    try:
-        params = ops_quant.Params(multiplier, zero_point, rounding)
-    except ValueError as exc:
-        raise KernelError(Error(ErrorCode.INVALID_PARAMS, str(exc))) from None
-    invalid = ops_quant.check_params(params)  # before the cache, as for dequantize
-    if invalid is not None:
-        raise KernelError(invalid)
-    plan = _quant_plan(_spec(x, "input 0"), _spec(result, "output 0"), params, _route_key())
-    return _run(a65.quant, plan, x, result)
+
+    def build() -> Any:
+        try:
+            params = ops_quant.Params(multiplier, zero_point, rounding)
+        except ValueError as exc:
+            return Error(ErrorCode.INVALID_PARAMS, str(exc))
+        return a65.quant.check_inference(
+            ops_quant.Request([_spec(x, "input 0")], [_spec(result, "output 0")], params), _route())
+
+    return _run(a65.quant, _plan(_key("quant", x, result, multiplier, zero_point, rounding), build), x, result)

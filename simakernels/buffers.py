@@ -15,7 +15,7 @@ class ConstHostBuffer:
     array, bytes, bytearray, memoryview, mmap) from its start, or a raw
     address.  The caller keeps the storage alive until ``execute`` returns."""
 
-    __slots__ = ("address", "nbytes", "_keep")
+    __slots__ = ("address", "nbytes", "_keep", "_ptr")
     _writable = False
 
     def __init__(self, obj: Any) -> None:
@@ -30,6 +30,7 @@ class ConstHostBuffer:
         self.address = int(ffi.cast("uintptr_t", view))
         self.nbytes = len(view)
         self._keep: Any = view  # holds the buffer export for the view's life
+        self._ptr: Any = view   # what the native entry points take
 
     @classmethod
     def from_address(cls, address: int, nbytes: int, keepalive: Any = None) -> "ConstHostBuffer":
@@ -42,6 +43,9 @@ class ConstHostBuffer:
         view.address = address
         view.nbytes = nbytes
         view._keep = keepalive
+        # Out-of-range values never reach C: the Python checks report them.
+        in_range = 0 <= address < _ADDRESS_LIMIT and 0 <= nbytes <= INT64_MAX
+        view._ptr = ffi.cast("void *", address) if in_range else None
         return view
 
     def __repr__(self) -> str:
@@ -56,6 +60,24 @@ class HostBuffer(ConstHostBuffer):
 
 
 BufferLike = Union[ConstHostBuffer, Any]
+
+
+def fast_view(obj: BufferLike, writable: bool) -> Optional[Tuple[Any, int]]:
+    """(pointer, length) for the native entry points, or None when only the
+    full Python checks can describe the binding."""
+    kind = type(obj)
+    if kind is HostBuffer or kind is ConstHostBuffer:
+        if obj._ptr is None or (writable and kind is ConstHostBuffer):
+            return None
+        return obj._ptr, obj.nbytes
+    try:
+        view = _from_buffer("char[]", obj, writable)
+    except (TypeError, BufferError, ValueError):
+        return None
+    return view, len(view)
+
+
+_from_buffer = ffi.from_buffer
 
 
 def _view(obj: BufferLike, writable: bool, name: str) -> Union[ConstHostBuffer, Error]:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 from typing import Iterable, Iterator, Optional
 
 from ._ffi import ffi, lib
@@ -27,7 +28,9 @@ def fp_environment(
     serves both flush fields: giving only one sets both; giving both with
     different values raises :class:`UnsupportedFPState`, as does any state
     that does not read back as requested.  Yields the state now in force.
-    Keep Python float arithmetic out of the body when enabling traps.
+    Keep Python float arithmetic out of the body when enabling traps; the
+    garbage collector is paused meanwhile, because GC callbacks (pytest's
+    and hypothesis' timers) do float arithmetic that would trap.
     """
     current = query()
     ftz = current.flush_to_zero if flush_to_zero is None else flush_to_zero
@@ -42,7 +45,12 @@ def fp_environment(
     saved = ffi.new("sk_fenv_saved *")
     if lib.sk_fenv_save(saved) != 0:
         raise UnsupportedFPState("could not save the FP environment")
+    pause_gc = bool(wanted.traps) and gc.isenabled()
+    if pause_gc:
+        gc.disable()
     if lib.sk_fenv_set(wanted) != 0:
+        if pause_gc:
+            gc.enable()
         raise UnsupportedFPState(
             f"this CPU cannot hold rounding={Rounding(wanted.rounding).name}, "
             f"flush_to_zero={bool(ftz)}, denormals_are_zero={bool(daz)}, "
@@ -52,6 +60,8 @@ def fp_environment(
         yield query()
     finally:
         lib.sk_fenv_restore(saved)
+        if pause_gc:
+            gc.enable()
 
 
 def _single_flush_bit() -> bool:

@@ -23,10 +23,13 @@ static const sk_kernel cast_routes[SK_ROUTE_COUNT][2] = {
 };
 
 /* Cast is pure bit manipulation: no FP-environment check is needed. */
-int sk_cast_execute(const sk_cast_plan *plan, uintptr_t src, uintptr_t dst) {
+int sk_cast_execute(const sk_cast_plan *plan, const void *src, uint64_t src_len, void *dst,
+                    uint64_t dst_len) {
     if (plan->route < 0 || plan->route >= SK_ROUTE_COUNT || plan->kind < 0 || plan->kind > 1 ||
         !sk_route_compiled(plan->route))
         return SK_INVALID_OPERATION;
-    sk_walk_run(&plan->walk, (const char *)src, (char *)dst, cast_routes[plan->route][plan->kind], NULL);
+    const int bound = sk_binding_check(&plan->binding, src, src_len, dst, dst_len);
+    if (bound != SK_OK) return bound;
+    sk_walk_run(&plan->walk, src, dst, cast_routes[plan->route][plan->kind], NULL);
     return SK_OK;
 }

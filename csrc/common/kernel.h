@@ -32,7 +32,6 @@ typedef struct sk_kernel {
 } sk_kernel;
 
 /* Runs `kernel` over every run of the walk. */
-void sk_walk_run(const sk_walk *walk, const char *src, char *dst,
-                 sk_kernel kernel, const void *ctx);
+void sk_walk_run(const sk_walk *walk, const void *src, void *dst, sk_kernel kernel, const void *ctx);
 
 #endif

@@ -131,8 +131,10 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
     return SK_OK;
 }
 
-void sk_walk_run(const sk_walk *walk, const char *src, char *dst, sk_kernel kernel,
+void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_kernel kernel,
                  const void *ctx) {
+    const char *src = src_base;
+    char *dst = dst_base;
     const size_t n = (size_t)walk->run_length;
     int64_t index[SK_MAX_RANK] = {0};
     for (int64_t r = 0; r < walk->runs; ++r) {

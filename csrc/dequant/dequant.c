@@ -68,11 +68,15 @@ static sk_span_fn neon_leaf(int output, int form) {
 }
 #endif
 
-int sk_dequant_execute(const sk_dequant_plan *plan, uintptr_t src, uintptr_t dst) {
+int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t src_len, void *dst,
+                       uint64_t dst_len) {
     if (plan->output < 0 || plan->output > SK_DEQUANT_BF16 || plan->form < 0 ||
         plan->form >= SK_DEQUANT_FORM_COUNT || plan->route < 0 || plan->route >= SK_ROUTE_COUNT ||
         !sk_route_compiled(plan->route))
         return SK_INVALID_OPERATION;
+    const int bound = sk_binding_check(&plan->binding, src, src_len, dst, dst_len);
+    if (bound != SK_OK) return bound;
+    if (plan->walk.runs == 0) return SK_OK;  /* empty: no arithmetic, no FP-state requirement */
     /* Before any conversion or write: the staged roundings need nearest
      * rounding and gradual underflow, and no trap may fire mid-tensor. */
     if (sk_fenv_unmet(SK_NEED_NEAREST | SK_NEED_GRADUAL_UNDERFLOW | SK_NEED_NO_TRAPS))
@@ -94,6 +98,6 @@ int sk_dequant_execute(const sk_dequant_plan *plan, uintptr_t src, uintptr_t dst
     else
 #endif
         k.span = portable_leaf(plan->route, plan->output, plan->form, plan->exponent);
-    sk_walk_run(&plan->walk, (const char *)src, (char *)dst, k, &c);
+    sk_walk_run(&plan->walk, src, dst, k, &c);
     return SK_OK;
 }

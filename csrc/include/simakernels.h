@@ -94,16 +94,35 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
                     const int64_t *out_stride, int64_t in_size,
                     int64_t out_size, sk_walk *walk);
 
+/* ---- Binding ---------------------------------------------------------- */
+/* What an admitted plan needs from its two views (bytes, address alignment;
+ * 0 bytes: empty work, any view will do). */
+typedef struct sk_binding {
+    uint64_t in_nbytes;
+    uint64_t in_alignment;
+    uint64_t out_nbytes;
+    uint64_t out_alignment;
+} sk_binding;
+
+/* Every execute entry runs this before anything else: null nonempty views,
+ * extents below the requirement, address wrap, misalignment and overlap of
+ * the accessed input and output ranges are SK_INVALID_BINDING.  (Python then
+ * names the exact fault; see simakernels.buffers.) */
+int sk_binding_check(const sk_binding *need, const void *src, uint64_t src_len, const void *dst,
+                     uint64_t dst_len);
+
 /* ---- Cast ------------------------------------------------------------- */
 enum sk_cast_kind { SK_CAST_F32_BF16 = 0, SK_CAST_BF16_F32 = 1 };
 typedef struct sk_cast_plan {
     int32_t kind;                 /* enum sk_cast_kind */
     int32_t route;                /* enum sk_route, compiled and available */
+    sk_binding binding;
     sk_walk walk;
 } sk_cast_plan;
 
-/* src/dst are addresses of bound, admitted buffers (see simakernels.buffers). */
-int sk_cast_execute(const sk_cast_plan *plan, uintptr_t src, uintptr_t dst);
+/* Binding check, then the conversion; src/dst views of src_len/dst_len bytes. */
+int sk_cast_execute(const sk_cast_plan *plan, const void *src, uint64_t src_len, void *dst,
+                    uint64_t dst_len);
 
 /* ---- Dequant ---------------------------------------------------------- */
 enum sk_dequant_output { SK_DEQUANT_F32 = 0, SK_DEQUANT_BF16 = 1 };
@@ -125,15 +144,18 @@ typedef struct sk_dequant_plan {
     int32_t zero_point;
     int32_t form;                 /* set by sk_dequant_prepare */
     int32_t exponent;             /* e of a power-of-two scale (pow2 forms) */
+    sk_binding binding;
     sk_walk walk;
 } sk_dequant_plan;
 
 /* Chooses the form; SK_INVALID_PARAMS for a scale that is not finite and
  * positive, SK_INVALID_OPERATION for an unknown output or route. */
 int sk_dequant_prepare(sk_dequant_plan *plan);
-/* Checks the FP environment (nearest, gradual underflow, no traps) before
- * any conversion or write: SK_UNSUPPORTED_ENVIRONMENT otherwise. */
-int sk_dequant_execute(const sk_dequant_plan *plan, uintptr_t src, uintptr_t dst);
+/* Binding check; then, for nonempty work, the FP environment (nearest,
+ * gradual underflow, no traps) before any conversion or write:
+ * SK_UNSUPPORTED_ENVIRONMENT otherwise. */
+int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t src_len, void *dst,
+                       uint64_t dst_len);
 
 /* ---- Quant ------------------------------------------------------------ */
 enum sk_quant_input { SK_QUANT_F32 = 0, SK_QUANT_BF16 = 1, SK_QUANT_F16 = 2 };
@@ -148,15 +170,18 @@ typedef struct sk_quant_plan {
     uint32_t multiplier_bits;     /* admitted: finite, > 0 */
     int32_t zero_point;           /* admitted: [-128, 127] */
     int32_t reserved;
+    sk_binding binding;
     sk_walk walk;
 } sk_quant_plan;
 
 /* Validates the plan's codes and parameters (SK_INVALID_PARAMS /
  * SK_INVALID_OPERATION), so a bad plan is refused before execution. */
 int sk_quant_prepare(const sk_quant_plan *plan);
-/* Checks the FP environment (nearest rounding, no traps; flush modes are
- * fine: the exact repair path covers them) before any write. */
-int sk_quant_execute(const sk_quant_plan *plan, uintptr_t src, uintptr_t dst);
+/* Binding check; then, for nonempty work, the FP environment (nearest
+ * rounding, no traps; flush modes are fine: the exact repair path covers
+ * them) before any write. */
+int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_len, void *dst,
+                     uint64_t dst_len);
 
 /* ---- EV74 host codec ---------------------------------------------------- */
 /* The 224-byte little-endian descriptor of simaai_kernels_ev74_quant_v1.

@@ -49,9 +49,13 @@ sk_span_fn sk_quant_leaf(int route, int input, int rounding) {
     return quant_leaves[route][input][rounding];
 }
 
-int sk_quant_execute(const sk_quant_plan *plan, uintptr_t src, uintptr_t dst) {
-    const int status = sk_quant_prepare(plan);
+int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_len, void *dst,
+                     uint64_t dst_len) {
+    int status = sk_quant_prepare(plan);
     if (status != SK_OK) return status;
+    status = sk_binding_check(&plan->binding, src, src_len, dst, dst_len);
+    if (status != SK_OK) return status;
+    if (plan->walk.runs == 0) return SK_OK;  /* empty: nothing to compute */
     /* The product rounding needs nearest rounding and no trap may fire;
      * flush-to-zero/denormals-are-zero are repaired exactly. */
     if (sk_fenv_unmet(SK_NEED_NEAREST | SK_NEED_NO_TRAPS)) return SK_UNSUPPORTED_ENVIRONMENT;
@@ -59,6 +63,6 @@ int sk_quant_execute(const sk_quant_plan *plan, uintptr_t src, uintptr_t dst) {
     sk_quant_ctx_init(&c, plan->multiplier_bits, plan->zero_point);
     const sk_kernel k = {sk_quant_leaf(plan->route, plan->input, plan->rounding),
                          sk_quant_strided[plan->input][plan->rounding]};
-    sk_walk_run(&plan->walk, (const char *)src, (char *)dst, k, &c);
+    sk_walk_run(&plan->walk, src, dst, k, &c);
     return SK_OK;
 }

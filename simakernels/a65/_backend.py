@@ -7,7 +7,7 @@ from typing import Any, Callable, Sequence, Tuple, Union
 
 from .._ffi import ffi, lib
 from ..admission import Admitted
-from ..buffers import BufferLike, bind
+from ..buffers import BufferLike, bind, fast_view
 from ..core import Error, ErrorCode, Requirement
 from ..fenv import describe_unmet
 from ..ops._base import SharedPlan
@@ -34,23 +34,33 @@ class BackendPlan:
         return self.shared.output_requirements()
 
 
-def prepare_walk(walk: Any, admitted: Admitted) -> None:
-    """Fills a native ``sk_walk`` for a nonempty admitted elementwise request."""
+def prepare_native(native: Any, admitted: Admitted) -> None:
+    """Fills the binding requirements and the walk of a native plan struct
+    (the walk stays empty, zero runs, for an empty tensor)."""
+    (src,), (dst,) = admitted.inputs, admitted.outputs
+    binding = native.binding
+    binding.in_nbytes, binding.in_alignment = src.nbytes, src.dtype.itemsize
+    binding.out_nbytes, binding.out_alignment = dst.nbytes, dst.dtype.itemsize
     if admitted.empty:
         return
-    src, dst = admitted.inputs[0], admitted.outputs[0]
-    rank = len(admitted.shape)
     status = lib.sk_walk_prepare(
-        rank,
+        len(admitted.shape),
         ffi.new("int64_t[]", list(admitted.shape) or [0]),
         ffi.new("int64_t[]", list(src.strides) or [0]),
         ffi.new("int64_t[]", list(dst.strides) or [0]),
         src.dtype.itemsize,
         dst.dtype.itemsize,
-        walk,
+        ffi.addressof(native, "walk"),
     )
     if status != lib.SK_OK:  # admission guarantees the walk's preconditions
         raise AssertionError(f"sk_walk_prepare rejected an admitted shape: status {status}")
+
+
+def _status_error(status: int, operation: str, fenv_needs: int) -> Error:
+    if status == lib.SK_UNSUPPORTED_ENVIRONMENT:
+        detail = describe_unmet(lib.sk_fenv_unmet(fenv_needs))
+        return Error(ErrorCode.UNSUPPORTED_ENVIRONMENT, f"{operation}: {detail}; nothing was written")
+    return Error(ErrorCode(status), f"{operation}: the native core rejected the call (status {status})")
 
 
 def execute(
@@ -59,10 +69,22 @@ def execute(
     operation: str,
     inputs: Sequence[BufferLike],
     outputs: Sequence[BufferLike],
-    native_execute: Callable[[Any, int, int], int],
+    native_execute: Callable[[Any, Any, int, Any, int], int],
 ) -> Union[None, Error]:
     """Binds, checks and runs one plan; returns None or the first Error,
-    always before any output byte is written."""
+    always before any output byte is written.
+
+    The common case is one native call, which checks the bindings itself;
+    when it refuses them (or a view cannot be taken directly), the Python
+    checks in :func:`simakernels.buffers.bind` name the exact fault."""
+    if type(plan) is plan_type and len(inputs) == 1 and len(outputs) == 1:
+        src, dst = fast_view(inputs[0], False), fast_view(outputs[0], True)
+        if src is not None and dst is not None:
+            status = native_execute(plan._native, src[0], src[1], dst[0], dst[1])
+            if status == lib.SK_OK:
+                return None
+            if status != lib.SK_INVALID_BINDING:
+                return _status_error(status, operation, plan._fenv_needs)
     if not isinstance(plan, plan_type):
         return Error(
             ErrorCode.INVALID_OPERATION,
@@ -72,12 +94,9 @@ def execute(
     bound = bind(inputs, outputs, shared.input_requirements(), shared.output_requirements())
     if isinstance(bound, Error):
         return bound
-    if shared.empty:
-        return None
-    status = native_execute(plan._native, bound[0][0].address, bound[1][0].address)
+    (src_view,), (dst_view,) = bound
+    status = native_execute(plan._native, ffi.cast("void *", src_view.address), src_view.nbytes,
+                            ffi.cast("void *", dst_view.address), dst_view.nbytes)
     if status == lib.SK_OK:
         return None
-    if status == lib.SK_UNSUPPORTED_ENVIRONMENT:
-        detail = describe_unmet(lib.sk_fenv_unmet(plan._fenv_needs))
-        return Error(ErrorCode.UNSUPPORTED_ENVIRONMENT, f"{operation}: {detail}; nothing was written")
-    return Error(ErrorCode(status), f"{operation}: the native core rejected the call (status {status})")
+    return _status_error(status, operation, plan._fenv_needs)

@@ -35,7 +35,7 @@ def prepare(shared: ops_cast.Plan, route: Optional[str] = None) -> Union[Plan, E
     native = ffi.new("sk_cast_plan *")
     native.kind = _KIND[(admitted.inputs[0].dtype, admitted.outputs[0].dtype)]
     native.route = chosen[1]
-    _backend.prepare_walk(ffi.addressof(native[0], "walk"), admitted)
+    _backend.prepare_native(native, admitted)
     # Cast is bit manipulation: it needs nothing from the FP environment.
     return Plan(shared, chosen[0], native, 0)
 

@@ -39,7 +39,7 @@ def prepare(shared: ops_quant.Plan, route: Optional[str] = None) -> Union[Plan, 
     status = lib.sk_quant_prepare(native)
     if status != lib.SK_OK:  # admission already proved the parameters
         raise AssertionError(f"sk_quant_prepare rejected an admitted plan: status {status}")
-    _backend.prepare_walk(ffi.addressof(native[0], "walk"), admitted)
+    _backend.prepare_native(native, admitted)
     return Plan(shared, chosen[0], native, FENV_NEEDS)
 
 

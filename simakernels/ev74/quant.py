@@ -121,6 +121,9 @@ def check_inference(request_or_plan: Union[ops_quant.Request, ops_quant.Plan]) -
             ErrorCode.INVALID_OPERATION,
             f"ev74.quant.check_inference takes an ops.quant Request or Plan, got {type(request_or_plan).__qualname__}",
         )
+    for axis, extent in enumerate(shared.admitted.shape):
+        if extent >= DOMAIN:  # even for an empty tensor: the descriptor carries the extent
+            return Error(ErrorCode.DEVICE_LIMIT, f"axis {axis}: extent {extent} does not fit the EV74's 32-bit domain")
     for port in shared.admitted.inputs + shared.admitted.outputs:
         if port.nbytes >= DOMAIN:
             return Error(
