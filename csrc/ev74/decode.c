@@ -158,7 +158,7 @@ int sk_ev74_decode(const uint8_t *b, size_t length, sk_ev74_descriptor *d, char 
     /* Addresses: both slots zero (relocatable) or both bound in the domain,
      * aligned and not overlapping. */
     const uint64_t ia = d->input_address, oa = d->output_address;
-    if ((ia == 0) != (oa == 0) && d->count)
+    if ((ia == 0) != (oa == 0))
         REJECT("field %s (offset %d): one relocation slot is bound and the other is not",
                ia ? "output_address" : "input_address", ia ? SK_EV74_OFF_OUTPUT_ADDRESS : SK_EV74_OFF_INPUT_ADDRESS);
     if (ia >= DOMAIN || ia + d->input_span > DOMAIN)

@@ -62,7 +62,7 @@ class Device:
     """``size`` bytes of device memory at device address ``base``."""
 
     def __init__(self, size: int = 1 << 24, base: int = 0x1000_0000, workgroups: int = MAX_WORKGROUPS) -> None:
-        if not 0 < base and base + size <= ev_quant.DOMAIN:
+        if not (0 < base and 0 < size and base + size <= ev_quant.DOMAIN):
             raise ValueError("device memory must lie inside the 32-bit domain, above address 0")
         if not 1 <= workgroups:
             raise ValueError("at least one workgroup")
@@ -133,7 +133,10 @@ class Device:
                 return Error(ErrorCode.INVALID_BINDING, f"{name} range {address:#x} + {span} is not device memory")
         units = _work_units(desc)
         n_workers = 1 if len(units) == 1 else min(self.workgroups, MAX_WORKGROUPS)
-        chunks = [units[w * len(units) // n_workers:(w + 1) * len(units) // n_workers] for w in range(n_workers)]
+        # Consecutive ranges, rounded up so that unit 0 always stays on CPU0
+        # (with fewer units than CPUs, the last CPUs get none).
+        bounds = [-(-w * len(units) // n_workers) for w in range(n_workers + 1)]
+        chunks = [units[bounds[w]:bounds[w + 1]] for w in range(n_workers)]
         done: List[WorkUnit] = []
         for cpu in list(range(1, n_workers)) + [0]:      # CPU0 last
             done.extend(self._run_worker(desc, cpu, chunks[cpu]))

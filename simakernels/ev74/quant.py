@@ -209,7 +209,7 @@ def decode(data: Any) -> Union[Descriptor, Error]:
     """Device-side validation of descriptor bytes by the native decoder:
     a :class:`Descriptor`, or ``INVALID_DESCRIPTOR`` naming the field."""
     try:
-        raw = bytes(data)
+        raw = memoryview(data).tobytes()  # bytes-like only (bytes(n) would make n zeros)
     except TypeError:
         return Error(ErrorCode.INVALID_DESCRIPTOR, f"descriptor must be bytes-like, got {type(data).__qualname__}")
     native = ffi.new("sk_ev74_descriptor *")
