@@ -15,20 +15,26 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 import pytest
+from hypothesis import strategies as st
 
 import simakernels as sk
-from oracle import bf16_to_f32_table, f32_to_bf16
+from oracle import bf16_to_f32_table, dequant_bf16_table, dequant_f32_table, f32_to_bf16
 
 F32 = sk.DType.FLOAT32
 BF16 = sk.DType.BFLOAT16
+I8 = sk.DType.INT8
+F16 = sk.DType.FLOAT16
 
 ROUTES: Tuple[str, ...] = tuple(sk.a65.available_routes())
 
 SENTINEL = 0xA5      # every output byte before execution
 INPUT_FILL = 0x3C    # input gap bytes (checked unchanged as well)
 
-ITEMSIZE = {F32: 4, BF16: 2}
-UINT = {F32: np.dtype(np.uint32), BF16: np.dtype(np.uint16)}
+ITEMSIZE = {F32: 4, BF16: 2, F16: 2, I8: 1}
+# Storage words: every port is read and written as unsigned bit patterns.
+UINT = {
+    F32: np.dtype(np.uint32), BF16: np.dtype(np.uint16), F16: np.dtype(np.uint16), I8: np.dtype(np.uint8),
+}
 
 # The two conversions, as (input dtype, output dtype), by test id.
 DIRECTIONS = {"f32_to_bf16": (F32, BF16), "bf16_to_f32": (BF16, F32)}
@@ -203,6 +209,9 @@ class Storage:
     def reset(self) -> None:
         self.buf[...] = self.fill
 
+    def gaps_report(self, what: str = "output") -> Optional[str]:
+        return untouched_report(self.buf, self.fill, ~self.element_mask(), what)
+
     def assert_gaps_untouched(self, what: str = "output") -> None:
         assert_untouched(self.buf, self.fill, ~self.element_mask(), what)
 
@@ -214,44 +223,68 @@ def _hex(value: int, width: int) -> str:
     return f"0x{int(value):0{width}x}"
 
 
-def assert_bits_equal(got, expected, inputs, what: str = "", shape=None, limit: int = 10) -> None:
-    """Bit-for-bit comparison; a failure lists index, input, expected and got in hex."""
+def mismatch_report(got, expected, inputs, what: str = "", shape=None, limit: int = 10) -> Optional[str]:
+    """None when ``got`` equals ``expected`` bit for bit, else a report listing
+    index, input, expected and got in hex (for tests that gather several
+    comparisons before failing)."""
     got = np.asarray(got).reshape(-1)
     expected = np.asarray(expected).reshape(-1)
     inputs = np.asarray(inputs).reshape(-1)
     assert got.shape == expected.shape == inputs.shape, (got.shape, expected.shape, inputs.shape)
     bad = np.flatnonzero(got != expected)
     if bad.size == 0:
-        return
+        return None
     wi, wo = inputs.dtype.itemsize * 2, expected.dtype.itemsize * 2
     lines = []
     for i in bad[:limit]:
-        where = f"{int(i)}" if not shape else f"{int(i)} {np.unravel_index(int(i), shape)}"
+        where = f"{int(i)}" if not shape else f"{int(i)} {tuple(int(k) for k in np.unravel_index(int(i), shape))}"
         lines.append(
             f"  index {where}: input {_hex(inputs[i], wi)} expected {_hex(expected[i], wo)} "
             f"got {_hex(got[i], wo)}"
         )
-    pytest.fail(f"{what}: {bad.size} of {got.size} elements differ\n" + "\n".join(lines), pytrace=False)
+    return f"{what}: {bad.size} of {got.size} elements differ\n" + "\n".join(lines)
 
 
-def assert_untouched(buf: np.ndarray, fill: int, mask: Optional[np.ndarray] = None, what: str = "buffer") -> None:
-    """Every byte of ``buf`` (where ``mask`` is true) still holds ``fill``."""
+def assert_bits_equal(got, expected, inputs, what: str = "", shape=None, limit: int = 10) -> None:
+    """Bit-for-bit comparison; a failure lists index, input, expected and got in hex."""
+    report = mismatch_report(got, expected, inputs, what, shape, limit)
+    if report is not None:
+        pytest.fail(report, pytrace=False)
+
+
+def untouched_report(buf: np.ndarray, fill: int, mask: Optional[np.ndarray] = None, what: str = "buffer") -> Optional[str]:
+    """None when every byte of ``buf`` (where ``mask`` is true) still holds
+    ``fill``, else a report of the changed bytes."""
     changed = buf != fill
     if mask is not None:
         changed &= mask
     bad = np.flatnonzero(changed)
-    if bad.size:
-        shown = ", ".join(f"byte {int(i):#x}: {int(buf[i]):#04x}" for i in bad[:12])
-        pytest.fail(
-            f"{what}: {bad.size} byte(s) outside the logical elements changed "
-            f"(expected {fill:#04x}): {shown}",
-            pytrace=False,
-        )
+    if bad.size == 0:
+        return None
+    shown = ", ".join(f"byte {int(i):#x}: {int(buf[i]):#04x}" for i in bad[:12])
+    return (
+        f"{what}: {bad.size} byte(s) outside the logical elements changed "
+        f"(expected {fill:#04x}): {shown}"
+    )
+
+
+def assert_untouched(buf: np.ndarray, fill: int, mask: Optional[np.ndarray] = None, what: str = "buffer") -> None:
+    """Every byte of ``buf`` (where ``mask`` is true) still holds ``fill``."""
+    report = untouched_report(buf, fill, mask, what)
+    if report is not None:
+        pytest.fail(report, pytrace=False)
+
+
+def a65_module(req):
+    """The A65 module of a request's operation (``sk.ops.dequant.Request`` ->
+    ``sk.a65.dequant``; anything else is treated as a cast request)."""
+    operation = type(req).__module__.rsplit(".", 1)[-1]
+    return getattr(sk.a65, operation, sk.a65.cast)
 
 
 def ok_plan(req, route: str):
     """The A65 plan for ``req`` on ``route``; fails the test on an Error."""
-    plan = sk.a65.cast.check_inference(req, route=route)
+    plan = a65_module(req).check_inference(req, route=route)
     assert not isinstance(plan, sk.Error), f"unexpected rejection: {plan}"
     assert plan.route == route
     return plan
@@ -306,3 +339,167 @@ def fp_or_skip(**state):
         except sk.testing.UnsupportedFPState as exc:
             pytest.skip(f"UnsupportedFPState: {exc}")
         yield entered
+
+
+def fail_if(reports) -> None:
+    """Fails with every non-None report joined (tests that sweep parameters
+    gather all mismatches before failing)."""
+    found = [r for r in reports if r]
+    if found:
+        pytest.fail(f"{len(found)} failing case(s)\n" + "\n".join(found), pytrace=False)
+
+
+# --------------------------------------------------------------------- dequant
+# Expected bits come from tests/oracle/dequant.py (staged binary32 arithmetic
+# on exact rationals), looked up by the input's byte pattern.
+
+
+@functools.lru_cache(maxsize=None)
+def dequant_tables(scale_bits: int, zero_point: int) -> Tuple[np.ndarray, np.ndarray]:
+    """Oracle FP32 and BF16 bits for all 256 INT8 inputs, indexed by the
+    input byte (``table[x.view(numpy.uint8)]``)."""
+    f32 = np.array(dequant_f32_table(scale_bits, zero_point), dtype=np.uint32)
+    bf16 = np.array(dequant_bf16_table(scale_bits, zero_point), dtype=np.uint16)
+    f32.flags.writeable = bf16.flags.writeable = False
+    return f32, bf16
+
+
+def oracle_dequant(q_bytes, dst_dtype: sk.DType, scale_bits: int, zero_point: int) -> np.ndarray:
+    """Oracle output bits for INT8 inputs given as bytes (uint8 or int8 array)."""
+    f32, bf16 = dequant_tables(scale_bits, zero_point)
+    table = f32 if dst_dtype is F32 else bf16
+    return table[np.asarray(q_bytes).view(np.uint8)]
+
+
+def random_int8(count: int, seed: int) -> np.ndarray:
+    """``count`` random INT8 values as their byte patterns (uint8)."""
+    return np.random.default_rng(seed).integers(0, 256, size=count, dtype=np.uint16).astype(np.uint8)
+
+
+def scale_bits_of(value) -> int:
+    """binary32 bits of ``numpy.float32(value)`` (the documented scale conversion)."""
+    return int(np.array(np.float32(value), dtype=np.float32).view(np.uint32))
+
+
+def dequant_request(shape, dst_dtype, scale_bits: int, zero_point: int, in_strides=None, out_strides=None):
+    return sk.ops.dequant.Request(
+        [spec(shape, I8, in_strides)],
+        [spec(shape, dst_dtype, out_strides)],
+        sk.ops.dequant.Params.from_bits(scale_bits, zero_point),
+    )
+
+
+# Arithmetic forms by the specification's route table (A65 implementation
+# notes): INT8-range zero points use exact integer subtraction, with exact
+# power-of-two scaling for 2^-4 .. 2^4; zero points in [-16777089, 16777088]
+# with those scales keep a power-of-two specialisation; every other zero
+# point keeps the staged conversion and subtraction, omitting the multiply
+# only for scale 1.0f.
+POW2_EXPONENTS = range(-4, 5)
+WIDE_POW2_ZP = (-16777089, 16777088)
+
+
+def expected_form(scale_bits: int, zero_point: int) -> str:
+    biased, fraction = (scale_bits >> 23) & 0xFF, scale_bits & 0x7FFFFF
+    bounded_pow2 = fraction == 0 and biased != 0 and biased - 127 in POW2_EXPONENTS
+    if -128 <= zero_point <= 127:
+        return "narrow_pow2" if bounded_pow2 else "narrow"
+    if bounded_pow2 and WIDE_POW2_ZP[0] <= zero_point <= WIDE_POW2_ZP[1]:
+        return "wide_pow2"
+    return "wide_unit" if scale_bits == 0x3F800000 else "wide"
+
+
+def dequant_report(
+    route: str,
+    shape,
+    dst_dtype: sk.DType,
+    scale_bits: int,
+    zero_point: int,
+    in_strides=None,
+    out_strides=None,
+    *,
+    values: Optional[np.ndarray] = None,
+    seed: int = 0,
+    in_excess: int = 13,
+    out_excess: int = 29,
+) -> Optional[str]:
+    """Builds, binds and executes one dequant and checks it like
+    :func:`run_cast`: exact requirements, every logical output element equal
+    to the oracle, every other output byte (gaps, excess capacity) still the
+    sentinel, the input unchanged, the form the route table names.  ``values``
+    are the INT8 inputs as bytes in row-major logical order.  Returns None or
+    a report naming the case."""
+    shape = tuple(shape)
+    req = dequant_request(shape, dst_dtype, scale_bits, zero_point, in_strides, out_strides)
+    plan = ok_plan(req, route)
+    src = Storage.make(shape, I8, in_strides, excess=in_excess, fill=INPUT_FILL)
+    dst = Storage.make(shape, dst_dtype, out_strides, excess=out_excess, fill=SENTINEL)
+    what = (
+        f"{route} INT8->{dst_dtype.name} scale {scale_bits:#010x} zero point {zero_point} "
+        f"form {plan.form} shape {shape} in {src.strides} out {dst.strides}"
+    )
+    problems = []
+    if plan.form != expected_form(scale_bits, zero_point):
+        problems.append(f"{what}: form {plan.form!r}, route table says {expected_form(scale_bits, zero_point)!r}")
+    expect_in = (sk.Requirement(span(shape, src.strides, 1), 1),)
+    expect_out = (sk.Requirement(span(shape, dst.strides, dst.itemsize), dst.itemsize),)
+    if plan.input_requirements() != expect_in or plan.output_requirements() != expect_out:
+        problems.append(
+            f"{what}: requirements {plan.input_requirements()} {plan.output_requirements()}, "
+            f"expected {expect_in} {expect_out}"
+        )
+    if values is None:
+        values = random_int8(src.offsets.size, seed)
+    values = np.asarray(values).view(np.uint8).reshape(-1)
+    src.write(values)
+    before = src.buf.copy()
+    status = sk.a65.dequant.execute(plan, [src.buf], [dst.buf])
+    if status is not None:
+        return f"{what}: execute returned {status}"
+    expected = oracle_dequant(values, dst_dtype, scale_bits, zero_point)
+    problems.append(mismatch_report(dst.read(), expected, values, what, shape=shape))
+    problems.append(dst.gaps_report(f"{what}: output"))
+    if not np.array_equal(src.buf, before):
+        problems.append(f"{what}: input buffer modified")
+    found = [p for p in problems if p]
+    return "\n".join(found) if found else None
+
+
+def run_dequant(*args, **kwargs) -> None:
+    """:func:`dequant_report`, failing the test on any problem."""
+    fail_if([dequant_report(*args, **kwargs)])
+
+
+# ----------------------------------------------------------------- strategies
+
+
+@st.composite
+def admissible_strides(draw, shape, itemsize):
+    """Byte strides a sorted-axis proof admits: axes in a random physical order
+    (fastest first), each stride clearing the span of the faster axes plus a
+    random pad; singleton and empty axes get arbitrary strides, zero included.
+    Sometimes Contiguous() (None)."""
+    if draw(st.integers(0, 4)) == 0:
+        return None
+    order = draw(st.permutations(range(len(shape))))
+    strides = [0] * len(shape)
+    covered = itemsize
+    for axis in order:
+        extent = shape[axis]
+        if extent <= 1:
+            strides[axis] = itemsize * draw(st.sampled_from([0, 0, 1, 3, 7, 1000]))
+            continue
+        pad = itemsize * draw(st.sampled_from([0, 0, 0, 1, 2, 5]))
+        strides[axis] = covered + pad
+        covered += (extent - 1) * strides[axis]
+    return tuple(strides)
+
+
+@st.composite
+def small_shapes(draw, max_rank: int = 6):
+    """Shapes of rank 0..max_rank with small extents, sometimes empty."""
+    rank = draw(st.integers(0, max_rank))
+    shape = draw(st.lists(st.sampled_from([1, 1, 2, 2, 3, 4, 5]), min_size=rank, max_size=rank))
+    if rank and draw(st.integers(0, 9)) == 0:
+        shape[draw(st.integers(0, rank - 1))] = 0
+    return tuple(shape)
