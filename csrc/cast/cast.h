@@ -13,6 +13,10 @@ void sk_cast_bf16_f32_strided__scalar(const void *ctx, const char *src, ptrdiff_
 void sk_cast_f32_bf16__sse2(const void *ctx, const void *src, void *dst, size_t n);
 void sk_cast_bf16_f32__sse2(const void *ctx, const void *src, void *dst, size_t n);
 #endif
+#if SK_HAVE_AVX2
+void sk_cast_f32_bf16__avx2(const void *ctx, const void *src, void *dst, size_t n);
+void sk_cast_bf16_f32__avx2(const void *ctx, const void *src, void *dst, size_t n);
+#endif
 #if SK_HAVE_NEON
 void sk_cast_f32_bf16__neon(const void *ctx, const void *src, void *dst, size_t n);
 void sk_cast_bf16_f32__neon(const void *ctx, const void *src, void *dst, size_t n);

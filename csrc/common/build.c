@@ -25,6 +25,7 @@ const char *sk_compiler(void) {
 const char *sk_route_name(int route) {
     switch (route) {
     case SK_ROUTE_NEON: return "neon";
+    case SK_ROUTE_AVX2: return "avx2";
     case SK_ROUTE_SSE2: return "sse2";
     case SK_ROUTE_SCALAR: return "scalar";
     default: return NULL;
@@ -35,6 +36,7 @@ int sk_route_compiled(int route) {
     if (route == SK_ROUTE_SCALAR) return 1;
     if (route == SK_ROUTE_NEON) return SK_HAVE_NEON;
     if (route == SK_ROUTE_SSE2) return SK_HAVE_SSE2;
+    if (route == SK_ROUTE_AVX2) return SK_HAVE_AVX2;
     return 0;
 }
 
@@ -44,6 +46,9 @@ int sk_route_available(int route) {
     /* Advanced SIMD is part of the Linux AArch64 baseline, but ask anyway:
      * a route is only offered when the CPU says it has the unit. */
     if (route == SK_ROUTE_NEON) return (getauxval(AT_HWCAP) & HWCAP_ASIMD) != 0;
+#endif
+#if SK_HAVE_AVX2
+    if (route == SK_ROUTE_AVX2) return __builtin_cpu_supports("avx2") != 0;
 #endif
     return 1;
 }

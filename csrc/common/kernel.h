@@ -16,6 +16,13 @@
 #else
 #define SK_HAVE_SSE2 0
 #endif
+/* AVX2 code is compiled per function (target pragma) and only run where
+ * the CPU reports AVX2, so the wheel keeps the x86-64 baseline. */
+#if SK_HAVE_SSE2 && (defined(__GNUC__) || defined(__clang__))
+#define SK_HAVE_AVX2 1
+#else
+#define SK_HAVE_AVX2 0
+#endif
 
 /* Elements per vector block in every dense leaf. */
 #define SK_BLOCK 16

@@ -27,7 +27,7 @@ int sk_dequant_prepare(sk_dequant_plan *plan) {
     return SK_OK;
 }
 
-/* Portable leaves (scalar and sse2 routes) by form; a negative power-of-two
+/* Portable leaves (scalar, sse2 and avx2 routes) by form; a negative power-of-two
  * exponent needs no form of its own there: the multiply is already exact. */
 static sk_span_fn portable_leaf(int route, int output, int form, int exponent) {
     static const sk_span_fn scalar[2][SK_DEQUANT_FORM_COUNT] = {
@@ -49,6 +49,17 @@ static sk_span_fn portable_leaf(int route, int output, int form, int exponent) {
                              sk_dequant_i8_bf16_wide__sse2},
     };
     if (route == SK_ROUTE_SSE2) return sse2[output][form];
+#endif
+#if SK_HAVE_AVX2
+    static const sk_span_fn avx2[2][SK_DEQUANT_FORM_COUNT] = {
+        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow__avx2, sk_dequant_i8_f32_shift__avx2,
+                            sk_dequant_i8_f32_wide_pow2__avx2, sk_dequant_i8_f32_wide_unit__avx2,
+                            sk_dequant_i8_f32_wide__avx2},
+        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow__avx2, sk_dequant_i8_bf16_shift__avx2,
+                             sk_dequant_i8_bf16_wide_pow2__avx2, sk_dequant_i8_bf16_wide_unit__avx2,
+                             sk_dequant_i8_bf16_wide__avx2},
+    };
+    if (route == SK_ROUTE_AVX2) return avx2[output][form];
 #endif
     (void)route;
     return scalar[output][form];

@@ -31,10 +31,13 @@ const char *sk_build_flags(void);
 const char *sk_compiler(void);
 
 /* Numerical routes, best first.  Every operation has an entry for each
- * compiled route: "neon" (AArch64 intrinsics), "sse2" (x86-64: portable C
- * written for the vectoriser, intrinsics where that is not enough) and
+ * compiled route: "neon" (AArch64 intrinsics), "avx2" and "sse2" (x86-64:
+ * portable C written for the vectoriser, compiled for each instruction set,
+ * intrinsics where that is not enough; avx2 only where the CPU has it) and
  * "scalar" (element-at-a-time reference loops, every target). */
-enum sk_route { SK_ROUTE_NEON = 0, SK_ROUTE_SSE2 = 1, SK_ROUTE_SCALAR = 2, SK_ROUTE_COUNT = 3 };
+enum sk_route {
+    SK_ROUTE_NEON = 0, SK_ROUTE_AVX2 = 1, SK_ROUTE_SSE2 = 2, SK_ROUTE_SCALAR = 3, SK_ROUTE_COUNT = 4
+};
 const char *sk_route_name(int route);
 int sk_route_compiled(int route);
 int sk_route_available(int route);

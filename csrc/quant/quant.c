@@ -41,6 +41,9 @@ static const sk_span_fn quant_leaves[SK_ROUTE_COUNT][3][4] = {
 #if SK_HAVE_SSE2
     [SK_ROUTE_SSE2] = {ROW(sse2, f32), ROW(sse2, bf16), ROW(sse2, f16)},
 #endif
+#if SK_HAVE_AVX2  /* no AVX2 Quant kernels yet: the SSE2 ones serve */
+    [SK_ROUTE_AVX2] = {ROW(sse2, f32), ROW(sse2, bf16), ROW(sse2, f16)},
+#endif
     [SK_ROUTE_SCALAR] = {ROW(scalar, f32), ROW(scalar, bf16), ROW(scalar, f16)},
 };
 #undef ROW
