@@ -9,7 +9,7 @@ NATIVE_INPUTS := $(shell find csrc -name '*.c' -o -name '*.h' -o -name '*.py' | 
                  simakernels/_version.py simakernels/_sourcedigest.py setup.py
 NATIVE_STAMP  := build/.native-$(shell uname -m)
 
-.PHONY: run test build venv clean wheel wheel-aarch64 aarch64-env test-aarch64
+.PHONY: run test build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize
 
 run: build
 	$(PY) -m simakernels demo
@@ -94,6 +94,22 @@ test-aarch64: $(WHEEL_ARM)
 	wait; a53=$$(cat $(AARCH64_DIR)/a53.status); \
 	echo "---- cortex-a53 (quick subset) ----"; tail -n 25 $(AARCH64_DIR)/a53.log; \
 	test $$a76 -eq 0 -a $$a53 -eq 0
+
+# ---- sanitizers ------------------------------------------------------------
+# The C core built with AddressSanitizer and UndefinedBehaviorSanitizer (any
+# report aborts), installed beside the sources in build/sanitize, and the
+# suite run against it with the runtimes preloaded into the interpreter.
+# Leak detection is off: CPython keeps its arenas to the end by design.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_DIR   := build/sanitize
+SAN_ENV   := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+             LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)"
+sanitize: $(VENV)/.installed
+	rm -rf $(SAN_DIR)
+	SIMAKERNELS_EXTRA_CFLAGS="$(SAN_FLAGS)" $(PY) setup.py -q build_py --build-lib $(SAN_DIR) \
+	    build_ext --build-lib $(SAN_DIR) --build-temp build/temp-sanitize --force
+	$(SAN_ENV) PYTHONPATH=$(SAN_DIR) SIMAKERNELS_EXPECT_INSTALLED=1 $(PY) -P -m pytest -q -p no:cacheprovider \
+	    --ignore=tests/oracle $(PYTEST_ARGS) tests
 
 clean:
 	rm -rf build dist *.egg-info simakernels/_native*.so simakernels/_native.c .pytest_cache .hypothesis

@@ -81,6 +81,7 @@ ffibuilder.set_source(
         ("SK_BUILD_FLAGS", c_string(" ".join(CFLAGS + EXTRA_CFLAGS))),
     ],
     extra_compile_args=CFLAGS + EXTRA_CFLAGS,
+    extra_link_args=EXTRA_CFLAGS,  # sanitizer runtimes link too
     # A version-specific module: the limited API would name it .abi3.so.
     py_limited_api=False,
 )
