@@ -9,13 +9,18 @@ NATIVE_INPUTS := $(shell find csrc -name '*.c' -o -name '*.h' -o -name '*.py' | 
                  simakernels/_version.py simakernels/_sourcedigest.py setup.py
 NATIVE_STAMP  := build/.native-$(shell uname -m)
 
-.PHONY: run test build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize
+.PHONY: run test build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench
 
 run: build
 	$(PY) -m simakernels demo
 
 test: build
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+# Throughput against NumPy/ml_dtypes and the memcpy bound, as ratios measured
+# in one run (docs/PERF.md records them).
+bench: build
+	$(PY) -m simakernels bench $(BENCH_ARGS)
 
 build: $(NATIVE_STAMP)
 
