@@ -1,28 +1,66 @@
-"""binary32 parameters held by their representation bits, so validation and
-route selection never depend on the caller's FP modes."""
+"""binary32 parameters held by their representation bits.  Conversions here
+use integer arithmetic only, so validation, route selection and plan caching
+never depend on the caller's FP modes (rounding, flush-to-zero, traps)."""
 from __future__ import annotations
 
-import struct
-import warnings
+import math
 from typing import Any
 
 import numpy as np
 
-_F32 = struct.Struct("<f")
-_U32 = struct.Struct("<I")
+_EMIN, _PRECISION = -126, 24          # binary32: normal exponent range, significand bits
+
+
+def _round_to_bits(x: float) -> int:
+    """Exact nearest-even rounding of a double to binary32 bits, with
+    gradual underflow and overflow to infinity, from its integer ratio."""
+    sign = 0x80000000 if math.copysign(1.0, x) < 0 else 0
+    if math.isnan(x):
+        return sign | 0x7FC00000
+    if math.isinf(x):
+        return sign | 0x7F800000
+    num, den = abs(x).as_integer_ratio()  # exact; den is a power of two
+    if num == 0:
+        return sign
+    # value = num / den; choose the exponent e of the quantum 2^q so that the
+    # significand has 24 bits (or the subnormal quantum 2^-149 is reached).
+    e = num.bit_length() - den.bit_length()      # value in [2^(e-1), 2^(e+1))
+    if num << max(0, -e) < den << max(0, e):     # value < 2^e
+        e -= 1                                    # now value in [2^e, 2^(e+1))
+    q = max(e, _EMIN) - (_PRECISION - 1)
+    if q >= 0:
+        sig, rem_num, rem_den = divmod(num, den << q)[0], num % (den << q), den << q
+    else:
+        scaled = num << -q
+        sig, rem_num, rem_den = scaled // den, scaled % den, den
+    if 2 * rem_num > rem_den or (2 * rem_num == rem_den and sig & 1):
+        sig += 1
+    if sig == 1 << _PRECISION:                    # carried into the next binade
+        sig >>= 1
+        q += 1
+    biased = q + (_PRECISION - 1) + 127 if sig >> (_PRECISION - 1) else 0
+    if biased >= 0xFF:
+        return sign | 0x7F800000
+    return sign | (biased << 23) | (sig & 0x7FFFFF)
 
 
 def bits_of(value: Any) -> int:
-    """The binary32 bits of ``numpy.float32(value)`` (an overflowing value
-    becomes infinity and is rejected by admission, not here)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        f32 = np.float32(value)
-    return int(np.array(f32, dtype=np.float32).view(np.uint32))
+    """The binary32 bits of ``value`` rounded nearest-even (what
+    ``numpy.float32(value)`` gives in the default FP environment).  A NumPy
+    binary32 value keeps its bits; an overflowing value becomes infinity and
+    is rejected by admission, not here."""
+    if isinstance(value, np.float32):
+        return int(np.array(value).view(np.uint32))
+    if isinstance(value, np.ndarray) and value.shape == () and value.dtype == np.float32:
+        return int(value.view(np.uint32))
+    try:
+        return _round_to_bits(float(value))
+    except OverflowError:            # an int beyond the double range
+        return (0x80000000 if value < 0 else 0) | 0x7F800000
 
 
 def from_bits(bits: int) -> np.float32:
-    """A NumPy binary32 scalar with exactly these bits."""
+    """A NumPy binary32 scalar with exactly these bits (no FP arithmetic)."""
     return np.array(bits & 0xFFFFFFFF, dtype=np.uint32).view(np.float32)[()]  # type: ignore[no-any-return]
 
 
@@ -32,11 +70,6 @@ def as_int(value: Any) -> Any:
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         return value
     return value.__index__()
-
-
-def value_of(bits: int) -> float:
-    """The binary32 value of ``bits`` as a Python float (exact)."""
-    return _F32.unpack(_U32.pack(bits))[0]  # type: ignore[no-any-return]
 
 
 def is_finite_positive(bits: int) -> bool:

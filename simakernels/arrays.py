@@ -6,6 +6,7 @@ raise :class:`~simakernels.core.KernelError` with ``UNSUPPORTED_LAYOUT``.
 from __future__ import annotations
 
 import os
+import struct
 from typing import Any, Callable, Dict, Optional
 
 import ml_dtypes
@@ -123,9 +124,22 @@ def _forced_route() -> Any:
     return os.environ.get(a65.FORCE_ROUTE_ENV)
 
 
+def _param_key(p: Any) -> Any:
+    """A parameter by its type and representation: hashing a float would be
+    FP arithmetic, which a caller's enabled traps could turn into SIGFPE."""
+    if type(p) is float:
+        return float, _DOUBLE.pack(p)
+    if isinstance(p, np.generic):
+        return type(p), p.tobytes()
+    return type(p), p
+
+
+_DOUBLE = struct.Struct("<d")
+
+
 def _key(op: str, x: np.ndarray, out: np.ndarray, *params: Any) -> Any:
     return (op, x.shape, x.strides, x.dtype, out.shape, out.strides, out.dtype,
-            tuple([(type(p), p) for p in params]), _forced_route())
+            tuple([_param_key(p) for p in params]), _forced_route())
 
 
 def _run(backend: Any, plan: Any, x: np.ndarray, out: np.ndarray) -> np.ndarray:

@@ -75,13 +75,27 @@ _NATIVE = {s: getattr(lib, f"SK_HURRAY_{s.name}") for s in StorageType}
 
 
 def _storage(storage: Any) -> StorageType:
+    tag = _binary32.as_int(storage)  # Python or NumPy integers; not 16.0, not True
+    if isinstance(tag, bool) or not isinstance(tag, int):
+        raise HurrayFormatError(f"storage type {storage!r} is not an integer tag")
     try:
-        return StorageType(storage)
+        return StorageType(tag)
     except ValueError:
         raise HurrayFormatError(
             f"storage type {storage!r} is not one of the valid tags "
             f"({', '.join(f'{s.name} {s.value:#04x}' for s in StorageType)})"
         ) from None
+
+
+def _check_zero_point(zero_point: Any, kind: Optional[StorageType]) -> None:
+    """An int32 (the field's type), and within ``kind``'s range when given."""
+    if isinstance(zero_point, bool) or not isinstance(zero_point, int) or not -(1 << 31) <= zero_point < (1 << 31):
+        raise HurrayFormatError(f"zero_point (offset 8): {zero_point!r} is not an int32")
+    if kind is not None and zero_point not in kind.range:
+        raise HurrayFormatError(
+            f"zero_point (offset 8): {zero_point} is outside the {kind.name} range "
+            f"[{kind.range.start}, {kind.range.stop - 1}]"
+        )
 
 
 def _check_scale(bits: int) -> None:
@@ -99,7 +113,7 @@ class PerTensorAffine:
     zero_point: int = 0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "scale", np.float32(_binary32.from_bits(_binary32.bits_of(self.scale))))
+        object.__setattr__(self, "scale", _binary32.from_bits(_binary32.bits_of(self.scale)))
         object.__setattr__(self, "zero_point", _binary32.as_int(self.zero_point))
 
     @property
@@ -109,10 +123,8 @@ class PerTensorAffine:
     def encode(self) -> bytes:
         """The 16-byte descriptor; refuses (HurrayFormatError) an invalid one."""
         _check_scale(self.scale_bits)
-        zp = self.zero_point
-        if isinstance(zp, bool) or not isinstance(zp, int) or not -(1 << 31) <= zp < (1 << 31):
-            raise HurrayFormatError(f"zero_point (offset 8): {zp!r} is not an int32")
-        return _LAYOUT.pack(TAG, VERSION, 0, self.scale_bits, zp, bytes(4))
+        _check_zero_point(self.zero_point, None)
+        return _LAYOUT.pack(TAG, VERSION, 0, self.scale_bits, self.zero_point, bytes(4))
 
     @classmethod
     def decode(cls, data: Any, storage: Any) -> "PerTensorAffine":
@@ -130,11 +142,7 @@ class PerTensorAffine:
         if flags:
             raise HurrayFormatError(f"flags (offset 2): {flags:#06x}, expected 0x0000")
         _check_scale(scale_bits)
-        if zero_point not in kind.range:
-            raise HurrayFormatError(
-                f"zero_point (offset 8): {zero_point} is outside the {kind.name} range "
-                f"[{kind.range.start}, {kind.range.stop - 1}]"
-            )
+        _check_zero_point(zero_point, kind)
         if reserved != bytes(4):
             raise HurrayFormatError(f"_reserved (offset 12): {reserved.hex()}, expected 00000000")
         return cls(_binary32.from_bits(scale_bits), zero_point)
@@ -146,6 +154,8 @@ class PerTensorAffine:
         kind = _storage(storage)
         if kind is not StorageType.INT8:
             raise HurrayFormatError(f"the Dequant bridge takes INT8 storage only, not {kind.name}")
+        _check_scale(self.scale_bits)
+        _check_zero_point(self.zero_point, kind)
         if self.scale_bits >> 31:
             raise HurrayFormatError(f"the Dequant bridge needs a positive scale, got {self.scale!r}")
         return ops_dequant.Params.from_bits(self.scale_bits, self.zero_point)
@@ -167,6 +177,24 @@ def _element_count(nbytes: int, kind: StorageType, count: Optional[int]) -> int:
     return count
 
 
+def _bridge(q: np.ndarray, descriptor: PerTensorAffine, out: np.ndarray) -> np.ndarray:
+    """INT8 storage with a positive scale through the A65 Dequant kernel.  The
+    plan is cached by integers only (no float is converted or hashed)."""
+    from .. import a65
+    from ..arrays import _plan
+    from ..core import DType, TensorSpec
+
+    n, bits, zp = q.size, descriptor.scale_bits, descriptor.zero_point
+    plan = _plan(("hurray-int8", n, bits, zp), lambda: a65.dequant.check_inference(ops_dequant.Request(
+        [TensorSpec((n,), DType.INT8)], [TensorSpec((n,), DType.FLOAT32)], descriptor.to_dequant_params())))
+    if isinstance(plan, Error):
+        raise KernelError(plan)
+    status = a65.dequant.execute(plan, [q], [out])
+    if status is not None:
+        raise KernelError(status)
+    return out
+
+
 def dequantize(data: Any, descriptor: PerTensorAffine, storage: Any, count: Optional[int] = None,
                out: Optional[np.ndarray] = None) -> np.ndarray:
     """float32 values of ``count`` elements (default: all the data holds)
@@ -177,8 +205,7 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: Any, count: Opti
     if not isinstance(descriptor, PerTensorAffine):
         raise TypeError(f"descriptor must be a PerTensorAffine, got {type(descriptor).__qualname__}")
     _check_scale(descriptor.scale_bits)
-    if descriptor.zero_point not in kind.range:
-        raise HurrayFormatError(f"zero_point {descriptor.zero_point} is outside the {kind.name} range")
+    _check_zero_point(descriptor.zero_point, kind)
     raw = np.frombuffer(memoryview(data).cast("B"), np.uint8)
     n = _element_count(raw.size, kind, count)
     if out is None:
@@ -187,10 +214,7 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: Any, count: Opti
               and out.flags.c_contiguous and out.flags.writeable):
         raise ValueError(f"out must be a writable contiguous float32 array of shape ({n},)")
     if kind is StorageType.INT8 and not descriptor.scale_bits >> 31:
-        from ..arrays import dequantize as a65_dequantize  # the bridge
-
-        params = descriptor.to_dequant_params(kind)
-        return a65_dequantize(raw[:n].view(np.int8), params.scale, params.zero_point, out=out)
+        return _bridge(raw[:n], descriptor, out)
     status = lib.sk_hurray_dequantize(
         _NATIVE[kind], descriptor.scale_bits, descriptor.zero_point,
         int(ffi.cast("uintptr_t", ffi.from_buffer(raw))), int(ffi.cast("uintptr_t", ffi.from_buffer(out))), n,

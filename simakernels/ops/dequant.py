@@ -31,7 +31,7 @@ class Params:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scale_bits", _binary32.bits_of(self.scale))
-        object.__setattr__(self, "scale", _binary32.value_of(self.scale_bits))
+        object.__setattr__(self, "scale", _binary32.from_bits(self.scale_bits))
         object.__setattr__(self, "zero_point", _binary32.as_int(self.zero_point))
 
     @classmethod

@@ -53,7 +53,7 @@ class Params:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "multiplier_bits", _binary32.bits_of(self.multiplier))
-        object.__setattr__(self, "multiplier", _binary32.value_of(self.multiplier_bits))
+        object.__setattr__(self, "multiplier", _binary32.from_bits(self.multiplier_bits))
         object.__setattr__(self, "zero_point", _binary32.as_int(self.zero_point))
         object.__setattr__(self, "rounding", Rounding.parse(self.rounding))
 
