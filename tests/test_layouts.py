@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import DIRECTION_IDS, DIRECTIONS, ITEMSIZE, ROUTES, element_offsets, run_cast
+from helpers import DIRECTION_IDS, DIRECTIONS, ITEMSIZE, ROUTES, admissible_strides, element_offsets, run_cast
 
 LENGTHS = list(range(71)) + [127, 128, 129, 255, 256, 257, 1000]
 
@@ -104,28 +104,6 @@ def test_named_layouts(route, layout, direction):
 
 
 # ------------------------------------------------------------------ random
-
-
-@st.composite
-def admissible_strides(draw, shape, itemsize):
-    """Byte strides a sorted-axis proof admits: axes in a random physical order
-    (fastest first), each stride clearing the span of the faster axes plus a
-    random pad; singleton and empty axes get arbitrary strides, zero included.
-    Sometimes Contiguous() (None)."""
-    if draw(st.integers(0, 4)) == 0:
-        return None
-    order = draw(st.permutations(range(len(shape))))
-    strides = [0] * len(shape)
-    covered = itemsize
-    for axis in order:
-        extent = shape[axis]
-        if extent <= 1:
-            strides[axis] = itemsize * draw(st.sampled_from([0, 0, 1, 3, 7, 1000]))
-            continue
-        pad = itemsize * draw(st.sampled_from([0, 0, 0, 1, 2, 5]))
-        strides[axis] = covered + pad
-        covered += (extent - 1) * strides[axis]
-    return tuple(strides)
 
 
 @st.composite

@@ -107,7 +107,27 @@ static inline int8_t sk_quant_exact(const sk_quant_ctx *c, sk_q_decoded d, int m
     return sk_q_saturate(r + c->zero_point);
 }
 
+/* The exact path over elements [i, n) of a packed source: tails, repaired
+ * blocks and the whole scalar route. */
+static inline void sk_quant_exact_span(const sk_quant_ctx *c, const void *src, int8_t *out, size_t i,
+                                       size_t n, int input, int mode) {
+    for (; i < n; ++i) out[i] = sk_quant_exact(c, sk_q_decode_at(input, src, i), mode);
+}
+
 #define SK_QUANT_LEAF(name) void name(const void *ctx, const void *src, void *dst, size_t n)
+/* Defines the 12 entries of a route from its always-inline runner
+ * run(ctx, src, out, n, input, mode). */
+#define SK_QUANT_ENTRY(isa, run, in_name, input, mode_name, mode)                                   \
+    SK_QUANT_LEAF(sk_quant_##in_name##_i8_##mode_name##__##isa) { run(ctx, src, dst, n, input, mode); }
+#define SK_QUANT_ENTRIES_FOR(isa, run, in_name, input)                        \
+    SK_QUANT_ENTRY(isa, run, in_name, input, ne, SK_QUANT_NEAREST_EVEN)       \
+    SK_QUANT_ENTRY(isa, run, in_name, input, tz, SK_QUANT_TOWARD_ZERO)        \
+    SK_QUANT_ENTRY(isa, run, in_name, input, tp, SK_QUANT_TOWARD_POSITIVE)    \
+    SK_QUANT_ENTRY(isa, run, in_name, input, tn, SK_QUANT_TOWARD_NEGATIVE)
+#define SK_QUANT_ENTRIES(isa, run)                         \
+    SK_QUANT_ENTRIES_FOR(isa, run, f32, SK_QUANT_F32)      \
+    SK_QUANT_ENTRIES_FOR(isa, run, bf16, SK_QUANT_BF16)    \
+    SK_QUANT_ENTRIES_FOR(isa, run, f16, SK_QUANT_F16)
 #define SK_QUANT_LEAVES(isa)                                                   \
     SK_QUANT_LEAF(sk_quant_f32_i8_ne__##isa); SK_QUANT_LEAF(sk_quant_f32_i8_tz__##isa);   \
     SK_QUANT_LEAF(sk_quant_f32_i8_tp__##isa); SK_QUANT_LEAF(sk_quant_f32_i8_tn__##isa);   \

@@ -116,24 +116,15 @@ static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, con
                 repair = vorrq_u32(repair, vandq_u32(nonzero_finite, vorrq_u32(subnormal_in, zero_exp_product)));
             }
             if (vmaxvq_u32(repair)) {
-                for (size_t j = 0; j < SK_BLOCK; ++j) out[i + j] = sk_quant_exact(c, sk_q_decode_at(input, src, i + j), mode);
+                sk_quant_exact_span(c, src, out, i, i + SK_BLOCK, input, mode);
             } else {
                 vst1q_s8(out + i, narrow_saturating(finish(p.v[0], mode, zp), finish(p.v[1], mode, zp),
                                                     finish(p.v[2], mode, zp), finish(p.v[3], mode, zp)));
             }
         }
     }
-    for (; i < n; ++i) out[i] = sk_quant_exact(c, sk_q_decode_at(input, src, i), mode);
+    sk_quant_exact_span(c, src, out, i, n, input, mode);
 }
 
-#define LEAF(in_name, input, mode_name, mode)                                         \
-    SK_QUANT_LEAF(sk_quant_##in_name##_i8_##mode_name##__neon) { run(ctx, src, dst, n, input, mode); }
-#define LEAVES(in_name, input)                                 \
-    LEAF(in_name, input, ne, SK_QUANT_NEAREST_EVEN)            \
-    LEAF(in_name, input, tz, SK_QUANT_TOWARD_ZERO)             \
-    LEAF(in_name, input, tp, SK_QUANT_TOWARD_POSITIVE)         \
-    LEAF(in_name, input, tn, SK_QUANT_TOWARD_NEGATIVE)
-LEAVES(f32, SK_QUANT_F32)
-LEAVES(bf16, SK_QUANT_BF16)
-LEAVES(f16, SK_QUANT_F16)
+SK_QUANT_ENTRIES(neon, run)
 #endif

@@ -4,21 +4,11 @@
  * non-packed inner runs. */
 #include "quant.h"
 
-#define LEAF(in_name, input, mode_name, mode)                                           \
-    SK_QUANT_LEAF(sk_quant_##in_name##_i8_##mode_name##__scalar) {                      \
-        int8_t *out = dst;                                                              \
-        for (size_t i = 0; i < n; ++i) out[i] = sk_quant_exact(ctx, sk_q_decode_at(input, src, i), mode); \
-    }
-#define LEAVES(in_name, input)                                   \
-    LEAF(in_name, input, ne, SK_QUANT_NEAREST_EVEN)              \
-    LEAF(in_name, input, tz, SK_QUANT_TOWARD_ZERO)               \
-    LEAF(in_name, input, tp, SK_QUANT_TOWARD_POSITIVE)           \
-    LEAF(in_name, input, tn, SK_QUANT_TOWARD_NEGATIVE)
-LEAVES(f32, SK_QUANT_F32)
-LEAVES(bf16, SK_QUANT_BF16)
-LEAVES(f16, SK_QUANT_F16)
-#undef LEAVES
-#undef LEAF
+static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src,
+                                                       int8_t *out, size_t n, int input, int mode) {
+    sk_quant_exact_span(c, src, out, 0, n, input, mode);
+}
+SK_QUANT_ENTRIES(scalar, run)
 
 /* Strided runs: the exact path, element by element. */
 static inline __attribute__((always_inline)) void strided(const void *ctx, const char *src,

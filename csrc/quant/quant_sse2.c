@@ -119,8 +119,7 @@ static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, con
             const __m128i r2 = step(x.v[2], m, zp, mode, &repair);
             const __m128i r3 = step(x.v[3], m, zp, mode, &repair);
             if (_mm_movemask_epi8(repair)) {
-                for (size_t j = 0; j < SK_BLOCK; ++j)
-                    out[i + j] = sk_quant_exact(c, sk_q_decode_at(input, src, i + j), mode);
+                sk_quant_exact_span(c, src, out, i, i + SK_BLOCK, input, mode);
             } else {
                 /* Signed saturating packs: int32 -> int16 -> int8 clamps to [-128, 127]. */
                 const __m128i lo = _mm_packs_epi32(r0, r1), hi = _mm_packs_epi32(r2, r3);
@@ -128,17 +127,8 @@ static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, con
             }
         }
     }
-    for (; i < n; ++i) out[i] = sk_quant_exact(c, sk_q_decode_at(input, src, i), mode);
+    sk_quant_exact_span(c, src, out, i, n, input, mode);
 }
 
-#define LEAF(in_name, input, mode_name, mode)                                         \
-    SK_QUANT_LEAF(sk_quant_##in_name##_i8_##mode_name##__sse2) { run(ctx, src, dst, n, input, mode); }
-#define LEAVES(in_name, input)                                 \
-    LEAF(in_name, input, ne, SK_QUANT_NEAREST_EVEN)            \
-    LEAF(in_name, input, tz, SK_QUANT_TOWARD_ZERO)             \
-    LEAF(in_name, input, tp, SK_QUANT_TOWARD_POSITIVE)         \
-    LEAF(in_name, input, tn, SK_QUANT_TOWARD_NEGATIVE)
-LEAVES(f32, SK_QUANT_F32)
-LEAVES(bf16, SK_QUANT_BF16)
-LEAVES(f16, SK_QUANT_F16)
+SK_QUANT_ENTRIES(sse2, run)
 #endif

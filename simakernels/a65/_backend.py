@@ -3,7 +3,7 @@ struct) and the execute sequence (bind, check, one native call)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence, Tuple, Union
+from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 from .._ffi import ffi, lib
 from ..admission import Admitted
@@ -11,6 +11,7 @@ from ..buffers import BufferLike, bind, fast_view
 from ..core import Error, ErrorCode, Requirement
 from ..fenv import describe_unmet
 from ..ops._base import SharedPlan
+from . import _routes
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,6 +33,34 @@ class BackendPlan:
 
     def output_requirements(self) -> Tuple[Requirement, ...]:
         return self.shared.output_requirements()
+
+
+def prepare(
+    shared: Any,
+    shared_type: type,
+    plan_type: type,
+    operation: str,
+    route: Optional[str],
+    native_type: str,
+    fill: Callable[[Any, Any], None],
+    fenv_needs: int,
+) -> Any:
+    """The preparation every operation shares: check the shared plan's type,
+    choose the route, fill the native plan (``fill`` sets the operation's own
+    fields), bindings and walk.  Returns the backend plan or an Error."""
+    if not isinstance(shared, shared_type):
+        return Error(
+            ErrorCode.INVALID_OPERATION,
+            f"{operation}.prepare takes an ops.{operation}.Plan, got {type(shared).__qualname__}",
+        )
+    chosen = _routes.choose(route)
+    if isinstance(chosen, Error):
+        return chosen
+    native = ffi.new(native_type)
+    native.route = chosen[1]
+    fill(native, shared)
+    prepare_native(native, shared.admitted)
+    return plan_type(shared, chosen[0], native, fenv_needs)
 
 
 def prepare_native(native: Any, admitted: Admitted) -> None:

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
-from .._ffi import ffi, lib
+from .._ffi import lib
 from ..buffers import BufferLike
-from ..core import DType, Error, ErrorCode
+from ..core import DType, Error
 from ..ops import cast as ops_cast
-from . import _backend, _routes
+from . import _backend
 
 _KIND = {
     (DType.FLOAT32, DType.BFLOAT16): lib.SK_CAST_F32_BF16,
@@ -21,23 +21,18 @@ class Plan(_backend.BackendPlan):
     shared: ops_cast.Plan
 
 
+def _fill(native: Any, shared: ops_cast.Plan) -> None:
+    admitted = shared.admitted
+    native.kind = _KIND[(admitted.inputs[0].dtype, admitted.outputs[0].dtype)]
+
+
 def prepare(shared: ops_cast.Plan, route: Optional[str] = None) -> Union[Plan, Error]:
-    """Selects the CPU route for an admitted plan (no re-admission).
+    """Selects the CPU route for an admitted plan (Cast is bit manipulation: it
+    needs nothing from the FP environment).
 
     ``route`` names one of :func:`simakernels.a65.available_routes`; by default
-    ``$SIMAKERNELS_FORCE_ROUTE`` or the best route."""
-    if not isinstance(shared, ops_cast.Plan):
-        return Error(ErrorCode.INVALID_OPERATION, f"cast.prepare takes an ops.cast.Plan, got {type(shared).__qualname__}")
-    chosen = _routes.choose(route)
-    if isinstance(chosen, Error):
-        return chosen
-    admitted = shared.admitted
-    native = ffi.new("sk_cast_plan *")
-    native.kind = _KIND[(admitted.inputs[0].dtype, admitted.outputs[0].dtype)]
-    native.route = chosen[1]
-    _backend.prepare_native(native, admitted)
-    # Cast is bit manipulation: it needs nothing from the FP environment.
-    return Plan(shared, chosen[0], native, 0)
+    ``$SIMAKERNELS_FORCE_ROUTE`` or the best route.  No re-admission."""
+    return _backend.prepare(shared, ops_cast.Plan, Plan, "cast", route, "sk_cast_plan *", _fill, 0)  # type: ignore[no-any-return]
 
 
 def check_inference(request: ops_cast.Request, route: Optional[str] = None) -> Union[Plan, Error]:

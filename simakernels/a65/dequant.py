@@ -3,13 +3,13 @@ from integer metadata and the scale's bits; synchronous execution."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
-from .._ffi import ffi, lib
+from .._ffi import lib
 from ..buffers import BufferLike
-from ..core import DType, Error, ErrorCode
+from ..core import DType, Error
 from ..ops import dequant as ops_dequant
-from . import _backend, _routes
+from . import _backend
 
 _OUTPUT = {DType.FLOAT32: lib.SK_DEQUANT_F32, DType.BFLOAT16: lib.SK_DEQUANT_BF16}
 _FORMS = {
@@ -33,24 +33,21 @@ class Plan(_backend.BackendPlan):
         return _FORMS[self._native.form]
 
 
-def prepare(shared: ops_dequant.Plan, route: Optional[str] = None) -> Union[Plan, Error]:
-    """Selects the CPU route and arithmetic form for an admitted plan."""
-    if not isinstance(shared, ops_dequant.Plan):
-        return Error(ErrorCode.INVALID_OPERATION, f"dequant.prepare takes an ops.dequant.Plan, got {type(shared).__qualname__}")
-    chosen = _routes.choose(route)
-    if isinstance(chosen, Error):
-        return chosen
-    admitted = shared.admitted
-    native = ffi.new("sk_dequant_plan *")
-    native.output = _OUTPUT[admitted.outputs[0].dtype]
-    native.route = chosen[1]
+def _fill(native: Any, shared: ops_dequant.Plan) -> None:
+    native.output = _OUTPUT[shared.admitted.outputs[0].dtype]
     native.scale_bits = shared.params.scale_bits
     native.zero_point = shared.params.zero_point
-    status = lib.sk_dequant_prepare(native)
+    status = lib.sk_dequant_prepare(native)  # the arithmetic form, from integers and bits
     if status != lib.SK_OK:  # admission already proved the parameters
         raise AssertionError(f"sk_dequant_prepare rejected an admitted plan: status {status}")
-    _backend.prepare_native(native, admitted)
-    return Plan(shared, chosen[0], native, FENV_NEEDS)
+
+
+def prepare(shared: ops_dequant.Plan, route: Optional[str] = None) -> Union[Plan, Error]:
+    """Selects the CPU route and arithmetic form for an admitted plan.
+
+    ``route`` names one of :func:`simakernels.a65.available_routes`; by default
+    ``$SIMAKERNELS_FORCE_ROUTE`` or the best route.  No re-admission."""
+    return _backend.prepare(shared, ops_dequant.Plan, Plan, "dequant", route, "sk_dequant_plan *", _fill, FENV_NEEDS)  # type: ignore[no-any-return]
 
 
 def check_inference(request: ops_dequant.Request, route: Optional[str] = None) -> Union[Plan, Error]:

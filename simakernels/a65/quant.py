@@ -3,13 +3,13 @@ mode, chosen at preparation; synchronous execution."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
-from .._ffi import ffi, lib
+from .._ffi import lib
 from ..buffers import BufferLike
-from ..core import DType, Error, ErrorCode
+from ..core import DType, Error
 from ..ops import quant as ops_quant
-from . import _backend, _routes
+from . import _backend
 
 _INPUT = {DType.FLOAT32: lib.SK_QUANT_F32, DType.BFLOAT16: lib.SK_QUANT_BF16, DType.FLOAT16: lib.SK_QUANT_F16}
 # Nearest rounding for the product and masked traps; flush-to-zero and
@@ -22,25 +22,23 @@ class Plan(_backend.BackendPlan):
     shared: ops_quant.Plan
 
 
-def prepare(shared: ops_quant.Plan, route: Optional[str] = None) -> Union[Plan, Error]:
-    """Selects the CPU route and the (input dtype, rounding) entry."""
-    if not isinstance(shared, ops_quant.Plan):
-        return Error(ErrorCode.INVALID_OPERATION, f"quant.prepare takes an ops.quant.Plan, got {type(shared).__qualname__}")
-    chosen = _routes.choose(route)
-    if isinstance(chosen, Error):
-        return chosen
-    admitted, params = shared.admitted, shared.params
-    native = ffi.new("sk_quant_plan *")
-    native.input = _INPUT[admitted.inputs[0].dtype]
+def _fill(native: Any, shared: ops_quant.Plan) -> None:
+    params = shared.params
+    native.input = _INPUT[shared.admitted.inputs[0].dtype]
     native.rounding = params.rounding.value
-    native.route = chosen[1]
     native.multiplier_bits = params.multiplier_bits
     native.zero_point = params.zero_point
     status = lib.sk_quant_prepare(native)
     if status != lib.SK_OK:  # admission already proved the parameters
         raise AssertionError(f"sk_quant_prepare rejected an admitted plan: status {status}")
-    _backend.prepare_native(native, admitted)
-    return Plan(shared, chosen[0], native, FENV_NEEDS)
+
+
+def prepare(shared: ops_quant.Plan, route: Optional[str] = None) -> Union[Plan, Error]:
+    """Selects the CPU route and the (input dtype, rounding) entry.
+
+    ``route`` names one of :func:`simakernels.a65.available_routes`; by default
+    ``$SIMAKERNELS_FORCE_ROUTE`` or the best route.  No re-admission."""
+    return _backend.prepare(shared, ops_quant.Plan, Plan, "quant", route, "sk_quant_plan *", _fill, FENV_NEEDS)  # type: ignore[no-any-return]
 
 
 def check_inference(request: ops_quant.Request, route: Optional[str] = None) -> Union[Plan, Error]:

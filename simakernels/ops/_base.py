@@ -39,6 +39,10 @@ class SharedPlan:
     admitted: Admitted
 
     @property
+    def params(self) -> Any:
+        return self.request.params
+
+    @property
     def shape(self) -> Tuple[int, ...]:
         return self.admitted.shape
 

@@ -73,10 +73,6 @@ class Request(RequestBase):
 class Plan(SharedPlan):
     request: Request
 
-    @property
-    def params(self) -> Params:
-        return self.request.params
-
 
 def check_params(params: Any) -> Union[Error, None]:
     if not isinstance(params, Params):
