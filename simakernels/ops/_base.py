@@ -3,10 +3,11 @@ and the shared plan (admitted metadata and storage requirements)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Tuple
+from typing import Any, Optional, Tuple
 
+from .. import _binary32
 from ..admission import Admitted
-from ..core import Requirement, TensorSpec
+from ..core import Error, ErrorCode, Requirement, TensorSpec
 
 
 def _specs(specs: Any, role: str) -> Tuple[TensorSpec, ...]:
@@ -60,3 +61,20 @@ class SharedPlan:
 
     def output_requirements(self) -> Tuple[Requirement, ...]:
         return tuple(p.requirement for p in self.admitted.outputs)
+
+
+def check_affine_params(params: Any, params_type: type, operation: str, value_name: str,
+                        bits: int, zero_point_range: Tuple[int, int]) -> Optional[Error]:
+    """The parameter rules Dequant and Quant share: a binary32 value (scale or
+    multiplier, by its bits) finite and > 0, and an integer zero point."""
+    if not isinstance(params, params_type):
+        return Error(ErrorCode.INVALID_PARAMS, f"params must be {operation}.Params, got {params!r}")
+    if not _binary32.is_finite_positive(bits):
+        return Error(
+            ErrorCode.INVALID_PARAMS,
+            f"{value_name} {getattr(params, value_name)!r} (bits {bits:#010x}) must be finite and > 0",
+        )
+    zp, (low, high) = params.zero_point, zero_point_range
+    if isinstance(zp, bool) or not isinstance(zp, int) or not low <= zp <= high:
+        return Error(ErrorCode.INVALID_PARAMS, f"zero_point {zp!r} must be an integer in [{low}, {high}]")
+    return None

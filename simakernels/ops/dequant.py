@@ -13,7 +13,7 @@ from typing import Any, Union
 from .. import _binary32
 from ..admission import admit_elementwise
 from ..core import DType, Error, ErrorCode
-from ._base import RequestBase, SharedPlan
+from ._base import RequestBase, SharedPlan, check_affine_params
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 OUTPUTS = (DType.FLOAT32, DType.BFLOAT16)
@@ -51,17 +51,8 @@ class Plan(SharedPlan):
 
 
 def check_params(params: Any) -> Union[Error, None]:
-    if not isinstance(params, Params):
-        return Error(ErrorCode.INVALID_PARAMS, f"params must be dequant.Params, got {params!r}")
-    if not _binary32.is_finite_positive(params.scale_bits):
-        return Error(
-            ErrorCode.INVALID_PARAMS,
-            f"scale {params.scale!r} (bits {params.scale_bits:#010x}) must be finite and > 0",
-        )
-    zp = params.zero_point
-    if isinstance(zp, bool) or not isinstance(zp, int) or not INT32_MIN <= zp <= INT32_MAX:
-        return Error(ErrorCode.INVALID_PARAMS, f"zero_point {zp!r} must be an integer in the INT32 range")
-    return None
+    bits = params.scale_bits if isinstance(params, Params) else 0
+    return check_affine_params(params, Params, "dequant", "scale", bits, (INT32_MIN, INT32_MAX))
 
 
 def check_inference(request: Request) -> Union[Plan, Error]:

@@ -16,7 +16,7 @@ from typing import Any, Union
 from .. import _binary32
 from ..admission import admit_elementwise
 from ..core import DType, Error, ErrorCode
-from ._base import RequestBase, SharedPlan
+from ._base import RequestBase, SharedPlan, check_affine_params
 
 INPUTS = (DType.FLOAT32, DType.BFLOAT16, DType.FLOAT16)
 
@@ -75,17 +75,8 @@ class Plan(SharedPlan):
 
 
 def check_params(params: Any) -> Union[Error, None]:
-    if not isinstance(params, Params):
-        return Error(ErrorCode.INVALID_PARAMS, f"params must be quant.Params, got {params!r}")
-    if not _binary32.is_finite_positive(params.multiplier_bits):
-        return Error(
-            ErrorCode.INVALID_PARAMS,
-            f"multiplier {params.multiplier!r} (bits {params.multiplier_bits:#010x}) must be finite and > 0",
-        )
-    zp = params.zero_point
-    if isinstance(zp, bool) or not isinstance(zp, int) or not -128 <= zp <= 127:
-        return Error(ErrorCode.INVALID_PARAMS, f"zero_point {zp!r} must be an integer in [-128, 127]")
-    return None
+    bits = params.multiplier_bits if isinstance(params, Params) else 0
+    return check_affine_params(params, Params, "quant", "multiplier", bits, (-128, 127))
 
 
 def check_inference(request: Request) -> Union[Plan, Error]:
