@@ -75,6 +75,14 @@ int sk_fenv_save(sk_fenv_saved *saved);
 int sk_fenv_restore(const sk_fenv_saved *saved);
 int sk_fenv_set(const sk_fenv_state *state);
 
+/* ---- Streaming stores --------------------------------------------------- */
+/* Output bytes of one dense run from which leaves use non-temporal stores
+ * (csrc/common/stream.h).  Test support: sk_stream_override(n) makes the
+ * threshold n bytes for the whole process (0 restores the default), so the
+ * streaming paths can be checked on small tensors. */
+size_t sk_stream_min_bytes(void);
+void sk_stream_override(size_t bytes);
+
 /* ---- Shared strided traversal ----------------------------------------- */
 /* A prepared walk over two ports with the same logical shape: `runs` inner
  * runs of `run_length` elements each, elements `in_step`/`out_step` bytes
