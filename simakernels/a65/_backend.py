@@ -92,6 +92,11 @@ def _status_error(status: int, operation: str, fenv_needs: int) -> Error:
     return Error(ErrorCode(status), f"{operation}: the native core rejected the call (status {status})")
 
 
+_from_buffer = ffi.from_buffer
+_CHAR_ARRAY = ffi.typeof("char[]")
+_NOT_A_PLAIN_BUFFER = (TypeError, BufferError, ValueError)
+
+
 def execute(
     plan: Any,
     plan_type: type,
@@ -103,9 +108,36 @@ def execute(
     """Binds, checks and runs one plan; returns None or the first Error,
     always before any output byte is written.
 
-    The common case is one native call, which checks the bindings itself;
-    when it refuses them (or a view cannot be taken directly), the Python
-    checks in :func:`simakernels.buffers.bind` name the exact fault."""
+    The common case (one plain buffer per port) is one native call, which
+    checks the bindings itself; when it refuses them, or a port is not a
+    plain buffer, the Python checks of :func:`simakernels.buffers.bind`
+    run and name the exact fault."""
+    if type(plan) is plan_type:
+        try:
+            (src,), (dst,) = inputs, outputs
+            src_view = _from_buffer(src)
+            dst_view = _from_buffer(_CHAR_ARRAY, dst, True)
+        except _NOT_A_PLAIN_BUFFER:
+            pass
+        else:
+            status = native_execute(plan._native, src_view, len(src_view), dst_view, len(dst_view))
+            if status == 0:
+                return None
+            if status != lib.SK_INVALID_BINDING:
+                return _status_error(status, operation, plan._fenv_needs)
+    return _execute_checked(plan, plan_type, operation, inputs, outputs, native_execute)
+
+
+def _execute_checked(
+    plan: Any,
+    plan_type: type,
+    operation: str,
+    inputs: Sequence[BufferLike],
+    outputs: Sequence[BufferLike],
+    native_execute: Callable[[Any, Any, int, Any, int], int],
+) -> Union[None, Error]:
+    """:func:`execute` for host-buffer views and for calls the native
+    binding check refused: the full Python checks first."""
     if type(plan) is plan_type and len(inputs) == 1 and len(outputs) == 1:
         src, dst = fast_view(inputs[0], False), fast_view(outputs[0], True)
         if src is not None and dst is not None:
