@@ -97,35 +97,41 @@ _CHAR_ARRAY = ffi.typeof("char[]")
 _NOT_A_PLAIN_BUFFER = (TypeError, BufferError, ValueError)
 
 
-def execute(
-    plan: Any,
-    plan_type: type,
-    operation: str,
-    inputs: Sequence[BufferLike],
-    outputs: Sequence[BufferLike],
-    native_execute: Callable[[Any, Any, int, Any, int], int],
-) -> Union[None, Error]:
-    """Binds, checks and runs one plan; returns None or the first Error,
-    always before any output byte is written.
+def make_execute(
+    plan_type: type, operation: str, native_execute: Callable[[Any, Any, int, Any, int], int], doc: str
+) -> Callable[[Any, Sequence[BufferLike], Sequence[BufferLike]], Optional[Error]]:
+    """An operation's ``execute(plan, inputs, outputs)``: binds, checks and
+    runs one plan; returns None or the first Error, always before any output
+    byte is written.
 
     The common case (one plain buffer per port) is one native call, which
     checks the bindings itself; when it refuses them, or a port is not a
-    plain buffer, the Python checks of :func:`simakernels.buffers.bind`
-    run and name the exact fault."""
-    if type(plan) is plan_type:
-        try:
-            (src,), (dst,) = inputs, outputs
-            src_view = _from_buffer(src)
-            dst_view = _from_buffer(_CHAR_ARRAY, dst, True)
-        except _NOT_A_PLAIN_BUFFER:
-            pass
-        else:
-            status = native_execute(plan._native, src_view, len(src_view), dst_view, len(dst_view))
-            if status == 0:
-                return None
-            if status != lib.SK_INVALID_BINDING:
-                return _status_error(status, operation, plan._fenv_needs)
-    return _execute_checked(plan, plan_type, operation, inputs, outputs, native_execute)
+    plain buffer, the Python checks of :func:`simakernels.buffers.bind` run
+    and name the exact fault.  (Built per operation so that a small call
+    costs one Python frame.)"""
+
+    def execute(plan: Any, inputs: Sequence[BufferLike], outputs: Sequence[BufferLike]) -> Optional[Error]:
+        if type(plan) is plan_type:
+            try:
+                (src,), (dst,) = inputs, outputs
+                src_view = _from_buffer(src)
+                dst_view = _from_buffer(_CHAR_ARRAY, dst, True)
+            except _NOT_A_PLAIN_BUFFER:
+                pass
+            else:
+                status = native_execute(plan._native, src_view, len(src_view), dst_view, len(dst_view))
+                if status == 0:
+                    return None
+                if status != _INVALID_BINDING:
+                    return _status_error(status, operation, plan._fenv_needs)
+        return _execute_checked(plan, plan_type, operation, inputs, outputs, native_execute)
+
+    execute.__doc__ = doc
+    execute.__qualname__ = execute.__name__ = "execute"
+    return execute
+
+
+_INVALID_BINDING = lib.SK_INVALID_BINDING
 
 
 def _execute_checked(
@@ -136,8 +142,8 @@ def _execute_checked(
     outputs: Sequence[BufferLike],
     native_execute: Callable[[Any, Any, int, Any, int], int],
 ) -> Union[None, Error]:
-    """:func:`execute` for host-buffer views and for calls the native
-    binding check refused: the full Python checks first."""
+    """``execute`` for host-buffer views and for calls the native binding
+    check refused: the full Python checks first."""
     if type(plan) is plan_type and len(inputs) == 1 and len(outputs) == 1:
         src, dst = fast_view(inputs[0], False), fast_view(outputs[0], True)
         if src is not None and dst is not None:
