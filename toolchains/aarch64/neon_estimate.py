@@ -13,7 +13,9 @@ python3, standard library only: no Python build of the project is needed.
 What a "hot loop" is, from the assembly alone:
   * a loop is a label with a backward branch to it, spanning the label to the
     last such branch; a span holding a return or an unconditional jump out is
-    a shared exit block reached from below, not a loop;
+    a shared exit block reached from below, not a loop, and a span through a
+    call is Quant's repair path (exact recomputation of a block), not the hot
+    path (llvm-mca could not cost a call anyway);
   * a leaf's hot loops are its outermost loops holding vector instructions
     that load from the source and store to the destination (the power-of-two
     Dequant leaves have one per exponent);
@@ -141,7 +143,7 @@ def find_loops(items: list) -> list[tuple[int, int]]:
         inside = {x for x in items[start:end + 1] if isinstance(x, str)}
         leaves = any(
             isinstance(x, Insn)
-            and (x.mnemonic in ("ret", "br") or (x.mnemonic == "b" and branch_target(x) not in inside))
+            and (x.mnemonic in ("ret", "br", "bl", "blr") or (x.mnemonic == "b" and branch_target(x) not in inside))
             for x in items[start:end]
         )
         if not leaves:
