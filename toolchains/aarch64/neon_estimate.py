@@ -232,11 +232,30 @@ class RegisterState:
             self._set(dest, None, None)
 
 
+    def copy(self) -> "RegisterState":
+        other = RegisterState()
+        other.cls, other.off = dict(self.cls), dict(self.off)
+        return other
+
+
 def state_at(items: list, index: int) -> RegisterState:
-    state = RegisterState()
+    """The registers on entry to items[index], scanning in text order.  Code
+    after a return or an unconditional jump is not reached from above: a
+    label there starts from the state at the first branch to it (GCC places
+    each case of a switch after the previous case's return)."""
+    state, reached, at_branch = RegisterState(), True, {}
     for item in items[:index]:
-        if isinstance(item, Insn):
-            state.step(item)
+        if isinstance(item, str):
+            if not reached and item in at_branch:
+                state = at_branch[item].copy()
+            reached = True
+            continue
+        target = branch_target(item)
+        if target and target not in at_branch:
+            at_branch[target] = state.copy()
+        state.step(item)
+        if item.mnemonic in ("ret", "br", "b"):
+            reached = False
     return state
 
 
@@ -311,29 +330,29 @@ def access_bytes(insn: Insn) -> int:
 
 @dataclasses.dataclass
 class Traffic:
+    """One flattened iteration's loads and stores: bytes read from the source
+    and written to the destination, and instruction counts by what the base
+    register points to (data = source/destination; stack = spilled values;
+    ctx = parameters reloaded from the context; other = anything else)."""
     src: int = 0
     dst: int = 0
-    other: int = 0       # stack round trips and context reloads
-    ops: int = 0         # load/store instructions
-    other_ops: int = 0
+    ops: dict[str, int] = dataclasses.field(default_factory=lambda: dict.fromkeys(("data", "stack", "ctx", "other"), 0))
 
 
 def traffic(items: list, start: int, flat: list[Insn]) -> Traffic:
-    """Bytes each class of pointer moves in one flattened iteration."""
     state = state_at(items, start)
     t = Traffic()
     for insn in flat:
         if insn.mnemonic.startswith(("ld", "st")) and memory_operand(insn.operands):
             base = xreg(memory_operand(insn.operands)[1].split(",")[0])
             cls, size = state.cls.get(base, "other"), access_bytes(insn)
-            t.ops += 1
             if cls == "src" and insn.mnemonic.startswith("ld"):
                 t.src += size
+                cls = "data"
             elif cls == "dst" and insn.mnemonic.startswith("st"):
                 t.dst += size
-            else:
-                t.other += size
-                t.other_ops += 1
+                cls = "data"
+            t.ops[cls if cls in t.ops else "other"] += 1
         state.step(insn)
     return t
 
@@ -381,6 +400,8 @@ def estimate_leaf(name: str, items: list, out_dir: pathlib.Path, models_seen: di
         t = traffic(items, start, flat)
         if t.src == 0 and t.dst == 0:
             continue  # a rolled k-loop of the one-block remainder, not a block loop
+        if t.ops["other"]:
+            raise SystemExit(f"neon_estimate: {name} loop {items[start]}: a load/store through an unknown pointer")
         elements = t.src // in_bytes
         if t.src % in_bytes or t.dst != elements * out_bytes or elements != SOURCE_ELEMENTS[m.group(1)]:
             raise SystemExit(
@@ -405,7 +426,7 @@ def span(values: list[float], fmt: str) -> str:
 def table(results: dict[str, list[LoopEstimate]], models_seen: dict[str, str]) -> str:
     labels = MODELS
     head = (
-        ["leaf", "loops", "elem/iter", "instr/iter", "instr/elem", "LSU ops/iter (extra)"]
+        ["leaf", "loops", "elem/iter", "instr/iter", "instr/elem", "ld/st per iter: data + stack + ctx"]
         + [f"{cpu} ({models_seen[cpu]} model) cyc/16" for cpu in labels]
         + ["bytes/16", "LS bound cyc/16", "dominant (a55 / LS)"]
     )
@@ -423,7 +444,7 @@ def table(results: dict[str, list[LoopEstimate]], models_seen: dict[str, str]) -
             [f"`{short}`", str(len(loops)) + (f" (inner x{'/'.join(map(str, trips))})" if trips else ""),
              span([e.elements for e in loops], "d"), span([e.instructions for e in loops], "d"),
              span([e.instructions / e.elements for e in loops], ".2f"),
-             span([e.traffic.ops for e in loops], "d") + f" ({span([e.traffic.other_ops for e in loops], 'd')})"]
+             " + ".join(span([e.traffic.ops[k] for e in loops], "d") for k in ("data", "stack", "ctx"))]
             + [span(per16[label], ".1f") for label in labels]
             + [str(bytes16), f"{bound:.1f}", verdict]
         ) + " |")
