@@ -106,6 +106,8 @@ def split_functions(asm: str) -> dict[str, list]:
             elif current is not None and re.fullmatch(r"\.L\d+", name):
                 current.append(name)
             continue
+        if line.strip().startswith(".size"):
+            current = None  # the function ends; data or another function follows
         if current is None or not line.strip() or line.strip().startswith("."):
             continue
         mnemonic, _, operands = line.strip().replace("\t", " ").partition(" ")
