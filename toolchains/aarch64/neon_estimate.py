@@ -233,7 +233,6 @@ class RegisterState:
         else:
             self._set(dest, None, None)
 
-
     def copy(self) -> "RegisterState":
         other = RegisterState()
         other.cls, other.off = dict(self.cls), dict(self.off)
@@ -385,7 +384,7 @@ class LoopEstimate:
     instructions: int
     trips: list[int]
     traffic: Traffic
-    cycles: dict[str, float]  # per iteration, by model label
+    cycles: dict[str, float]  # per iteration, by -mcpu
 
 
 def estimate_leaf(name: str, items: list, out_dir: pathlib.Path, models_seen: dict) -> list[LoopEstimate]:
@@ -417,6 +416,8 @@ def estimate_leaf(name: str, items: list, out_dir: pathlib.Path, models_seen: di
         for cpu in MODELS:
             cycles[cpu], models_seen[cpu] = run_mca(cpu, body, out_dir / f"{stem}.{cpu}.txt")
         estimates.append(LoopEstimate(elements, len(flat), trips, t, cycles))
+    if not estimates:
+        raise SystemExit(f"neon_estimate: no loop of {name} moves source to destination")
     return estimates
 
 
@@ -426,15 +427,14 @@ def span(values: list[float], fmt: str) -> str:
 
 
 def table(results: dict[str, list[LoopEstimate]], models_seen: dict[str, str]) -> str:
-    labels = MODELS
     head = (
         ["leaf", "loops", "elem/iter", "instr/iter", "instr/elem", "ld/st per iter: data + stack + ctx"]
-        + [f"{cpu} ({models_seen[cpu]} model) cyc/16" for cpu in labels]
+        + [f"{cpu} ({models_seen[cpu]} model) cyc/16" for cpu in MODELS]
         + ["bytes/16", "LS bound cyc/16", "dominant (a55 / LS)"]
     )
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, loops in results.items():
-        per16 = {label: [e.cycles[label] * 16 / e.elements for e in loops] for label in labels}
+        per16 = {cpu: [e.cycles[cpu] * 16 / e.elements for e in loops] for cpu in MODELS}
         moved = {(e.traffic.src + e.traffic.dst) * 16 // e.elements for e in loops}
         bytes16 = moved.pop()
         bound = bytes16 / LS_BYTES_PER_CYCLE
@@ -447,7 +447,7 @@ def table(results: dict[str, list[LoopEstimate]], models_seen: dict[str, str]) -
              span([e.elements for e in loops], "d"), span([e.instructions for e in loops], "d"),
              span([e.instructions / e.elements for e in loops], ".2f"),
              " + ".join(span([e.traffic.ops[k] for e in loops], "d") for k in ("data", "stack", "ctx"))]
-            + [span(per16[label], ".1f") for label in labels]
+            + [span(per16[cpu], ".1f") for cpu in MODELS]
             + [str(bytes16), f"{bound:.1f}", verdict]
         ) + " |")
     return "\n".join(rows) + "\n"
