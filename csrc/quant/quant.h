@@ -13,9 +13,17 @@ typedef struct sk_quant_ctx {
     int32_t mexp;
     int32_t zero_point;
     int32_t exact_only;       /* subnormal multiplier: every block takes the exact path */
+    /* The fast range of the input dtype given to init, as magnitude bits a
+     * (the input's bits without the sign): for fast_min <= a < fast_end the
+     * input is normal and the exact product p satisfies 2^-126 <= |p| < 2^30,
+     * so a binary32 multiply is exact to the contract under any FTZ/DAZ
+     * setting and its rounded value converts to int32 without a clamp.
+     * Zero, subnormal inputs, tiny and huge products, infinities and NaNs
+     * lie outside (zeros are fast anyway: 0 * m is 0). */
+    uint32_t fast_min, fast_end;
 } sk_quant_ctx;
 
-void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t multiplier_bits, int32_t zero_point);
+void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t multiplier_bits, int32_t zero_point, int input);
 
 /* A decoded input: value = (-1)^neg * sig * 2^exp for finite values. */
 enum { SK_Q_FINITE = 0, SK_Q_ZERO = 1, SK_Q_INF = 2, SK_Q_NAN = 3 };
@@ -138,6 +146,9 @@ static inline void sk_quant_exact_span(const sk_quant_ctx *c, const void *src, i
 SK_QUANT_LEAVES(scalar)
 #if SK_HAVE_SSE2
 SK_QUANT_LEAVES(sse2)
+#endif
+#if SK_HAVE_AVX2
+SK_QUANT_LEAVES(avx2)
 #endif
 #if SK_HAVE_NEON
 SK_QUANT_LEAVES(neon)
