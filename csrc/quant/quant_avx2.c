@@ -23,6 +23,7 @@
 #include <immintrin.h>
 
 enum { QBLOCK = 32 };
+enum { MXCSR_DAZ = 1 << 6, MXCSR_FTZ = 1 << 15 };
 
 /* The block's 32 lanes as FP32 vectors (in element order), and whether
  * every lane lies in the fast range. */
@@ -42,37 +43,40 @@ static inline __attribute__((always_inline)) bounds make_bounds(const sk_quant_c
                     _mm256_set1_epi16((short)low), _mm256_set1_epi16((short)high)};
 }
 
-/* (Written out lane group by lane group: GCC -O2 keeps small loops over
- * vector arrays as loops through memory.) */
-static inline __attribute__((always_inline)) __m256i low32(__m256i x) {
-    const __m256i xx = _mm256_add_epi32(x, x);
-    return _mm256_sub_epi32(xx, _mm256_set1_epi32(1));
+/* Written out lane group by lane group: GCC -O2 keeps small loops over
+ * vector arrays as loops through memory.  `low`: also test the low bound. */
+static inline __attribute__((always_inline)) __m256i twice32(__m256i x) { return _mm256_add_epi32(x, x); }
+static inline __attribute__((always_inline)) __m256i less1_32(__m256i x) {
+    return _mm256_add_epi32(x, _mm256_set1_epi32(-1));
 }
 
 static inline __attribute__((always_inline)) int fast32(__m256i x0, __m256i x1, __m256i x2, __m256i x3,
-                                                        const bounds *b) {
-    const __m256i lo = _mm256_min_epu32(_mm256_min_epu32(low32(x0), low32(x1)),
-                                        _mm256_min_epu32(low32(x2), low32(x3)));
-    const __m256i hi = _mm256_max_epu32(_mm256_max_epu32(_mm256_add_epi32(x0, x0), _mm256_add_epi32(x1, x1)),
-                                        _mm256_max_epu32(_mm256_add_epi32(x2, x2), _mm256_add_epi32(x3, x3)));
-    /* lo >= low and hi <= high, unsigned. */
-    const __m256i ok = _mm256_and_si256(_mm256_cmpeq_epi32(_mm256_max_epu32(lo, b->low32), lo),
-                                        _mm256_cmpeq_epi32(_mm256_min_epu32(hi, b->high32), hi));
+                                                        const bounds *b, int low) {
+    const __m256i xx0 = twice32(x0), xx1 = twice32(x1), xx2 = twice32(x2), xx3 = twice32(x3);
+    const __m256i hi = _mm256_max_epu32(_mm256_max_epu32(xx0, xx1), _mm256_max_epu32(xx2, xx3));
+    __m256i ok = _mm256_cmpeq_epi32(_mm256_min_epu32(hi, b->high32), hi);  /* hi <= high */
+    if (low) {
+        const __m256i lo = _mm256_min_epu32(_mm256_min_epu32(less1_32(xx0), less1_32(xx1)),
+                                            _mm256_min_epu32(less1_32(xx2), less1_32(xx3)));
+        ok = _mm256_and_si256(ok, _mm256_cmpeq_epi32(_mm256_max_epu32(lo, b->low32), lo));  /* lo >= low */
+    }
     return _mm256_movemask_epi8(ok) == -1;
 }
 
-static inline __attribute__((always_inline)) int fast16(__m256i x0, __m256i x1, const bounds *b) {
-    const __m256i one = _mm256_set1_epi16(1);
+static inline __attribute__((always_inline)) int fast16(__m256i x0, __m256i x1, const bounds *b, int low) {
     const __m256i xx0 = _mm256_add_epi16(x0, x0), xx1 = _mm256_add_epi16(x1, x1);
-    const __m256i lo = _mm256_min_epu16(_mm256_sub_epi16(xx0, one), _mm256_sub_epi16(xx1, one));
-    const __m256i hi = _mm256_max_epu16(xx0, xx1);
-    /* Saturating differences are zero exactly when lo >= low and hi <= high. */
-    const __m256i bad = _mm256_or_si256(_mm256_subs_epu16(b->low16, lo), _mm256_subs_epu16(hi, b->high16));
+    /* Saturating differences are zero exactly when hi <= high and lo >= low. */
+    __m256i bad = _mm256_subs_epu16(_mm256_max_epu16(xx0, xx1), b->high16);
+    if (low) {
+        const __m256i one = _mm256_set1_epi16(1);
+        const __m256i lo = _mm256_min_epu16(_mm256_sub_epi16(xx0, one), _mm256_sub_epi16(xx1, one));
+        bad = _mm256_or_si256(bad, _mm256_subs_epu16(b->low16, lo));
+    }
     return _mm256_testz_si256(bad, bad);
 }
 
 static inline __attribute__((always_inline)) block load_block(const void *src, size_t i, int input,
-                                                              const bounds *b) {
+                                                              const bounds *b, int low) {
     block k;
     if (input == SK_QUANT_F32) {
         const __m256i *in = (const __m256i *)((const uint32_t *)src + i);
@@ -82,7 +86,7 @@ static inline __attribute__((always_inline)) block load_block(const void *src, s
         k.v[1] = _mm256_castsi256_ps(x1);
         k.v[2] = _mm256_castsi256_ps(x2);
         k.v[3] = _mm256_castsi256_ps(x3);
-        k.fast = fast32(x0, x1, x2, x3, b);
+        k.fast = fast32(x0, x1, x2, x3, b, low);
     } else if (input == SK_QUANT_BF16) {
         /* The BF16 word is the upper FP32 half.  Unpacking works within
          * 128-bit lanes: v[0] holds elements 0-3 and 8-11, v[1] 4-7 and
@@ -94,7 +98,7 @@ static inline __attribute__((always_inline)) block load_block(const void *src, s
         k.v[1] = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, x0));
         k.v[2] = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, x1));
         k.v[3] = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, x1));
-        k.fast = fast16(x0, x1, b);
+        k.fast = fast16(x0, x1, b, low);
     } else {
         /* F16C widens FP16 exactly (half subnormals never reach it: they
          * lie below the fast range). */
@@ -103,7 +107,7 @@ static inline __attribute__((always_inline)) block load_block(const void *src, s
         k.v[1] = _mm256_cvtph_ps(_mm_loadu_si128(in + 1));
         k.v[2] = _mm256_cvtph_ps(_mm_loadu_si128(in + 2));
         k.v[3] = _mm256_cvtph_ps(_mm_loadu_si128(in + 3));
-        k.fast = fast16(_mm256_loadu_si256((const __m256i *)in), _mm256_loadu_si256((const __m256i *)in + 1), b);
+        k.fast = fast16(_mm256_loadu_si256((const __m256i *)in), _mm256_loadu_si256((const __m256i *)in + 1), b, low);
     }
     return k;
 }
@@ -140,12 +144,13 @@ static inline __attribute__((always_inline)) __m256i finish(const block *k, __m2
 }
 
 static inline __attribute__((always_inline)) void blocks(const sk_quant_ctx *c, const void *src, int8_t *out,
-                                                         size_t i, size_t end, int input, int mode, int stream) {
+                                                         size_t i, size_t end, int input, int mode, int low,
+                                                         int stream) {
     const bounds b = make_bounds(c);
     const __m256 m = _mm256_set1_ps(c->multiplier);
     const __m256i zp = _mm256_set1_epi16((short)c->zero_point);
     for (; i < end; i += QBLOCK) {
-        const block k = load_block(src, i, input, &b);
+        const block k = load_block(src, i, input, &b, low);
         if (__builtin_expect(!k.fast, 0)) {
             sk_quant_exact_span(c, src, out, i, i + QBLOCK, input, mode);
             continue;
@@ -158,20 +163,36 @@ static inline __attribute__((always_inline)) void blocks(const sk_quant_ctx *c, 
     }
 }
 
+/* The blocks [i, end), specialised on the low test and streaming. */
+static inline __attribute__((always_inline)) void blocks_for(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                             size_t i, size_t end, int input, int mode,
+                                                             int stream) {
+    /* Without flush-to-zero and denormals-are-zero, the multiply (gradual
+     * underflow), the conversions and F16C handle subnormal inputs and
+     * products exactly as the contract says: only the high bound matters. */
+    const int low = (_mm_getcsr() & (MXCSR_FTZ | MXCSR_DAZ)) != 0;
+    if (low) {
+        if (stream) blocks(c, src, out, i, end, input, mode, 1, 1);
+        else blocks(c, src, out, i, end, input, mode, 1, 0);
+    } else {
+        if (stream) blocks(c, src, out, i, end, input, mode, 0, 1);
+        else blocks(c, src, out, i, end, input, mode, 0, 0);
+    }
+}
+
 static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src, int8_t *out,
                                                        size_t n, int input, int mode) {
     size_t i = 0;
     if (!c->exact_only && n >= QBLOCK) {
-        if (n >= sk_stream_min_bytes()) {
-            /* Streamed: an exact head up to 32-byte alignment of the output. */
+        const int stream = n >= sk_stream_min_bytes();
+        if (stream) {  /* an exact head up to 32-byte alignment of the output */
             i = (size_t)(-(uintptr_t)out & 31);
             sk_quant_exact_span(c, src, out, 0, i, input, mode);
-            blocks(c, src, out, i, i + (n - i) / QBLOCK * QBLOCK, input, mode, 1);
-            _mm_sfence();  /* order the streamed stores before whatever follows */
-        } else {
-            blocks(c, src, out, 0, n / QBLOCK * QBLOCK, input, mode, 0);
         }
-        i += (n - i) / QBLOCK * QBLOCK;
+        const size_t end = i + (n - i) / QBLOCK * QBLOCK;
+        blocks_for(c, src, out, i, end, input, mode, stream);
+        if (stream) _mm_sfence();  /* order the streamed stores before whatever follows */
+        i = end;
     }
     sk_quant_exact_span(c, src, out, i, n, input, mode);
 }
