@@ -37,17 +37,11 @@ void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t bits, int32_t zero_point, int i
     }
     c->msig = sig;
     c->mexp = exp;
-    /* The fast range starts at the smallest normal input (denormals-are-zero
-     * would flush a subnormal one; for FP16 this keeps the F16C conversion
-     * away from half subnormals too) and ends before infinity. */
+    /* From the smallest normal input (denormals-are-zero would flush a
+     * subnormal one; for FP16 this keeps F16C away from half subnormals). */
     const uint32_t min_normal = input == SK_QUANT_F32 ? 0x00800000u : input == SK_QUANT_BF16 ? 0x0080u : 0x0400u;
     const uint32_t infinity = input == SK_QUANT_F32 ? 0x7f800000u : input == SK_QUANT_BF16 ? 0x7f80u : 0x7c00u;
-    if (c->exact_only) {
-        c->fast_min = c->fast_end = infinity;
-        return;
-    }
-    c->fast_min = first_reaching(c, input, min_normal, infinity, -126);
-    c->fast_end = first_reaching(c, input, c->fast_min, infinity, 30);
+    c->fast_min = c->exact_only ? infinity : first_reaching(c, input, min_normal, infinity, -126);
 }
 
 int sk_quant_prepare(const sk_quant_plan *plan) {

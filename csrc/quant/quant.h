@@ -13,14 +13,14 @@ typedef struct sk_quant_ctx {
     int32_t mexp;
     int32_t zero_point;
     int32_t exact_only;       /* subnormal multiplier: every block takes the exact path */
-    /* The fast range of the input dtype given to init, as magnitude bits a
-     * (the input's bits without the sign): for fast_min <= a < fast_end the
-     * input is normal and the exact product p satisfies 2^-126 <= |p| < 2^30,
-     * so a binary32 multiply is exact to the contract under any FTZ/DAZ
-     * setting and its rounded value converts to int32 without a clamp.
-     * Zero, subnormal inputs, tiny and huge products, infinities and NaNs
-     * lie outside (zeros are fast anyway: 0 * m is 0). */
-    uint32_t fast_min, fast_end;
+    /* For the input dtype given to init: the smallest magnitude bits (the
+     * input's bits without the sign) of a normal input whose exact product
+     * is at least 2^-126.  Nonzero inputs from there up are normal with
+     * normal products, untouched by flush-to-zero and denormals-are-zero
+     * (a vector leaf's repair test under those modes); every finite input
+     * is below, and all of them when no product reaches 2^-126 or the
+     * multiplier is subnormal, the infinity's bits. */
+    uint32_t fast_min;
 } sk_quant_ctx;
 
 void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t multiplier_bits, int32_t zero_point, int input);

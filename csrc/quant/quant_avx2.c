@@ -1,20 +1,26 @@
 /* x86-64 Quant with AVX2 (and F16C for FP16 inputs), 32 elements per block.
  *
- * The fast path is one binary32 multiply, a conversion with the mode's
- * rounding, the zero point and saturating packs: no clamp, no NaN select.
- * It is exact to the contract for every lane inside the fast range the
- * context computed once per call (quant.h: fast_min <= |x| bits < fast_end,
- * or x = 0): such inputs are normal and their products are normal and below
- * 2^30, so FTZ/DAZ cannot touch them and the conversions cannot overflow.
- * One range test per block decides; a block with any other lane, every tail
- * and every block of a subnormal multiplier take the exact integer path.
+ * The fast path is one binary32 multiply, a conversion to int32 with the
+ * mode's rounding, a saturating pack to int16, the zero point and a
+ * saturating pack to int8: no clamp and no NaN select.  It is exact to the
+ * contract for every lane except two kinds, which one test per block finds:
  *
- * The range test works on the magnitude bits doubled (x + x shifts the sign
- * out) with unsigned minima and maxima: min(2|x| - 1) >= 2 fast_min - 1
- * (zero wraps to the top, out of the way) and max(2|x|) <= 2 fast_end - 2.
- * BF16 and FP16 inputs are tested on their 16-bit words, 16 lanes at once.
+ * * High: a NaN product or one of magnitude 2^31 or more (infinity
+ *   included) converts to the "integer indefinite" 0x80000000, which the
+ *   pack saturates to -32768.  A block with an int16 lane of -32768 takes
+ *   the exact integer path (this also catches genuine products of -32767.5
+ *   or below, which saturate anyway: correct, only slower).
+ * * Low, only under flush-to-zero or denormals-are-zero (MXCSR, read once
+ *   per call): a nonzero input below the context's fast_min (quant.h) is
+ *   subnormal or has a product below 2^-126 that FTZ/DAZ could flush.  The
+ *   test works on the magnitude bits doubled (x + x shifts the sign out)
+ *   less one, so that zero wraps to the top: min(2|x| - 1) >= 2 fast_min - 1,
+ *   unsigned; BF16 and FP16 are tested on their 16-bit words.  Without
+ *   FTZ/DAZ, the multiply (gradual underflow), the conversions and F16C
+ *   handle subnormal inputs and products exactly.
  *
- * Dense outputs of at least sk_stream_min_bytes() bytes go out with
+ * Every tail and every block of a subnormal multiplier take the exact path
+ * too.  Dense outputs of at least sk_stream_min_bytes() bytes go out with
  * non-temporal stores (csrc/common/stream.h) from a 32-byte aligned head. */
 #include "quant.h"
 #include "../common/stream.h"
@@ -25,97 +31,39 @@
 enum { QBLOCK = 32 };
 enum { MXCSR_DAZ = 1 << 6, MXCSR_FTZ = 1 << 15 };
 
-/* The block's 32 lanes as FP32 vectors (in element order), and whether
- * every lane lies in the fast range. */
-typedef struct block {
-    __m256 v[4];
-    int fast;
-} block;
+/* (Written out vector by vector: GCC -O2 keeps small loops over arrays of
+ * vectors as loops through memory.) */
 
-typedef struct bounds {    /* the doubled fast range, see the top comment */
-    __m256i low32, high32;  /* 2 fast_min - 1, 2 fast_end - 2 in 32-bit lanes */
-    __m256i low16, high16;  /* the same in 16-bit lanes (BF16, FP16) */
-} bounds;
-
-static inline __attribute__((always_inline)) bounds make_bounds(const sk_quant_ctx *c) {
-    const uint32_t low = 2 * c->fast_min - 1, high = 2 * c->fast_end - 2;
-    return (bounds){_mm256_set1_epi32((int)low), _mm256_set1_epi32((int)high),
-                    _mm256_set1_epi16((short)low), _mm256_set1_epi16((short)high)};
+static inline __attribute__((always_inline)) __m256i twice_less1_32(__m256i x) {
+    return _mm256_add_epi32(_mm256_add_epi32(x, x), _mm256_set1_epi32(-1));
+}
+static inline __attribute__((always_inline)) __m256i twice_less1_16(__m256i x) {
+    return _mm256_add_epi16(_mm256_add_epi16(x, x), _mm256_set1_epi16(-1));
 }
 
-/* Written out lane group by lane group: GCC -O2 keeps small loops over
- * vector arrays as loops through memory.  `low`: also test the low bound. */
-static inline __attribute__((always_inline)) __m256i twice32(__m256i x) { return _mm256_add_epi32(x, x); }
-static inline __attribute__((always_inline)) __m256i less1_32(__m256i x) {
-    return _mm256_add_epi32(x, _mm256_set1_epi32(-1));
-}
-
-static inline __attribute__((always_inline)) int fast32(__m256i x0, __m256i x1, __m256i x2, __m256i x3,
-                                                        const bounds *b, int low) {
-    const __m256i xx0 = twice32(x0), xx1 = twice32(x1), xx2 = twice32(x2), xx3 = twice32(x3);
-    const __m256i hi = _mm256_max_epu32(_mm256_max_epu32(xx0, xx1), _mm256_max_epu32(xx2, xx3));
-    __m256i ok = _mm256_cmpeq_epi32(_mm256_min_epu32(hi, b->high32), hi);  /* hi <= high */
-    if (low) {
-        const __m256i lo = _mm256_min_epu32(_mm256_min_epu32(less1_32(xx0), less1_32(xx1)),
-                                            _mm256_min_epu32(less1_32(xx2), less1_32(xx3)));
-        ok = _mm256_and_si256(ok, _mm256_cmpeq_epi32(_mm256_max_epu32(lo, b->low32), lo));  /* lo >= low */
-    }
-    return _mm256_movemask_epi8(ok) == -1;
-}
-
-static inline __attribute__((always_inline)) int fast16(__m256i x0, __m256i x1, const bounds *b, int low) {
-    const __m256i xx0 = _mm256_add_epi16(x0, x0), xx1 = _mm256_add_epi16(x1, x1);
-    /* Saturating differences are zero exactly when hi <= high and lo >= low. */
-    __m256i bad = _mm256_subs_epu16(_mm256_max_epu16(xx0, xx1), b->high16);
-    if (low) {
-        const __m256i one = _mm256_set1_epi16(1);
-        const __m256i lo = _mm256_min_epu16(_mm256_sub_epi16(xx0, one), _mm256_sub_epi16(xx1, one));
-        bad = _mm256_or_si256(bad, _mm256_subs_epu16(b->low16, lo));
-    }
-    return _mm256_testz_si256(bad, bad);
-}
-
-static inline __attribute__((always_inline)) block load_block(const void *src, size_t i, int input,
-                                                              const bounds *b, int low) {
-    block k;
+/* The low test of a block (only under FTZ/DAZ): every lane zero or of
+ * magnitude bits at least fast_min. */
+static inline __attribute__((always_inline)) int above_min(const void *src, size_t i, int input,
+                                                           uint32_t low) {
     if (input == SK_QUANT_F32) {
         const __m256i *in = (const __m256i *)((const uint32_t *)src + i);
-        const __m256i x0 = _mm256_loadu_si256(in), x1 = _mm256_loadu_si256(in + 1);
-        const __m256i x2 = _mm256_loadu_si256(in + 2), x3 = _mm256_loadu_si256(in + 3);
-        k.v[0] = _mm256_castsi256_ps(x0);
-        k.v[1] = _mm256_castsi256_ps(x1);
-        k.v[2] = _mm256_castsi256_ps(x2);
-        k.v[3] = _mm256_castsi256_ps(x3);
-        k.fast = fast32(x0, x1, x2, x3, b, low);
-    } else if (input == SK_QUANT_BF16) {
-        /* The BF16 word is the upper FP32 half.  Unpacking works within
-         * 128-bit lanes: v[0] holds elements 0-3 and 8-11, v[1] 4-7 and
-         * 12-15; the int32 -> int16 pack undoes exactly this order. */
-        const __m256i *in = (const __m256i *)((const uint16_t *)src + i);
-        const __m256i x0 = _mm256_loadu_si256(in), x1 = _mm256_loadu_si256(in + 1);
-        const __m256i zero = _mm256_setzero_si256();
-        k.v[0] = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, x0));
-        k.v[1] = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, x0));
-        k.v[2] = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, x1));
-        k.v[3] = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, x1));
-        k.fast = fast16(x0, x1, b, low);
-    } else {
-        /* F16C widens FP16 exactly (half subnormals never reach it: they
-         * lie below the fast range). */
-        const __m128i *in = (const __m128i *)((const uint16_t *)src + i);
-        k.v[0] = _mm256_cvtph_ps(_mm_loadu_si128(in));
-        k.v[1] = _mm256_cvtph_ps(_mm_loadu_si128(in + 1));
-        k.v[2] = _mm256_cvtph_ps(_mm_loadu_si128(in + 2));
-        k.v[3] = _mm256_cvtph_ps(_mm_loadu_si128(in + 3));
-        k.fast = fast16(_mm256_loadu_si256((const __m256i *)in), _mm256_loadu_si256((const __m256i *)in + 1), b, low);
+        const __m256i lo = _mm256_min_epu32(
+            _mm256_min_epu32(twice_less1_32(_mm256_loadu_si256(in)), twice_less1_32(_mm256_loadu_si256(in + 1))),
+            _mm256_min_epu32(twice_less1_32(_mm256_loadu_si256(in + 2)), twice_less1_32(_mm256_loadu_si256(in + 3))));
+        const __m256i bound = _mm256_set1_epi32((int)low);
+        return _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(lo, bound), lo)) == -1;
     }
-    return k;
+    const __m256i *in = (const __m256i *)((const uint16_t *)src + i);
+    const __m256i lo = _mm256_min_epu16(twice_less1_16(_mm256_loadu_si256(in)),
+                                        twice_less1_16(_mm256_loadu_si256(in + 1)));
+    const __m256i short_of = _mm256_subs_epu16(_mm256_set1_epi16((short)low), lo);  /* 0 when lo >= low */
+    return _mm256_testz_si256(short_of, short_of);
 }
 
-/* A normal product below 2^30 in magnitude to int32 by the mode: the
- * rounding is explicit for the directed modes (MXCSR plays no part) and the
- * MXCSR's for nearest-even (the execute entry requires round-to-nearest);
- * every conversion of such a value is exact or in range. */
+/* A product to int32 by the mode: the rounding is explicit for the
+ * directed modes (MXCSR plays no part) and the MXCSR's for nearest-even
+ * (the execute entry requires round-to-nearest); integral values convert
+ * exactly. */
 static inline __attribute__((always_inline)) __m256i to_int(__m256 p, int mode) {
     switch (mode) {
     case SK_QUANT_NEAREST_EVEN: return _mm256_cvtps_epi32(p);
@@ -126,50 +74,86 @@ static inline __attribute__((always_inline)) __m256i to_int(__m256 p, int mode) 
     }
 }
 
-/* The 32 INT8 results of a fast block, in element order.  The zero point is
- * added after the first saturating pack: int16 saturation of |r| >= 2^15
- * keeps it beyond the INT8 range after any zero point in [-128, 127], so
- * saturate8(sat16(sat16(r) + zp)) = saturate8(r + zp). */
-static inline __attribute__((always_inline)) __m256i finish(const block *k, __m256 m, __m256i zp, int input,
-                                                             int mode) {
-    const __m256i r0 = to_int(_mm256_mul_ps(k->v[0], m), mode), r1 = to_int(_mm256_mul_ps(k->v[1], m), mode);
-    const __m256i r2 = to_int(_mm256_mul_ps(k->v[2], m), mode), r3 = to_int(_mm256_mul_ps(k->v[3], m), mode);
-    const __m256i a = _mm256_adds_epi16(_mm256_packs_epi32(r0, r1), zp);
-    const __m256i b = _mm256_adds_epi16(_mm256_packs_epi32(r2, r3), zp);
-    const __m256i bytes = _mm256_packs_epi16(a, b);
-    if (input == SK_QUANT_BF16)  /* 64-bit groups: 0-7, 16-23, 8-15, 24-31 */
+static inline __attribute__((always_inline)) __m256i product(__m256 x, __m256 m, int mode) {
+    return to_int(_mm256_mul_ps(x, m), mode);
+}
+
+/* The block's rounded products saturated to int16, 16 lanes in each of
+ * *a and *b.  BF16: unpacking works within 128-bit lanes (elements 0-3 and
+ * 8-11, then 4-7 and 12-15), and the int32 -> int16 pack undoes exactly
+ * that, so *a holds elements 0-15 and *b 16-31 in order.  FP32/FP16: *a
+ * holds 0-3 8-11 4-7 12-15 and *b the same 16 later (see to_bytes). */
+static inline __attribute__((always_inline)) void products16(const void *src, size_t i, int input, __m256 m,
+                                                             int mode, __m256i *a, __m256i *b) {
+    __m256 v0, v1, v2, v3;
+    if (input == SK_QUANT_F32) {
+        const float *in = (const float *)src + i;
+        v0 = _mm256_loadu_ps(in);
+        v1 = _mm256_loadu_ps(in + 8);
+        v2 = _mm256_loadu_ps(in + 16);
+        v3 = _mm256_loadu_ps(in + 24);
+    } else if (input == SK_QUANT_BF16) {  /* the BF16 word is the upper FP32 half */
+        const __m256i *in = (const __m256i *)((const uint16_t *)src + i);
+        const __m256i x0 = _mm256_loadu_si256(in), x1 = _mm256_loadu_si256(in + 1);
+        const __m256i zero = _mm256_setzero_si256();
+        v0 = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, x0));
+        v1 = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, x0));
+        v2 = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, x1));
+        v3 = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, x1));
+    } else {  /* F16C widens FP16 exactly */
+        const __m128i *in = (const __m128i *)((const uint16_t *)src + i);
+        v0 = _mm256_cvtph_ps(_mm_loadu_si128(in));
+        v1 = _mm256_cvtph_ps(_mm_loadu_si128(in + 1));
+        v2 = _mm256_cvtph_ps(_mm_loadu_si128(in + 2));
+        v3 = _mm256_cvtph_ps(_mm_loadu_si128(in + 3));
+    }
+    *a = _mm256_packs_epi32(product(v0, m, mode), product(v1, m, mode));
+    *b = _mm256_packs_epi32(product(v2, m, mode), product(v3, m, mode));
+}
+
+/* The high test: no int16 lane at -32768. */
+static inline __attribute__((always_inline)) int no_indefinite(__m256i a, __m256i b) {
+    const __m256i hit = _mm256_cmpeq_epi16(_mm256_min_epi16(a, b), _mm256_set1_epi16(INT16_MIN));
+    return _mm256_testz_si256(hit, hit);
+}
+
+/* The 32 INT8 results in element order.  The zero point is added to the
+ * int16 values: int16 saturation of |r| >= 2^15 keeps r beyond the INT8
+ * range after any zero point in [-128, 127], so saturate8(sat16(sat16(r) +
+ * zp)) = saturate8(r + zp). */
+static inline __attribute__((always_inline)) __m256i to_bytes(__m256i a, __m256i b, __m256i zp, int input) {
+    const __m256i bytes = _mm256_packs_epi16(_mm256_adds_epi16(a, zp), _mm256_adds_epi16(b, zp));
+    if (input == SK_QUANT_BF16)  /* 8-byte groups: 0-7, 16-23, 8-15, 24-31 */
         return _mm256_permute4x64_epi64(bytes, _MM_SHUFFLE(3, 1, 2, 0));
-    /* 32-bit groups of four: r0 r1 r2 r3 (first halves), then second halves. */
+    /* 4-byte groups: 0-3, 8-11, 16-19, 24-27, then 4-7, 12-15, ... */
     return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
+/* The blocks [i, end), specialised on the low test and streaming. */
 static inline __attribute__((always_inline)) void blocks(const sk_quant_ctx *c, const void *src, int8_t *out,
                                                          size_t i, size_t end, int input, int mode, int low,
                                                          int stream) {
-    const bounds b = make_bounds(c);
     const __m256 m = _mm256_set1_ps(c->multiplier);
     const __m256i zp = _mm256_set1_epi16((short)c->zero_point);
+    const uint32_t low_bound = 2 * c->fast_min - 1;
     for (; i < end; i += QBLOCK) {
-        const block k = load_block(src, i, input, &b, low);
-        if (__builtin_expect(!k.fast, 0)) {
-            sk_quant_exact_span(c, src, out, i, i + QBLOCK, input, mode);
-            continue;
-        }
-        const __m256i v = finish(&k, m, zp, input, mode);
+        __m256i a, b;
+        if (low && __builtin_expect(!above_min(src, i, input, low_bound), 0)) goto exact;
+        products16(src, i, input, m, mode, &a, &b);
+        if (__builtin_expect(!no_indefinite(a, b), 0)) goto exact;
         if (stream)
-            _mm256_stream_si256((__m256i *)(out + i), v);
+            _mm256_stream_si256((__m256i *)(out + i), to_bytes(a, b, zp, input));
         else
-            _mm256_storeu_si256((__m256i *)(out + i), v);
+            _mm256_storeu_si256((__m256i *)(out + i), to_bytes(a, b, zp, input));
+        continue;
+    exact:
+        sk_quant_exact_span(c, src, out, i, i + QBLOCK, input, mode);
     }
 }
 
-/* The blocks [i, end), specialised on the low test and streaming. */
 static inline __attribute__((always_inline)) void blocks_for(const sk_quant_ctx *c, const void *src, int8_t *out,
                                                              size_t i, size_t end, int input, int mode,
                                                              int stream) {
-    /* Without flush-to-zero and denormals-are-zero, the multiply (gradual
-     * underflow), the conversions and F16C handle subnormal inputs and
-     * products exactly as the contract says: only the high bound matters. */
     const int low = (_mm_getcsr() & (MXCSR_FTZ | MXCSR_DAZ)) != 0;
     if (low) {
         if (stream) blocks(c, src, out, i, end, input, mode, 1, 1);
