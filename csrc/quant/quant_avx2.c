@@ -177,6 +177,8 @@ static inline __attribute__((always_inline)) void blocks_chunked(const sk_quant_
             store(out + j, to_bytes(a, b, zp, input), stream);
         }
         if (__builtin_expect(!no_indefinite(seen, seen), 0)) {
+            /* The exact bytes must land after the streamed ones they replace. */
+            if (stream) _mm_sfence();
             for (size_t j = i; j < chunk_end; j += QBLOCK) {
                 __m256i a, b;
                 products16(src, j, input, m, mode, &a, &b);
