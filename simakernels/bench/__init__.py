@@ -85,9 +85,10 @@ def run_case(op: Op, layout: str, n: int, found: Sequence[Any], budget_s: float)
     }
 
 
-def run(options: Options, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
+def run(options: Options, stdout: Optional[TextIO] = None, stderr: Optional[TextIO] = None) -> int:
     """Runs the benchmark; 0, or 1 when our output differed from NumPy's
     expression somewhere (the table marks it)."""
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     started = time.time()
     found, missing = peers.load(options.peers)
     if options.peers:
