@@ -179,6 +179,7 @@ def test_a_wrong_result_is_caught(capsys, monkeypatch):
     (["--rounding", "stochastic"], "unknown rounding"),
     (["--peers", "tensorflow"], "unknown peer"),
     (["--budget", "0"], "--budget"),
+    (["--sizes", ","], "at least one"),
 ])
 def test_bad_arguments(capsys, args, message):
     assert cli.main(["bench", *args]) == 2
