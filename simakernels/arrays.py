@@ -141,7 +141,10 @@ def _param_key(p: Any) -> Any:
     if kind in _ENUMS:  # members are singletons; Enum.__hash__ is slow Python
         return kind, id(p)
     if isinstance(p, np.generic):
-        return kind, p.tobytes()
+        try:
+            return kind, memoryview(p).tobytes()  # a third of tobytes()'s cost
+        except TypeError:
+            return kind, p.tobytes()
     return kind, p
 
 

@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 from .._ffi import ffi, lib
 from ..admission import Admitted
-from ..buffers import BufferLike, bind, fast_view
+from ..buffers import BufferLike, ConstHostBuffer, HostBuffer, bind, fast_view
 from ..core import Error, ErrorCode, Requirement
 from ..fenv import describe_unmet
 from ..ops._base import SharedPlan
@@ -114,16 +114,27 @@ def make_execute(
         if type(plan) is plan_type:
             try:
                 (src,), (dst,) = inputs, outputs
-                src_view = _from_buffer(src)
-                dst_view = _from_buffer(_CHAR_ARRAY, dst, True)
+                if type(src) in _HOST_VIEWS:
+                    src_ptr, src_len = src._ptr, src.nbytes
+                else:
+                    src_ptr = _from_buffer(src)
+                    src_len = len(src_ptr)
+                if type(dst) is HostBuffer:
+                    dst_ptr, dst_len = dst._ptr, dst.nbytes
+                else:
+                    dst_ptr = _from_buffer(_CHAR_ARRAY, dst, True)
+                    dst_len = len(dst_ptr)
             except _NOT_A_PLAIN_BUFFER:
                 pass
             else:
-                status = native_execute(plan._native, src_view, len(src_view), dst_view, len(dst_view))
-                if status == 0:
-                    return None
-                if status != _INVALID_BINDING:
-                    return _status_error(status, operation, plan._fenv_needs)
+                # A host view has no pointer when its address or extent is out
+                # of range: only the Python checks can describe that.
+                if src_ptr is not None and dst_ptr is not None:
+                    status = native_execute(plan._native, src_ptr, src_len, dst_ptr, dst_len)
+                    if status == 0:
+                        return None
+                    if status != _INVALID_BINDING:
+                        return _status_error(status, operation, plan._fenv_needs)
         return _execute_checked(plan, plan_type, operation, inputs, outputs, native_execute)
 
     execute.__doc__ = doc
@@ -132,6 +143,7 @@ def make_execute(
 
 
 _INVALID_BINDING = lib.SK_INVALID_BINDING
+_HOST_VIEWS = frozenset({ConstHostBuffer, HostBuffer})
 
 
 def _execute_checked(
