@@ -21,6 +21,20 @@ static inline __m256i sk_avx2_bf16_round(__m256i b) {
     return _mm256_srli_epi32(_mm256_sub_epi32(_mm256_add_epi32(b, _mm256_set1_epi32(0x7fff)), odd), 16);
 }
 
+/* The specification's BF16 rule (b + 0x7fff + lsb) >> 16, wrapping, on
+ * sixteen elements whose FP32 bits are given as their low words and their
+ * high words: the result is the high word plus the carry out of
+ * low + 0x7fff + (high & 1).  That carry is bit 15 of the rounding average
+ * (low + (0x7ffe | (high & 1)) + 1) >> 1, which has no 16-bit overflow;
+ * subtracting its all-ones mask adds it, wrapping 0xffff to 0 as the 32-bit
+ * rule does. */
+static inline __m256i sk_avx2_bf16_round_words(__m256i low, __m256i high) {
+    const __m256i bias = _mm256_or_si256(_mm256_and_si256(high, _mm256_set1_epi16(1)),
+                                         _mm256_set1_epi16(0x7ffe));
+    const __m256i carry = _mm256_cmpgt_epi16(_mm256_setzero_si256(), _mm256_avg_epu16(low, bias));
+    return _mm256_sub_epi16(high, carry);
+}
+
 /* Sixteen BF16 words in element order from two vectors of FP32 bits.  The
  * rounded lanes are at most 0xffff, so the signed-to-unsigned saturating
  * pack is exact; it interleaves 128-bit halves, which one permute undoes. */

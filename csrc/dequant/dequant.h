@@ -78,6 +78,7 @@ SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_pow2__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_unit__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow__avx2);
+SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow_pow2__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_pow2__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__avx2);
