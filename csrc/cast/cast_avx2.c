@@ -44,7 +44,7 @@ void sk_cast_f32_bf16__avx2(const void *ctx, const void *src, void *dst, size_t 
     size_t i = sk_avx2_head(out, sizeof *out, n);
     for (size_t j = 0; j < i; ++j) out[j] = sk_bf16_from_f32_bits(in[j]);
     const int aligned = (uintptr_t)(in + i) % 32 == 0;
-    if (sk_avx2_streams(n * sizeof *out)) {
+    if (sk_avx2_streams(n, sizeof *out)) {
         i += aligned ? f32_bf16_blocks(in + i, out + i, n - i, 1, 1) : f32_bf16_blocks(in + i, out + i, n - i, 1, 0);
         _mm_sfence();  /* streamed lines are visible before the call returns */
     } else {
@@ -77,7 +77,7 @@ void sk_cast_bf16_f32__avx2(const void *ctx, const void *src, void *dst, size_t 
     uint32_t *out = dst;
     size_t i = sk_avx2_head(out, sizeof *out, n);
     for (size_t j = 0; j < i; ++j) out[j] = sk_f32_bits_from_bf16(in[j]);
-    if (sk_avx2_streams(n * sizeof *out)) {
+    if (sk_avx2_streams(n, sizeof *out)) {
         i += bf16_f32_blocks(in + i, out + i, n - i, 1);
         _mm_sfence();
     } else {

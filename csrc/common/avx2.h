@@ -60,9 +60,10 @@ static inline size_t sk_avx2_head(const void *dst, size_t item, size_t n) {
     return head < n ? head : n;
 }
 
-/* Whether a dense run of `out_bytes` output bytes should stream (stream.h). */
-static inline int sk_avx2_streams(size_t out_bytes) {
-    return out_bytes >= sk_stream_min_bytes();
+/* Whether a dense run of n elements of `item` output bytes should stream
+ * (stream.h); runs too short for one main-loop iteration never ask. */
+static inline int sk_avx2_streams(size_t n, size_t item) {
+    return n >= SK_AVX2_BLOCK && n * item >= sk_stream_min_bytes();
 }
 
 #endif

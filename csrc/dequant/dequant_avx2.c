@@ -102,7 +102,7 @@ static inline __attribute__((always_inline)) void run_f32(const sk_dequant_ctx *
     const params p = params_of(c);
     size_t i = sk_avx2_head(out, sizeof *out, n);
     for (size_t j = 0; j < i; ++j) out[j] = sk_dequant_staged(c, in[j]);
-    if (sk_avx2_streams(n * sizeof *out)) {
+    if (sk_avx2_streams(n, sizeof *out)) {
         i += f32_blocks(&p, in + i, out + i, n - i, f, 1);
         _mm_sfence();  /* streamed lines are visible before the call returns */
     } else {
@@ -120,7 +120,7 @@ static inline __attribute__((always_inline)) void run_bf16(const sk_dequant_ctx 
     const params p = params_of(c);
     size_t i = sk_avx2_head(out, sizeof *out, n);
     for (size_t j = 0; j < i; ++j) out[j] = staged_bf16(c, in[j]);
-    if (sk_avx2_streams(n * sizeof *out)) {
+    if (sk_avx2_streams(n, sizeof *out)) {
         i += bf16_blocks(&p, in + i, out + i, n - i, f, 1);
         _mm_sfence();
     } else {
