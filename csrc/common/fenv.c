@@ -106,7 +106,20 @@ static int set_state(const sk_fenv_state *st) {
 }
 #endif
 
+/* The state every thread starts in (nearest, gradual underflow, every
+ * exception masked) meets every need; one register read decides it on each
+ * execute, before the full decoding below. */
+static int default_state(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    const unsigned all_masked = 0x3fu << 7;
+    return (_mm_getcsr() & (MX_DAZ | MX_FTZ | (3u << MX_RC_SHIFT) | all_masked)) == all_masked;
+#else
+    return 0;
+#endif
+}
+
 int sk_fenv_unmet(int needs) {
+    if (default_state()) return 0;
     sk_fenv_state st;
     sk_fenv_query(&st);
     int unmet = 0;

@@ -24,7 +24,8 @@
 #define SK_HAVE_AVX2 0
 #endif
 
-/* Elements per vector block in every dense leaf. */
+/* Elements per vector block in the portable and NEON dense leaves (the AVX2
+ * leaves have their own, SK_AVX2_BLOCK in avx2.h). */
 #define SK_BLOCK 16
 
 /* `n` packed elements from src to dst; ctx carries prepared parameters. */

@@ -27,17 +27,24 @@ int sk_dequant_prepare(sk_dequant_plan *plan) {
     return SK_OK;
 }
 
-/* Portable leaves (scalar, sse2 and avx2 routes) by form; a negative power-of-two
- * exponent needs no form of its own there: the multiply is already exact. */
-static sk_span_fn portable_leaf(int route, int output, int form, int exponent) {
-    static const sk_span_fn scalar[2][SK_DEQUANT_FORM_COUNT] = {
-        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow__scalar, sk_dequant_i8_f32_shift__scalar,
-                            sk_dequant_i8_f32_wide_pow2__scalar, sk_dequant_i8_f32_wide_unit__scalar,
-                            sk_dequant_i8_f32_wide__scalar},
-        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow__scalar, sk_dequant_i8_bf16_shift__scalar,
-                             sk_dequant_i8_bf16_wide_pow2__scalar, sk_dequant_i8_bf16_wide_unit__scalar,
-                             sk_dequant_i8_bf16_wide__scalar},
+/* Scalar, SSE2 and AVX2 leaves by form. */
+static sk_span_fn form_leaf(int route, int output, int form, int exponent) {
+#if SK_HAVE_AVX2
+    /* An INT8-range zero point with a power-of-two scale needs no FP32 leaf
+     * of its own (the NARROW multiply by 2^e is exact); its BF16 leaf skips
+     * the rounding, which cannot change an exact 8-bit significand. */
+    static const sk_span_fn avx2[2][SK_DEQUANT_FORM_COUNT] = {
+        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow__avx2, sk_dequant_i8_f32_narrow__avx2,
+                            sk_dequant_i8_f32_wide_pow2__avx2, sk_dequant_i8_f32_wide_unit__avx2,
+                            sk_dequant_i8_f32_wide__avx2},
+        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow__avx2, sk_dequant_i8_bf16_narrow_pow2__avx2,
+                             sk_dequant_i8_bf16_wide_pow2__avx2, sk_dequant_i8_bf16_wide_unit__avx2,
+                             sk_dequant_i8_bf16_wide__avx2},
     };
+    if (route == SK_ROUTE_AVX2) return avx2[output][form];
+#endif
+    /* The portable leaves need no form of their own for a negative
+     * power-of-two exponent: the multiply is already exact. */
     if (form == SK_DEQUANT_NARROW_POW2 && exponent < 0) form = SK_DEQUANT_NARROW;
 #if SK_HAVE_SSE2
     static const sk_span_fn sse2[2][SK_DEQUANT_FORM_COUNT] = {
@@ -50,17 +57,14 @@ static sk_span_fn portable_leaf(int route, int output, int form, int exponent) {
     };
     if (route == SK_ROUTE_SSE2) return sse2[output][form];
 #endif
-#if SK_HAVE_AVX2
-    static const sk_span_fn avx2[2][SK_DEQUANT_FORM_COUNT] = {
-        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow__avx2, sk_dequant_i8_f32_shift__avx2,
-                            sk_dequant_i8_f32_wide_pow2__avx2, sk_dequant_i8_f32_wide_unit__avx2,
-                            sk_dequant_i8_f32_wide__avx2},
-        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow__avx2, sk_dequant_i8_bf16_shift__avx2,
-                             sk_dequant_i8_bf16_wide_pow2__avx2, sk_dequant_i8_bf16_wide_unit__avx2,
-                             sk_dequant_i8_bf16_wide__avx2},
+    static const sk_span_fn scalar[2][SK_DEQUANT_FORM_COUNT] = {
+        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow__scalar, sk_dequant_i8_f32_shift__scalar,
+                            sk_dequant_i8_f32_wide_pow2__scalar, sk_dequant_i8_f32_wide_unit__scalar,
+                            sk_dequant_i8_f32_wide__scalar},
+        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow__scalar, sk_dequant_i8_bf16_shift__scalar,
+                             sk_dequant_i8_bf16_wide_pow2__scalar, sk_dequant_i8_bf16_wide_unit__scalar,
+                             sk_dequant_i8_bf16_wide__scalar},
     };
-    if (route == SK_ROUTE_AVX2) return avx2[output][form];
-#endif
     (void)route;
     return scalar[output][form];
 }
@@ -108,7 +112,7 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
         k.span = neon_leaf(plan->output, plan->form);
     else
 #endif
-        k.span = portable_leaf(plan->route, plan->output, plan->form, plan->exponent);
+        k.span = form_leaf(plan->route, plan->output, plan->form, plan->exponent);
     sk_walk_run(&plan->walk, src, dst, k, &c);
     return SK_OK;
 }

@@ -74,12 +74,11 @@ SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__scalar);
 #if SK_HAVE_AVX2
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow__avx2);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_shift__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_pow2__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_unit__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow__avx2);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_shift__avx2);
+SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow_pow2__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_pow2__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__avx2);

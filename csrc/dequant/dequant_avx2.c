@@ -1,8 +1,141 @@
-/* x86-64 Dequant, AVX2: the same blocked portable leaves compiled for AVX2
- * (no FMA: -ffp-contract=off holds, and the target adds only AVX2). */
+/* x86-64 Dequant, AVX2: 32 INT8 values per iteration, each group of 8
+ * sign-extended straight from memory to INT32 lanes and converted by the
+ * form's exact arithmetic (dequant.h says why each is exact); BF16 outputs
+ * narrow by the integer rule.  The output is aligned by a scalar head,
+ * outputs beyond the cache stream (stream.h), then 8-element groups and the
+ * staged scalar expression finish the run.  No FMA: the target adds only
+ * AVX2 and -ffp-contract=off holds, so every multiply and subtract rounds
+ * on its own as the staged expression does. */
 #include "dequant.h"
 #if SK_HAVE_AVX2
 #pragma GCC target("avx2")
-#define SK_ISA(name) name##__avx2
-#include "dequant_blocked.h"
+#include "../common/avx2.h"
+
+/* The scalar forms, lane-wise.  A power-of-two scale with an INT8-range
+ * zero point computes as NARROW ((q - zp) * 2^e is exact either way); its
+ * BF16 results need no rounding: |q - zp| <= 255 has at most 8 significant
+ * bits, which BF16 holds, so the low half of the FP32 result is zero. */
+enum form { NARROW, NARROW_POW2, WIDE_POW2, WIDE_UNIT, WIDE };
+
+typedef struct params {
+    __m256i zero_point, zero_point16;
+    __m256 zp, scale, zp_scaled;
+} params;
+
+static inline params params_of(const sk_dequant_ctx *c) {
+    params p = {_mm256_set1_epi32(c->zero_point), _mm256_set1_epi16((int16_t)c->zero_point),
+                _mm256_set1_ps(c->zp), _mm256_set1_ps(c->scale), _mm256_set1_ps(c->zp_scaled)};
+    return p;
+}
+
+/* The form's arithmetic on eight INT32 lanes: q, or for NARROW the exact
+ * difference q - zp. */
+static inline __attribute__((always_inline)) __m256i arith8(const params *p, __m256i q, enum form f) {
+    const __m256 x = _mm256_cvtepi32_ps(q);
+    switch (f) {
+    case NARROW:
+    case NARROW_POW2:
+        return _mm256_castps_si256(_mm256_mul_ps(x, p->scale));
+    case WIDE_POW2:
+        return _mm256_castps_si256(_mm256_sub_ps(_mm256_mul_ps(x, p->scale), p->zp_scaled));
+    case WIDE_UNIT:
+        return _mm256_castps_si256(_mm256_sub_ps(x, p->zp));
+    default:
+        return _mm256_castps_si256(_mm256_mul_ps(_mm256_sub_ps(x, p->zp), p->scale));
+    }
+}
+
+/* FP32 bits of eight elements, sign-extended straight from memory. */
+static inline __attribute__((always_inline)) __m256i bits8(const params *p, const int8_t *in, enum form f) {
+    __m256i q = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)in));
+    if (f == NARROW || f == NARROW_POW2) q = _mm256_sub_epi32(q, p->zero_point);
+    return arith8(p, q, f);
+}
+
+/* BF16 words of sixteen elements.  Widened to INT16 (the NARROW forms subtract
+ * the zero point there: q - zp lies in [-255, 255]), the even and odd elements
+ * become INT32 lanes by multiply-adds with 1 and 0; each 32-bit lane then
+ * holds one even and one odd result, whose low and high words interleave
+ * back into element order by blends, with no permute. */
+static inline __attribute__((always_inline)) __m256i bf16_16(const params *p, const int8_t *in, enum form f) {
+    __m256i w = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)in));
+    if (f == NARROW || f == NARROW_POW2) w = _mm256_sub_epi16(w, p->zero_point16);
+    const __m256i even = arith8(p, _mm256_madd_epi16(w, _mm256_set1_epi32(1)), f);
+    const __m256i odd = arith8(p, _mm256_madd_epi16(w, _mm256_set1_epi32(0x10000)), f);
+    const __m256i high = _mm256_blend_epi16(_mm256_srli_epi32(even, 16), odd, 0xAA);
+    if (f == NARROW_POW2) return high;  /* exact in BF16 */
+    const __m256i low = _mm256_blend_epi16(even, _mm256_slli_epi32(odd, 16), 0xAA);
+    return sk_avx2_bf16_round_words(low, high);
+}
+
+static inline __attribute__((always_inline)) size_t f32_blocks(const params *p, const int8_t *in, float *out,
+                                                               size_t n, enum form f, int stream) {
+    size_t i = 0;
+    for (; i + SK_AVX2_BLOCK <= n; i += SK_AVX2_BLOCK) {
+        sk_avx2_store(out + i, bits8(p, in + i, f), stream);
+        sk_avx2_store(out + i + 8, bits8(p, in + i + 8, f), stream);
+        sk_avx2_store(out + i + 16, bits8(p, in + i + 16, f), stream);
+        sk_avx2_store(out + i + 24, bits8(p, in + i + 24, f), stream);
+    }
+    for (; i + 8 <= n; i += 8) sk_avx2_store(out + i, bits8(p, in + i, f), 0);
+    return i;
+}
+
+static inline __attribute__((always_inline)) size_t bf16_blocks(const params *p, const int8_t *in,
+                                                                uint16_t *out, size_t n, enum form f,
+                                                                int stream) {
+    size_t i = 0;
+    for (; i + SK_AVX2_BLOCK <= n; i += SK_AVX2_BLOCK) {
+        const __m256i a = bf16_16(p, in + i, f), b = bf16_16(p, in + i + 16, f);
+        sk_avx2_store(out + i, a, stream);
+        sk_avx2_store(out + i + 16, b, stream);
+    }
+    if (i + 16 <= n) {
+        sk_avx2_store(out + i, bf16_16(p, in + i, f), 0);
+        i += 16;
+    }
+    return i;
+}
+
+static inline __attribute__((always_inline)) void run_f32(const sk_dequant_ctx *c, const int8_t *in,
+                                                           float *out, size_t n, enum form f) {
+    const params p = params_of(c);
+    size_t i = sk_avx2_head(out, sizeof *out, n);
+    for (size_t j = 0; j < i; ++j) out[j] = sk_dequant_staged(c, in[j]);
+    if (sk_avx2_streams(n, sizeof *out)) {
+        i += f32_blocks(&p, in + i, out + i, n - i, f, 1);
+        _mm_sfence();  /* streamed lines are visible before the call returns */
+    } else {
+        i += f32_blocks(&p, in + i, out + i, n - i, f, 0);
+    }
+    for (; i < n; ++i) out[i] = sk_dequant_staged(c, in[i]);
+}
+
+static inline uint16_t staged_bf16(const sk_dequant_ctx *c, int8_t q) {
+    return sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(c, q)));
+}
+
+static inline __attribute__((always_inline)) void run_bf16(const sk_dequant_ctx *c, const int8_t *in,
+                                                            uint16_t *out, size_t n, enum form f) {
+    const params p = params_of(c);
+    size_t i = sk_avx2_head(out, sizeof *out, n);
+    for (size_t j = 0; j < i; ++j) out[j] = staged_bf16(c, in[j]);
+    if (sk_avx2_streams(n, sizeof *out)) {
+        i += bf16_blocks(&p, in + i, out + i, n - i, f, 1);
+        _mm_sfence();
+    } else {
+        i += bf16_blocks(&p, in + i, out + i, n - i, f, 0);
+    }
+    for (; i < n; ++i) out[i] = staged_bf16(c, in[i]);
+}
+
+#define LEAVES(name, f)                                                                          \
+    SK_DEQUANT_LEAF(sk_dequant_i8_f32_##name##__avx2) { run_f32(ctx, src, dst, n, f); }          \
+    SK_DEQUANT_LEAF(sk_dequant_i8_bf16_##name##__avx2) { run_bf16(ctx, src, dst, n, f); }
+LEAVES(narrow, NARROW)
+SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow_pow2__avx2) { run_bf16(ctx, src, dst, n, NARROW_POW2); }
+LEAVES(wide_pow2, WIDE_POW2)
+LEAVES(wide_unit, WIDE_UNIT)
+LEAVES(wide, WIDE)
+#undef LEAVES
 #endif
