@@ -25,6 +25,7 @@ const char *sk_compiler(void) {
 const char *sk_route_name(int route) {
     switch (route) {
     case SK_ROUTE_NEON: return "neon";
+    case SK_ROUTE_AVX512: return "avx512";
     case SK_ROUTE_AVX2: return "avx2";
     case SK_ROUTE_SSE2: return "sse2";
     case SK_ROUTE_SCALAR: return "scalar";
@@ -36,6 +37,7 @@ int sk_route_compiled(int route) {
     if (route == SK_ROUTE_SCALAR) return 1;
     if (route == SK_ROUTE_NEON) return SK_HAVE_NEON;
     if (route == SK_ROUTE_SSE2) return SK_HAVE_SSE2;
+    if (route == SK_ROUTE_AVX512) return SK_HAVE_AVX512;
     if (route == SK_ROUTE_AVX2) return SK_HAVE_AVX2;
     return 0;
 }
@@ -50,6 +52,15 @@ int sk_route_available(int route) {
 #if SK_HAVE_AVX2
     /* Quant's AVX2 leaves widen FP16 with F16C (every AVX2 CPU has it). */
     if (route == SK_ROUTE_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+#endif
+#if SK_HAVE_AVX512
+    /* Every feature the avx512 leaves use, and the avx2 leaves it borrows.
+     * GCC's and clang's runtimes report the AVX-512 features only when the
+     * OS saves the 512-bit state (XCR0), so this also covers the OS. */
+    if (route == SK_ROUTE_AVX512)
+        return sk_route_available(SK_ROUTE_AVX2) && __builtin_cpu_supports("avx512f") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vbmi");
 #endif
     return 1;
 }

@@ -23,6 +23,8 @@
 #else
 #define SK_HAVE_AVX2 0
 #endif
+/* AVX-512 code likewise (F, BW, VL, DQ and VBMI, checked at run time). */
+#define SK_HAVE_AVX512 SK_HAVE_AVX2
 
 /* Elements per vector block in the portable and NEON dense leaves (the AVX2
  * leaves have their own, SK_AVX2_BLOCK in avx2.h). */

@@ -4,6 +4,37 @@
 
 enum { EXP_MIN = -4, EXP_MAX = 4, WIDE_ZP_MIN = -16777089, WIDE_ZP_MAX = 16777088 };
 
+#if SK_HAVE_AVX512
+/* The staged expression on every INT8 input, BF16-narrowed by the integer
+ * rule.  Kept out of line so that its arithmetic stays between the FP-state
+ * changes of its caller. */
+static __attribute__((noinline)) void staged_bf16_table(sk_dequant_plan *plan) {
+    sk_dequant_ctx c;
+    memcpy(&c.scale, &plan->scale_bits, sizeof c.scale);
+    c.zp = (float)plan->zero_point;
+    for (int b = 0; b < 256; ++b) {
+        const uint16_t w = sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(&c, (int8_t)b)));
+        plan->bf16_table[0][b] = (uint8_t)w;
+        plan->bf16_table[1][b] = (uint8_t)(w >> 8);
+    }
+}
+
+/* The avx512 BF16 table (the plan's bf16_table), computed in the default FP
+ * state (nearest, gradual underflow, traps masked) and the caller's state
+ * restored after: its bits never depend on the state preparation ran in.
+ * Executions still refuse a state the contract does not admit, as on every
+ * route, before any write. */
+static int fill_bf16_table(sk_dequant_plan *plan) {
+    static const sk_fenv_state standard = {SK_ROUND_NEAREST, 0, 0, 0};
+    sk_fenv_saved saved;
+    if (sk_fenv_save(&saved) != 0) return SK_UNSUPPORTED_ENVIRONMENT;
+    if (sk_fenv_set(&standard) != 0) return SK_UNSUPPORTED_ENVIRONMENT;  /* x86-64 can always */
+    staged_bf16_table(plan);
+    sk_fenv_restore(&saved);
+    return SK_OK;
+}
+#endif
+
 int sk_dequant_prepare(sk_dequant_plan *plan) {
     const uint32_t bits = plan->scale_bits;
     const uint32_t biased = (bits >> 23) & 0xffu;
@@ -24,10 +55,14 @@ int sk_dequant_prepare(sk_dequant_plan *plan) {
         plan->form = SK_DEQUANT_WIDE_POW2;
     else
         plan->form = bits == 0x3f800000u ? SK_DEQUANT_WIDE_UNIT : SK_DEQUANT_WIDE;
+#if SK_HAVE_AVX512
+    if (plan->route == SK_ROUTE_AVX512 && plan->output == SK_DEQUANT_BF16)
+        return fill_bf16_table(plan);
+#endif
     return SK_OK;
 }
 
-/* Scalar, SSE2 and AVX2 leaves by form. */
+/* Scalar, SSE2, AVX2 and AVX-512 leaves by form. */
 static sk_span_fn form_leaf(int route, int output, int form, int exponent) {
 #if SK_HAVE_AVX2
     /* An INT8-range zero point with a power-of-two scale needs no FP32 leaf
@@ -42,6 +77,11 @@ static sk_span_fn form_leaf(int route, int output, int form, int exponent) {
                              sk_dequant_i8_bf16_wide__avx2},
     };
     if (route == SK_ROUTE_AVX2) return avx2[output][form];
+#endif
+#if SK_HAVE_AVX512
+    /* BF16 by the plan's table; FP32 arithmetic is already at the copy bound. */
+    if (route == SK_ROUTE_AVX512)
+        return output == SK_DEQUANT_BF16 ? sk_dequant_i8_bf16_table__avx512 : avx2[output][form];
 #endif
     /* The portable leaves need no form of their own for a negative
      * power-of-two exponent: the multiply is already exact. */
@@ -103,6 +143,7 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
     c.exponent = plan->exponent;
     c.zp = (float)plan->zero_point;
     c.zp_scaled = plan->form == SK_DEQUANT_WIDE_POW2 ? c.zp * c.scale : 0.0f;
+    c.bf16_table = plan->bf16_table;
 
     sk_kernel k;
     k.strided = plan->output == SK_DEQUANT_F32 ? sk_dequant_i8_f32_strided__scalar

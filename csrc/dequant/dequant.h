@@ -13,6 +13,7 @@ typedef struct sk_dequant_ctx {
     float zp_scaled;     /* zp * scale, exact for the WIDE_POW2 form */
     int32_t zero_point;
     int32_t exponent;
+    const uint8_t (*bf16_table)[256];  /* the plan's (avx512 route) */
 } sk_dequant_ctx;
 
 static inline uint32_t sk_f32_bits(float v) {
@@ -82,6 +83,9 @@ SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow_pow2__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_pow2__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__avx2);
+#endif
+#if SK_HAVE_AVX512
+SK_DEQUANT_LEAF(sk_dequant_i8_bf16_table__avx512);
 #endif
 #if SK_HAVE_SSE2
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow__sse2);

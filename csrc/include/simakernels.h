@@ -31,12 +31,15 @@ const char *sk_build_flags(void);
 const char *sk_compiler(void);
 
 /* Numerical routes, best first.  Every operation has an entry for each
- * compiled route: "neon" (AArch64 intrinsics), "avx2" and "sse2" (x86-64:
- * portable C written for the vectoriser, compiled for each instruction set,
- * intrinsics where that is not enough; avx2 only where the CPU has it) and
- * "scalar" (element-at-a-time reference loops, every target). */
+ * compiled route: "neon" (AArch64 intrinsics), "avx512", "avx2" and "sse2"
+ * (x86-64: portable C written for the vectoriser, compiled for each
+ * instruction set, intrinsics where that is not enough; avx512 and avx2
+ * only where the CPU and OS have them; avx512 uses the avx2 leaves where
+ * 512-bit code is not faster) and "scalar" (element-at-a-time reference
+ * loops, every target). */
 enum sk_route {
-    SK_ROUTE_NEON = 0, SK_ROUTE_AVX2 = 1, SK_ROUTE_SSE2 = 2, SK_ROUTE_SCALAR = 3, SK_ROUTE_COUNT = 4
+    SK_ROUTE_NEON = 0, SK_ROUTE_AVX512 = 1, SK_ROUTE_AVX2 = 2, SK_ROUTE_SSE2 = 3, SK_ROUTE_SCALAR = 4,
+    SK_ROUTE_COUNT = 5
 };
 const char *sk_route_name(int route);
 int sk_route_compiled(int route);
@@ -155,6 +158,11 @@ typedef struct sk_dequant_plan {
     int32_t zero_point;
     int32_t form;                 /* set by sk_dequant_prepare */
     int32_t exponent;             /* e of a power-of-two scale (pow2 forms) */
+    /* avx512 route, BF16 output: the result of each of the 256 INT8 inputs
+     * (index: the input byte), as its low bytes [0] and high bytes [1].
+     * sk_dequant_prepare computes them by the scalar expression in the
+     * default FP state, whatever the caller's; other plans leave them zero. */
+    uint8_t bf16_table[2][256];
     sk_binding binding;
     sk_walk walk;
 } sk_dequant_plan;

@@ -66,6 +66,9 @@ static const sk_span_fn quant_leaves[SK_ROUTE_COUNT][3][4] = {
 #if SK_HAVE_SSE2
     [SK_ROUTE_SSE2] = {ROW(sse2, f32), ROW(sse2, bf16), ROW(sse2, f16)},
 #endif
+#if SK_HAVE_AVX512
+    [SK_ROUTE_AVX512] = {ROW(avx512, f32), ROW(avx512, bf16), ROW(avx512, f16)},
+#endif
 #if SK_HAVE_AVX2
     [SK_ROUTE_AVX2] = {ROW(avx2, f32), ROW(avx2, bf16), ROW(avx2, f16)},
 #endif

@@ -1,0 +1,193 @@
+/* x86-64 Quant with AVX-512 (F, BW; FP16 inputs widen with the AVX-512F
+ * vcvtph2ps), 64 elements per block.  The exactness scheme is that of
+ * quant_avx2.c, whose comment gives the reasoning: a fast path of one
+ * binary32 multiply, a conversion to int32 by the mode, saturating packs to
+ * int16, the zero point, a saturating pack to int8; a block with an int16
+ * lane of -32768 (NaN or huge products convert to the indefinite integer)
+ * takes the exact path; under FTZ/DAZ each block is first tested against
+ * the context's fast_min (quant.h).  What AVX-512 changes: the conversion
+ * carries its rounding (embedded rounding, exceptions suppressed), so the
+ * directed modes need no separate round, and the tests are mask compares.
+ * Tails, repaired blocks and subnormal multipliers take the exact path;
+ * streamed outputs start at a 64-byte aligned head. */
+#include "quant.h"
+#include "../common/stream.h"
+#if SK_HAVE_AVX512
+#pragma GCC target("avx2,avx512f,avx512bw,avx512vl,avx512dq")
+#include <immintrin.h>
+
+enum { QBLOCK = 64, QCHUNK = 16 * QBLOCK };
+enum { MXCSR_DAZ = 1 << 6, MXCSR_FTZ = 1 << 15 };
+
+static inline __attribute__((always_inline)) __m512i twice_less1_32(__m512i x) {
+    return _mm512_add_epi32(_mm512_add_epi32(x, x), _mm512_set1_epi32(-1));
+}
+static inline __attribute__((always_inline)) __m512i twice_less1_16(__m512i x) {
+    return _mm512_add_epi16(_mm512_add_epi16(x, x), _mm512_set1_epi16(-1));
+}
+
+/* The low test of a block (only under FTZ/DAZ): every lane zero or of
+ * magnitude bits at least fast_min; `low` is 2 fast_min - 1. */
+static inline __attribute__((always_inline)) int above_min(const void *src, size_t i, int input,
+                                                           uint32_t low) {
+    if (input == SK_QUANT_F32) {
+        const uint32_t *in = (const uint32_t *)src + i;
+        const __m512i lo = _mm512_min_epu32(
+            _mm512_min_epu32(twice_less1_32(_mm512_loadu_si512(in)), twice_less1_32(_mm512_loadu_si512(in + 16))),
+            _mm512_min_epu32(twice_less1_32(_mm512_loadu_si512(in + 32)),
+                             twice_less1_32(_mm512_loadu_si512(in + 48))));
+        return _mm512_cmplt_epu32_mask(lo, _mm512_set1_epi32((int)low)) == 0;
+    }
+    const uint16_t *in = (const uint16_t *)src + i;
+    const __m512i lo = _mm512_min_epu16(twice_less1_16(_mm512_loadu_si512(in)),
+                                        twice_less1_16(_mm512_loadu_si512(in + 32)));
+    return _mm512_cmplt_epu16_mask(lo, _mm512_set1_epi16((short)low)) == 0;
+}
+
+/* A product to int32 by the mode, with the rounding in the instruction
+ * (MXCSR's rounding plays no part; integral values convert exactly). */
+static inline __attribute__((always_inline)) __m512i product(__m512 x, __m512 m, int mode) {
+    const __m512 p = _mm512_mul_ps(x, m);
+    switch (mode) {
+    case SK_QUANT_NEAREST_EVEN: return _mm512_cvt_roundps_epi32(p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    case SK_QUANT_TOWARD_ZERO: return _mm512_cvtt_roundps_epi32(p, _MM_FROUND_NO_EXC);
+    case SK_QUANT_TOWARD_POSITIVE: return _mm512_cvt_roundps_epi32(p, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+    default: return _mm512_cvt_roundps_epi32(p, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    }
+}
+
+/* The block's rounded products saturated to int16, 32 lanes in each of *a
+ * and *b, in the in-lane order of the packs (to_bytes restores element
+ * order).  BF16: the word is the upper FP32 half, widened by in-lane
+ * unpacks; FP16: widened exactly by vcvtph2ps. */
+static inline __attribute__((always_inline)) void products32(const void *src, size_t i, int input, __m512 m,
+                                                             int mode, __m512i *a, __m512i *b) {
+    __m512 v0, v1, v2, v3;
+    if (input == SK_QUANT_F32) {
+        const float *in = (const float *)src + i;
+        v0 = _mm512_loadu_ps(in);
+        v1 = _mm512_loadu_ps(in + 16);
+        v2 = _mm512_loadu_ps(in + 32);
+        v3 = _mm512_loadu_ps(in + 48);
+    } else if (input == SK_QUANT_BF16) {
+        const uint16_t *in = (const uint16_t *)src + i;
+        const __m512i x0 = _mm512_loadu_si512(in), x1 = _mm512_loadu_si512(in + 32);
+        const __m512i zero = _mm512_setzero_si512();
+        v0 = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, x0));
+        v1 = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, x0));
+        v2 = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, x1));
+        v3 = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, x1));
+    } else {
+        const __m256i *in = (const __m256i *)((const uint16_t *)src + i);
+        v0 = _mm512_cvtph_ps(_mm256_loadu_si256(in));
+        v1 = _mm512_cvtph_ps(_mm256_loadu_si256(in + 1));
+        v2 = _mm512_cvtph_ps(_mm256_loadu_si256(in + 2));
+        v3 = _mm512_cvtph_ps(_mm256_loadu_si256(in + 3));
+    }
+    *a = _mm512_packs_epi32(product(v0, m, mode), product(v1, m, mode));
+    *b = _mm512_packs_epi32(product(v2, m, mode), product(v3, m, mode));
+}
+
+/* The high test: no int16 lane at -32768. */
+static inline __attribute__((always_inline)) int no_indefinite(__m512i a, __m512i b) {
+    return _mm512_cmpeq_epi16_mask(_mm512_min_epi16(a, b), _mm512_set1_epi16(INT16_MIN)) == 0;
+}
+
+/* The 64 INT8 results in element order (the zero point added at int16, as
+ * in quant_avx2.c).  After the packs, 128-bit lane k holds FP32/FP16
+ * elements 4k, 16+4k, 32+4k, 48+4k (4-byte groups); BF16 elements 8k and
+ * 32+8k (8-byte groups). */
+static inline __attribute__((always_inline)) __m512i to_bytes(__m512i a, __m512i b, __m512i zp, int input) {
+    const __m512i bytes = _mm512_packs_epi16(_mm512_adds_epi16(a, zp), _mm512_adds_epi16(b, zp));
+    if (input == SK_QUANT_BF16)
+        return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), bytes);
+    return _mm512_permutexvar_epi32(
+        _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), bytes);
+}
+
+static inline __attribute__((always_inline)) void store(int8_t *out, __m512i v, int stream) {
+    if (stream)
+        _mm512_stream_si512((void *)out, v);
+    else
+        _mm512_storeu_si512(out, v);
+}
+
+/* Under FTZ/DAZ: blocks [i, end), each tested before its store. */
+static inline __attribute__((always_inline)) void blocks_tested(const sk_quant_ctx *c, const void *src,
+                                                                int8_t *out, size_t i, size_t end, int input,
+                                                                int mode, int stream) {
+    const __m512 m = _mm512_set1_ps(c->multiplier);
+    const __m512i zp = _mm512_set1_epi16((short)c->zero_point);
+    const uint32_t low_bound = 2 * c->fast_min - 1;
+    for (; i < end; i += QBLOCK) {
+        __m512i a, b;
+        if (above_min(src, i, input, low_bound)) {
+            products32(src, i, input, m, mode, &a, &b);
+            if (no_indefinite(a, b)) {
+                store(out + i, to_bytes(a, b, zp, input), stream);
+                continue;
+            }
+        }
+        sk_quant_exact_span(c, src, out, i, i + QBLOCK, input, mode);
+    }
+}
+
+/* Without FTZ/DAZ: blocks [i, end), tested per chunk; a chunk with an
+ * indefinite lane is gone over again and its blocks that hold one are
+ * rewritten by the exact path (quant_avx2.c). */
+static inline __attribute__((always_inline)) void blocks_chunked(const sk_quant_ctx *c, const void *src,
+                                                                 int8_t *out, size_t i, size_t end, int input,
+                                                                 int mode, int stream) {
+    const __m512 m = _mm512_set1_ps(c->multiplier);
+    const __m512i zp = _mm512_set1_epi16((short)c->zero_point);
+    while (i < end) {
+        const size_t chunk_end = end - i > QCHUNK ? i + QCHUNK : end;
+        __m512i seen = _mm512_set1_epi16(INT16_MAX);
+        for (size_t j = i; j < chunk_end; j += QBLOCK) {
+            __m512i a, b;
+            products32(src, j, input, m, mode, &a, &b);
+            seen = _mm512_min_epi16(seen, _mm512_min_epi16(a, b));
+            store(out + j, to_bytes(a, b, zp, input), stream);
+        }
+        if (__builtin_expect(!no_indefinite(seen, seen), 0)) {
+            if (stream) _mm_sfence();  /* the exact bytes land after the streamed ones */
+            for (size_t j = i; j < chunk_end; j += QBLOCK) {
+                __m512i a, b;
+                products32(src, j, input, m, mode, &a, &b);
+                if (!no_indefinite(a, b)) sk_quant_exact_span(c, src, out, j, j + QBLOCK, input, mode);
+            }
+        }
+        i = chunk_end;
+    }
+}
+
+static inline __attribute__((always_inline)) void blocks(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                         size_t i, size_t end, int input, int mode, int stream) {
+    if (_mm_getcsr() & (MXCSR_FTZ | MXCSR_DAZ)) {
+        if (stream) blocks_tested(c, src, out, i, end, input, mode, 1);
+        else blocks_tested(c, src, out, i, end, input, mode, 0);
+    } else {
+        if (stream) blocks_chunked(c, src, out, i, end, input, mode, 1);
+        else blocks_chunked(c, src, out, i, end, input, mode, 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                       size_t n, int input, int mode) {
+    size_t i = 0;
+    if (!c->exact_only && n >= QBLOCK) {
+        const int stream = n >= sk_stream_min_bytes();
+        if (stream) {  /* an exact head up to 64-byte alignment of the output */
+            i = (size_t)(-(uintptr_t)out & 63);
+            sk_quant_exact_span(c, src, out, 0, i, input, mode);
+        }
+        const size_t end = i + (n - i) / QBLOCK * QBLOCK;
+        blocks(c, src, out, i, end, input, mode, stream);
+        if (stream) _mm_sfence();  /* order the streamed stores before whatever follows */
+        i = end;
+    }
+    sk_quant_exact_span(c, src, out, i, n, input, mode);
+}
+
+SK_QUANT_ENTRIES(avx512, run)
+#endif
