@@ -38,13 +38,20 @@ pytestmark = pytest.mark.skipif("avx512" not in sk.a65.available_routes(),
 
 Rounding, Trap = sk.fenv.Rounding, sk.fenv.Trap
 BLOCK = 64
-PARAMS = {  # (scale bits, zero point): every form, and subnormal / overflowing results
+# (scale bits, zero point): every form; results whose BF16 bits change with
+# the FP state the staged arithmetic would run in (a subnormal scale of 2^-130
+# under FTZ/DAZ; zero points whose conversion rounds to an FP32 value at a
+# BF16 tie under nearest, and off it under upward or downward rounding); and
+# arithmetic that would raise each enabled trap.
+PARAMS = {
     "narrow": (0x3C4985F0, -3),
     "narrow_pow2": (0x3E000000, 5),
     "wide_pow2": (0x40800000, 1000),
     "wide_unit": (0x3F800000, 16777217),
     "wide": (0x3C4985F0, 1000),
-    "subnormal_scale": (0x00000001, 0),
+    "subnormal_scale": (0x00080000, 0),
+    "zp_rounds_up": (0x3F800000, 33685505),
+    "zp_rounds_down": (0x3F800000, 33947647),
     "tiny_products": (0x00F0F0F1, 7),
     "overflow": (0x7F7FFFFF, -(2**31)),
     "inexact_zp": (0x4037CED9, 16777217),
