@@ -1,6 +1,6 @@
 """Quant's vector fast paths at their edges, bit for bit against the oracle,
-on every route (the edges are those of csrc/quant/quant_avx2.c; the other
-routes see ordinary inputs):
+on every route (the edges are those of csrc/quant/quant_avx2.c and
+quant_avx512.c; the other routes see ordinary inputs):
 
 * the low bound under flush-to-zero/denormals-are-zero: T, the smallest
   normal input whose exact product reaches 2^-126 (computed here with
@@ -11,11 +11,11 @@ routes see ordinary inputs):
 * the high test: products at and next to +-2^31 (the "integer indefinite"
   conversion), +-2^30, -32768 and -32767.5 (the int16 saturation the test
   reads), NaN and infinities;
-* each such value in every lane of a 32-element block of fast-path inputs,
+* each such value in every lane of a 64-element block of fast-path inputs,
   in the first, middle and last block of a 1024-element chunk and in later
   chunks (the chunk that holds it is gone over again);
-* sizes around the block and the chunk, output addresses at several
-  offsets modulo 32 (the streaming head), and the streaming threshold
+* sizes around the blocks and the chunk, output addresses at several
+  offsets modulo 64 (the streaming heads), and the streaming threshold
   forced low, at and next to the size (``lib.sk_stream_override``, restored
   in ``finally``); one slow test streams above the real threshold.
 
@@ -48,7 +48,9 @@ from quant_helpers import (
 )
 from simakernels._ffi import lib
 
-BLOCK, CHUNK = 32, 1024
+# The widest route's block (avx512: 64 elements; a lane sweep over it covers
+# every lane of AVX2's 32-element blocks too) and chunk (1024 on both).
+BLOCK, CHUNK = 64, 1024
 MIN_NORMAL = {F32: 0x00800000, BF16: 0x0080, F16: 0x0400}
 INFINITY = {F32: 0x7F800000, BF16: 0x7F80, F16: 0x7C00}
 SIGN = {F32: 0x80000000, BF16: 0x8000, F16: 0x8000}
@@ -93,7 +95,7 @@ def fast_pool(dtype: sk.DType, m: int, count: int = 61) -> np.ndarray:
 
 
 def in_every_lane(pool: np.ndarray, specials, seed: int) -> np.ndarray:
-    """For each special value and each lane 0..31: a block of pool values
+    """For each special value and each lane 0..BLOCK-1: a block of pool values
     with that lane special, then a block of pool values; a 7-element tail."""
     rng = np.random.default_rng(seed)
     blocks = []
@@ -260,8 +262,8 @@ def test_exceptional_lanes_in_later_chunks(route, input, env):
 
 # ------------------------------------------- sizes, offsets, streaming
 
-SIZES = (31, 32, 33, 63, 64, 65, 95, 97, 1023, 1024, 1025, 1056, 1057, 2047, 2048, 2080, 3100)
-OFFSETS = (0, 1, 7, 16, 31)
+SIZES = (31, 32, 33, 63, 64, 65, 95, 97, 127, 128, 129, 1023, 1024, 1025, 1056, 1057, 2047, 2048, 2080, 3100)
+OFFSETS = (0, 1, 7, 16, 31, 33, 63)  # the streaming head: 32-byte (avx2), 64-byte (avx512)
 
 
 @pytest.mark.parametrize("stream", ["default", "tiny", "at-size"])

@@ -1,6 +1,6 @@
-/* x86-64 Quant with AVX-512 (F, BW; FP16 inputs widen with the AVX-512F
- * vcvtph2ps), 64 elements per block.  The exactness scheme is that of
- * quant_avx2.c, whose comment gives the reasoning: a fast path of one
+/* x86-64 Quant with AVX-512 (F, BW, VBMI; F16C for FP16 inputs), 64
+ * elements per block.  The exactness scheme is that of quant_avx2.c, whose
+ * comment gives the reasoning: a fast path of one
  * binary32 multiply, a conversion to int32 by the mode, saturating packs to
  * int16, the zero point, a saturating pack to int8; a block with an int16
  * lane of -32768 (NaN or huge products convert to the indefinite integer)
@@ -13,7 +13,7 @@
 #include "quant.h"
 #include "../common/stream.h"
 #if SK_HAVE_AVX512
-#pragma GCC target("avx2,avx512f,avx512bw,avx512vl,avx512dq")
+#pragma GCC target("avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")
 #include <immintrin.h>
 
 enum { QBLOCK = 64, QCHUNK = 16 * QBLOCK };
@@ -56,33 +56,44 @@ static inline __attribute__((always_inline)) __m512i product(__m512 x, __m512 m,
     }
 }
 
+/* How a block's inputs become FP32 lanes: FP32 loaded as they are; FP16
+ * widened exactly by vcvtph2ps (on 256-bit halves: measured faster on Zen 4
+ * than the 512-bit form); BF16 split, each 32-bit pair of words into its even
+ * element (shifted up) and its odd one (masked), with no shuffle, the BF16
+ * word being the upper FP32 half. */
+enum widen { WIDE_F32, WIDE_CVT, WIDE_PAIRS };
+
+static inline __attribute__((always_inline)) __m512 f16_widen16(const __m128i *in) {
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_cvtph_ps(_mm_loadu_si128(in))),
+                              _mm256_cvtph_ps(_mm_loadu_si128(in + 1)), 1);
+}
+
 /* The block's rounded products saturated to int16, 32 lanes in each of *a
- * and *b, in the in-lane order of the packs (to_bytes restores element
- * order).  BF16: the word is the upper FP32 half, widened by in-lane
- * unpacks; FP16: widened exactly by vcvtph2ps. */
-static inline __attribute__((always_inline)) void products32(const void *src, size_t i, int input, __m512 m,
+ * and *b, in the order the packs leave them (to_bytes restores element
+ * order). */
+static inline __attribute__((always_inline)) void products32(const void *src, size_t i, enum widen w, __m512 m,
                                                              int mode, __m512i *a, __m512i *b) {
     __m512 v0, v1, v2, v3;
-    if (input == SK_QUANT_F32) {
+    if (w == WIDE_F32) {
         const float *in = (const float *)src + i;
         v0 = _mm512_loadu_ps(in);
         v1 = _mm512_loadu_ps(in + 16);
         v2 = _mm512_loadu_ps(in + 32);
         v3 = _mm512_loadu_ps(in + 48);
-    } else if (input == SK_QUANT_BF16) {
+    } else if (w == WIDE_CVT) {
+        const __m128i *in = (const __m128i *)((const uint16_t *)src + i);
+        v0 = f16_widen16(in);
+        v1 = f16_widen16(in + 2);
+        v2 = f16_widen16(in + 4);
+        v3 = f16_widen16(in + 6);
+    } else {
         const uint16_t *in = (const uint16_t *)src + i;
         const __m512i x0 = _mm512_loadu_si512(in), x1 = _mm512_loadu_si512(in + 32);
-        const __m512i zero = _mm512_setzero_si512();
-        v0 = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, x0));
-        v1 = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, x0));
-        v2 = _mm512_castsi512_ps(_mm512_unpacklo_epi16(zero, x1));
-        v3 = _mm512_castsi512_ps(_mm512_unpackhi_epi16(zero, x1));
-    } else {
-        const __m256i *in = (const __m256i *)((const uint16_t *)src + i);
-        v0 = _mm512_cvtph_ps(_mm256_loadu_si256(in));
-        v1 = _mm512_cvtph_ps(_mm256_loadu_si256(in + 1));
-        v2 = _mm512_cvtph_ps(_mm256_loadu_si256(in + 2));
-        v3 = _mm512_cvtph_ps(_mm256_loadu_si256(in + 3));
+        const __m512i high = _mm512_set1_epi32((int)0xffff0000u);
+        v0 = _mm512_castsi512_ps(_mm512_slli_epi32(x0, 16));
+        v1 = _mm512_castsi512_ps(_mm512_and_si512(x0, high));
+        v2 = _mm512_castsi512_ps(_mm512_slli_epi32(x1, 16));
+        v3 = _mm512_castsi512_ps(_mm512_and_si512(x1, high));
     }
     *a = _mm512_packs_epi32(product(v0, m, mode), product(v1, m, mode));
     *b = _mm512_packs_epi32(product(v2, m, mode), product(v3, m, mode));
@@ -93,14 +104,23 @@ static inline __attribute__((always_inline)) int no_indefinite(__m512i a, __m512
     return _mm512_cmpeq_epi16_mask(_mm512_min_epi16(a, b), _mm512_set1_epi16(INT16_MIN)) == 0;
 }
 
+/* Byte k of the packed block holds element PAIRS_ORDER[k] (the inverse is
+ * applied): after the packs, 128-bit lane j holds elements 8j + {0, 2, 4,
+ * 6, 1, 3, 5, 7} of the first 32, then the same of the last 32. */
+static const uint8_t pairs_order[64] = {
+    0, 4, 1, 5, 2, 6, 3, 7, 16, 20, 17, 21, 18, 22, 19, 23,
+    32, 36, 33, 37, 34, 38, 35, 39, 48, 52, 49, 53, 50, 54, 51, 55,
+    8, 12, 9, 13, 10, 14, 11, 15, 24, 28, 25, 29, 26, 30, 27, 31,
+    40, 44, 41, 45, 42, 46, 43, 47, 56, 60, 57, 61, 58, 62, 59, 63};
+
 /* The 64 INT8 results in element order (the zero point added at int16, as
- * in quant_avx2.c).  After the packs, 128-bit lane k holds FP32/FP16
- * elements 4k, 16+4k, 32+4k, 48+4k (4-byte groups); BF16 elements 8k and
- * 32+8k (8-byte groups). */
-static inline __attribute__((always_inline)) __m512i to_bytes(__m512i a, __m512i b, __m512i zp, int input) {
+ * in quant_avx2.c).  Loaded whole inputs leave 128-bit lane k holding
+ * elements 4k, 16+4k, 32+4k, 48+4k (4-byte groups); split pairs are
+ * reordered byte by byte (vpermb, one shuffle like the dword permute). */
+static inline __attribute__((always_inline)) __m512i to_bytes(__m512i a, __m512i b, __m512i zp, enum widen w) {
     const __m512i bytes = _mm512_packs_epi16(_mm512_adds_epi16(a, zp), _mm512_adds_epi16(b, zp));
-    if (input == SK_QUANT_BF16)
-        return _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), bytes);
+    if (w == WIDE_PAIRS)
+        return _mm512_permutexvar_epi8(_mm512_loadu_si512(pairs_order), bytes);
     return _mm512_permutexvar_epi32(
         _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), bytes);
 }
@@ -115,16 +135,15 @@ static inline __attribute__((always_inline)) void store(int8_t *out, __m512i v, 
 /* Under FTZ/DAZ: blocks [i, end), each tested before its store. */
 static inline __attribute__((always_inline)) void blocks_tested(const sk_quant_ctx *c, const void *src,
                                                                 int8_t *out, size_t i, size_t end, int input,
-                                                                int mode, int stream) {
-    const __m512 m = _mm512_set1_ps(c->multiplier);
+                                                                enum widen w, __m512 m, int mode, int stream) {
     const __m512i zp = _mm512_set1_epi16((short)c->zero_point);
     const uint32_t low_bound = 2 * c->fast_min - 1;
     for (; i < end; i += QBLOCK) {
         __m512i a, b;
         if (above_min(src, i, input, low_bound)) {
-            products32(src, i, input, m, mode, &a, &b);
+            products32(src, i, w, m, mode, &a, &b);
             if (no_indefinite(a, b)) {
-                store(out + i, to_bytes(a, b, zp, input), stream);
+                store(out + i, to_bytes(a, b, zp, w), stream);
                 continue;
             }
         }
@@ -133,27 +152,26 @@ static inline __attribute__((always_inline)) void blocks_tested(const sk_quant_c
 }
 
 /* Without FTZ/DAZ: blocks [i, end), tested per chunk; a chunk with an
- * indefinite lane is gone over again and its blocks that hold one are
- * rewritten by the exact path (quant_avx2.c). */
+ * indefinite lane is gone over again and its blocks
+ * that hold one are rewritten by the exact path (quant_avx2.c). */
 static inline __attribute__((always_inline)) void blocks_chunked(const sk_quant_ctx *c, const void *src,
                                                                  int8_t *out, size_t i, size_t end, int input,
-                                                                 int mode, int stream) {
-    const __m512 m = _mm512_set1_ps(c->multiplier);
+                                                                 enum widen w, __m512 m, int mode, int stream) {
     const __m512i zp = _mm512_set1_epi16((short)c->zero_point);
     while (i < end) {
         const size_t chunk_end = end - i > QCHUNK ? i + QCHUNK : end;
         __m512i seen = _mm512_set1_epi16(INT16_MAX);
         for (size_t j = i; j < chunk_end; j += QBLOCK) {
             __m512i a, b;
-            products32(src, j, input, m, mode, &a, &b);
+            products32(src, j, w, m, mode, &a, &b);
             seen = _mm512_min_epi16(seen, _mm512_min_epi16(a, b));
-            store(out + j, to_bytes(a, b, zp, input), stream);
+            store(out + j, to_bytes(a, b, zp, w), stream);
         }
         if (__builtin_expect(!no_indefinite(seen, seen), 0)) {
             if (stream) _mm_sfence();  /* the exact bytes land after the streamed ones */
             for (size_t j = i; j < chunk_end; j += QBLOCK) {
                 __m512i a, b;
-                products32(src, j, input, m, mode, &a, &b);
+                products32(src, j, w, m, mode, &a, &b);
                 if (!no_indefinite(a, b)) sk_quant_exact_span(c, src, out, j, j + QBLOCK, input, mode);
             }
         }
@@ -161,15 +179,22 @@ static inline __attribute__((always_inline)) void blocks_chunked(const sk_quant_
     }
 }
 
+static inline __attribute__((always_inline)) void blocks_as(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                            size_t i, size_t end, int input, enum widen w,
+                                                            __m512 m, int mode, int stream) {
+    if (_mm_getcsr() & (MXCSR_FTZ | MXCSR_DAZ)) {
+        if (stream) blocks_tested(c, src, out, i, end, input, w, m, mode, 1);
+        else blocks_tested(c, src, out, i, end, input, w, m, mode, 0);
+    } else {
+        if (stream) blocks_chunked(c, src, out, i, end, input, w, m, mode, 1);
+        else blocks_chunked(c, src, out, i, end, input, w, m, mode, 0);
+    }
+}
+
 static inline __attribute__((always_inline)) void blocks(const sk_quant_ctx *c, const void *src, int8_t *out,
                                                          size_t i, size_t end, int input, int mode, int stream) {
-    if (_mm_getcsr() & (MXCSR_FTZ | MXCSR_DAZ)) {
-        if (stream) blocks_tested(c, src, out, i, end, input, mode, 1);
-        else blocks_tested(c, src, out, i, end, input, mode, 0);
-    } else {
-        if (stream) blocks_chunked(c, src, out, i, end, input, mode, 1);
-        else blocks_chunked(c, src, out, i, end, input, mode, 0);
-    }
+    const enum widen w = input == SK_QUANT_F32 ? WIDE_F32 : input == SK_QUANT_BF16 ? WIDE_PAIRS : WIDE_CVT;
+    blocks_as(c, src, out, i, end, input, w, _mm512_set1_ps(c->multiplier), mode, stream);
 }
 
 static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src, int8_t *out,
