@@ -21,7 +21,8 @@ def _c(ptr: object) -> str:
 def cmd_info(args: argparse.Namespace) -> int:
     routes = a65.available_routes()
     compiled = a65.compiled_routes()
-    build = ("NEON" if "neon" in compiled else "SSE2/AVX2" if "avx2" in compiled
+    build = ("NEON" if "neon" in compiled else "SSE2/AVX2/AVX-512" if "avx512" in compiled
+             else "SSE2/AVX2" if "avx2" in compiled
              else "SSE2" if "sse2" in compiled else "portable")
     if args.brief:
         print(f"simakernels {__version__}: {build} build, routes {', '.join(routes)}")

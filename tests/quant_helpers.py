@@ -14,8 +14,9 @@ Code paths of a dense run (see csrc/quant): on the SSE2 and NEON routes,
 nonzero FP32/BF16 subnormal, a nonzero finite lane's product has a zero
 exponent field, or the multiplier is subnormal ("repair": the exact integer
 path for the whole block); fewer than 16 trailing elements and strided runs
-always take the exact path.  The AVX2 route works in 32-element blocks:
-a block repairs when a product is NaN or reaches 2^31 or -32768 in
+always take the exact path.  The AVX2 route works in 32-element blocks
+and the AVX-512 route in 64-element blocks (FP16 nearest and toward zero
+on its AVX2 leaves): a block repairs when a product is NaN or reaches 2^31 or -32768 in
 magnitude (tested per 1024-element chunk), or, under FTZ/DAZ only, when a
 nonzero input lies below the multiplier's low bound (test_quant_fast_paths
 covers those edges and the streaming stores).  Tests assert nothing about
