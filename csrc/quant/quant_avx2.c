@@ -23,13 +23,13 @@
  * too.  Dense outputs of at least sk_stream_min_bytes() bytes go out with
  * non-temporal stores (csrc/common/stream.h) from a 32-byte aligned head. */
 #include "quant.h"
-#include "../common/stream.h"
 #if SK_HAVE_AVX2
 #pragma GCC target("avx2,f16c")
 #include <immintrin.h>
 
-enum { QBLOCK = 32 };
-enum { MXCSR_DAZ = 1 << 6, MXCSR_FTZ = 1 << 15 };
+enum { QBLOCK = 32, QCHUNK = 32 * QBLOCK, QALIGN = 32 };
+typedef __m256i q_vec;
+typedef __m256 q_mul;
 
 /* (Written out vector by vector: GCC -O2 keeps small loops over arrays of
  * vectors as loops through memory.) */
@@ -43,7 +43,7 @@ static inline __attribute__((always_inline)) __m256i twice_less1_16(__m256i x) {
 
 /* The low test of a block (only under FTZ/DAZ): every lane zero or of
  * magnitude bits at least fast_min. */
-static inline __attribute__((always_inline)) int above_min(const void *src, size_t i, int input,
+static inline __attribute__((always_inline)) int q_above_min(const void *src, size_t i, int input,
                                                            uint32_t low) {
     if (input == SK_QUANT_F32) {
         const __m256i *in = (const __m256i *)((const uint32_t *)src + i);
@@ -83,7 +83,7 @@ static inline __attribute__((always_inline)) __m256i product(__m256 x, __m256 m,
  * 8-11, then 4-7 and 12-15), and the int32 -> int16 pack undoes exactly
  * that, so *a holds elements 0-15 and *b 16-31 in order.  FP32/FP16: *a
  * holds 0-3 8-11 4-7 12-15 and *b the same 16 later (see to_bytes). */
-static inline __attribute__((always_inline)) void products16(const void *src, size_t i, int input, __m256 m,
+static inline __attribute__((always_inline)) void q_products(const void *src, size_t i, int input, __m256 m,
                                                              int mode, __m256i *a, __m256i *b) {
     __m256 v0, v1, v2, v3;
     if (input == SK_QUANT_F32) {
@@ -112,7 +112,7 @@ static inline __attribute__((always_inline)) void products16(const void *src, si
 }
 
 /* The high test: no int16 lane at -32768. */
-static inline __attribute__((always_inline)) int no_indefinite(__m256i a, __m256i b) {
+static inline __attribute__((always_inline)) int q_no_indefinite(__m256i a, __m256i b) {
     const __m256i hit = _mm256_cmpeq_epi16(_mm256_min_epi16(a, b), _mm256_set1_epi16(INT16_MIN));
     return _mm256_testz_si256(hit, hit);
 }
@@ -129,93 +129,25 @@ static inline __attribute__((always_inline)) __m256i to_bytes(__m256i a, __m256i
     return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-static inline __attribute__((always_inline)) void store(int8_t *out, __m256i v, int stream) {
+static inline __attribute__((always_inline)) void q_store(int8_t *out, __m256i a, __m256i b, __m256i zp,
+                                                          int input, int stream) {
+    const __m256i v = to_bytes(a, b, zp, input);
     if (stream)
         _mm256_stream_si256((__m256i *)out, v);
     else
         _mm256_storeu_si256((__m256i *)out, v);
 }
 
-/* Under FTZ/DAZ: blocks [i, end), each tested before its store. */
-static inline __attribute__((always_inline)) void blocks_tested(const sk_quant_ctx *c, const void *src,
-                                                                int8_t *out, size_t i, size_t end, int input,
-                                                                int mode, int stream) {
-    const __m256 m = _mm256_set1_ps(c->multiplier);
-    const __m256i zp = _mm256_set1_epi16((short)c->zero_point);
-    const uint32_t low_bound = 2 * c->fast_min - 1;
-    for (; i < end; i += QBLOCK) {
-        __m256i a, b;
-        if (above_min(src, i, input, low_bound)) {
-            products16(src, i, input, m, mode, &a, &b);
-            if (no_indefinite(a, b)) {
-                store(out + i, to_bytes(a, b, zp, input), stream);
-                continue;
-            }
-        }
-        sk_quant_exact_span(c, src, out, i, i + QBLOCK, input, mode);
-    }
+static inline __attribute__((always_inline)) __m256 q_multiplier(const sk_quant_ctx *c) {
+    return _mm256_set1_ps(c->multiplier);
 }
-
-/* Without FTZ/DAZ: blocks [i, end), tested per chunk of QCHUNK elements
- * (the test per block costs a fifth of the time).  A chunk that holds an
- * indefinite lane is gone over again: the blocks that hold one are
- * recomputed by the exact path, over the fast path's bytes; the others
- * were right. */
-enum { QCHUNK = 32 * QBLOCK };
-static inline __attribute__((always_inline)) void blocks_chunked(const sk_quant_ctx *c, const void *src,
-                                                                 int8_t *out, size_t i, size_t end, int input,
-                                                                 int mode, int stream) {
-    const __m256 m = _mm256_set1_ps(c->multiplier);
-    const __m256i zp = _mm256_set1_epi16((short)c->zero_point);
-    while (i < end) {
-        const size_t chunk_end = end - i > QCHUNK ? i + QCHUNK : end;
-        __m256i seen = _mm256_set1_epi16(INT16_MAX);
-        for (size_t j = i; j < chunk_end; j += QBLOCK) {
-            __m256i a, b;
-            products16(src, j, input, m, mode, &a, &b);
-            seen = _mm256_min_epi16(seen, _mm256_min_epi16(a, b));
-            store(out + j, to_bytes(a, b, zp, input), stream);
-        }
-        if (__builtin_expect(!no_indefinite(seen, seen), 0)) {
-            /* The exact bytes must land after the streamed ones they replace. */
-            if (stream) _mm_sfence();
-            for (size_t j = i; j < chunk_end; j += QBLOCK) {
-                __m256i a, b;
-                products16(src, j, input, m, mode, &a, &b);
-                if (!no_indefinite(a, b)) sk_quant_exact_span(c, src, out, j, j + QBLOCK, input, mode);
-            }
-        }
-        i = chunk_end;
-    }
+static inline __attribute__((always_inline)) __m256i q_zero_point(const sk_quant_ctx *c) {
+    return _mm256_set1_epi16((short)c->zero_point);
 }
+static inline __attribute__((always_inline)) __m256i q_all_max(void) { return _mm256_set1_epi16(INT16_MAX); }
+static inline __attribute__((always_inline)) __m256i q_min(__m256i a, __m256i b) { return _mm256_min_epi16(a, b); }
 
-static inline __attribute__((always_inline)) void blocks(const sk_quant_ctx *c, const void *src, int8_t *out,
-                                                         size_t i, size_t end, int input, int mode, int stream) {
-    if (_mm_getcsr() & (MXCSR_FTZ | MXCSR_DAZ)) {
-        if (stream) blocks_tested(c, src, out, i, end, input, mode, 1);
-        else blocks_tested(c, src, out, i, end, input, mode, 0);
-    } else {
-        if (stream) blocks_chunked(c, src, out, i, end, input, mode, 1);
-        else blocks_chunked(c, src, out, i, end, input, mode, 0);
-    }
-}
+#include "quant_blocks.h"
 
-static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src, int8_t *out,
-                                                       size_t n, int input, int mode) {
-    size_t i = 0;
-    if (!c->exact_only && n >= QBLOCK) {
-        const int stream = n >= sk_stream_min_bytes();
-        if (stream) {  /* an exact head up to 32-byte alignment of the output */
-            i = (size_t)(-(uintptr_t)out & 31);
-            sk_quant_exact_span(c, src, out, 0, i, input, mode);
-        }
-        const size_t end = i + (n - i) / QBLOCK * QBLOCK;
-        blocks(c, src, out, i, end, input, mode, stream);
-        if (stream) _mm_sfence();  /* order the streamed stores before whatever follows */
-        i = end;
-    }
-    sk_quant_exact_span(c, src, out, i, n, input, mode);
-}
-
-SK_QUANT_ENTRIES(avx2, run)
+SK_QUANT_ENTRIES(avx2, q_run)
 #endif

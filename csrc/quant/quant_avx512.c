@@ -1,23 +1,24 @@
 /* x86-64 Quant with AVX-512 (F, BW, VBMI; F16C for FP16 inputs), 64
- * elements per block.  The exactness scheme is that of quant_avx2.c, whose
- * comment gives the reasoning: a fast path of one
- * binary32 multiply, a conversion to int32 by the mode, saturating packs to
- * int16, the zero point, a saturating pack to int8; a block with an int16
- * lane of -32768 (NaN or huge products convert to the indefinite integer)
- * takes the exact path; under FTZ/DAZ each block is first tested against
- * the context's fast_min (quant.h).  What AVX-512 changes: the conversion
- * carries its rounding (embedded rounding, exceptions suppressed), so the
- * directed modes need no separate round, and the tests are mask compares.
- * Tails, repaired blocks and subnormal multipliers take the exact path;
- * streamed outputs start at a 64-byte aligned head. */
+ * elements per block.  The exactness scheme, and the block drivers that
+ * carry it out (quant_blocks.h), are those of quant_avx2.c, whose comment
+ * gives the reasoning: a fast path of one binary32 multiply, a conversion
+ * to int32 by the mode, saturating packs to int16, the zero point, a
+ * saturating pack to int8; a block with an int16 lane of -32768 (NaN or
+ * huge products convert to the indefinite integer) takes the exact path;
+ * under FTZ/DAZ each block is first tested against the context's fast_min
+ * (quant.h).  What AVX-512 changes: the conversion carries its rounding
+ * (embedded rounding, exceptions suppressed), so the directed modes need no
+ * separate round, and the tests are mask compares.  Tails, repaired blocks
+ * and subnormal multipliers take the exact path; streamed outputs start at
+ * a 64-byte aligned head. */
 #include "quant.h"
-#include "../common/stream.h"
 #if SK_HAVE_AVX512
 #pragma GCC target("avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")
 #include <immintrin.h>
 
-enum { QBLOCK = 64, QCHUNK = 16 * QBLOCK };
-enum { MXCSR_DAZ = 1 << 6, MXCSR_FTZ = 1 << 15 };
+enum { QBLOCK = 64, QCHUNK = 16 * QBLOCK, QALIGN = 64 };
+typedef __m512i q_vec;
+typedef __m512 q_mul;
 
 static inline __attribute__((always_inline)) __m512i twice_less1_32(__m512i x) {
     return _mm512_add_epi32(_mm512_add_epi32(x, x), _mm512_set1_epi32(-1));
@@ -28,7 +29,7 @@ static inline __attribute__((always_inline)) __m512i twice_less1_16(__m512i x) {
 
 /* The low test of a block (only under FTZ/DAZ): every lane zero or of
  * magnitude bits at least fast_min; `low` is 2 fast_min - 1. */
-static inline __attribute__((always_inline)) int above_min(const void *src, size_t i, int input,
+static inline __attribute__((always_inline)) int q_above_min(const void *src, size_t i, int input,
                                                            uint32_t low) {
     if (input == SK_QUANT_F32) {
         const uint32_t *in = (const uint32_t *)src + i;
@@ -63,6 +64,10 @@ static inline __attribute__((always_inline)) __m512i product(__m512 x, __m512 m,
  * word being the upper FP32 half. */
 enum widen { WIDE_F32, WIDE_CVT, WIDE_PAIRS };
 
+static inline enum widen widen_of(int input) {
+    return input == SK_QUANT_F32 ? WIDE_F32 : input == SK_QUANT_BF16 ? WIDE_PAIRS : WIDE_CVT;
+}
+
 static inline __attribute__((always_inline)) __m512 f16_widen16(const __m128i *in) {
     return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_cvtph_ps(_mm_loadu_si128(in))),
                               _mm256_cvtph_ps(_mm_loadu_si128(in + 1)), 1);
@@ -71,8 +76,9 @@ static inline __attribute__((always_inline)) __m512 f16_widen16(const __m128i *i
 /* The block's rounded products saturated to int16, 32 lanes in each of *a
  * and *b, in the order the packs leave them (to_bytes restores element
  * order). */
-static inline __attribute__((always_inline)) void products32(const void *src, size_t i, enum widen w, __m512 m,
+static inline __attribute__((always_inline)) void q_products(const void *src, size_t i, int input, __m512 m,
                                                              int mode, __m512i *a, __m512i *b) {
+    const enum widen w = widen_of(input);
     __m512 v0, v1, v2, v3;
     if (w == WIDE_F32) {
         const float *in = (const float *)src + i;
@@ -100,7 +106,7 @@ static inline __attribute__((always_inline)) void products32(const void *src, si
 }
 
 /* The high test: no int16 lane at -32768. */
-static inline __attribute__((always_inline)) int no_indefinite(__m512i a, __m512i b) {
+static inline __attribute__((always_inline)) int q_no_indefinite(__m512i a, __m512i b) {
     return _mm512_cmpeq_epi16_mask(_mm512_min_epi16(a, b), _mm512_set1_epi16(INT16_MIN)) == 0;
 }
 
@@ -125,94 +131,25 @@ static inline __attribute__((always_inline)) __m512i to_bytes(__m512i a, __m512i
         _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), bytes);
 }
 
-static inline __attribute__((always_inline)) void store(int8_t *out, __m512i v, int stream) {
+static inline __attribute__((always_inline)) void q_store(int8_t *out, __m512i a, __m512i b, __m512i zp,
+                                                          int input, int stream) {
+    const __m512i v = to_bytes(a, b, zp, widen_of(input));
     if (stream)
         _mm512_stream_si512((void *)out, v);
     else
         _mm512_storeu_si512(out, v);
 }
 
-/* Under FTZ/DAZ: blocks [i, end), each tested before its store. */
-static inline __attribute__((always_inline)) void blocks_tested(const sk_quant_ctx *c, const void *src,
-                                                                int8_t *out, size_t i, size_t end, int input,
-                                                                enum widen w, __m512 m, int mode, int stream) {
-    const __m512i zp = _mm512_set1_epi16((short)c->zero_point);
-    const uint32_t low_bound = 2 * c->fast_min - 1;
-    for (; i < end; i += QBLOCK) {
-        __m512i a, b;
-        if (above_min(src, i, input, low_bound)) {
-            products32(src, i, w, m, mode, &a, &b);
-            if (no_indefinite(a, b)) {
-                store(out + i, to_bytes(a, b, zp, w), stream);
-                continue;
-            }
-        }
-        sk_quant_exact_span(c, src, out, i, i + QBLOCK, input, mode);
-    }
+static inline __attribute__((always_inline)) __m512 q_multiplier(const sk_quant_ctx *c) {
+    return _mm512_set1_ps(c->multiplier);
 }
-
-/* Without FTZ/DAZ: blocks [i, end), tested per chunk; a chunk with an
- * indefinite lane is gone over again and its blocks
- * that hold one are rewritten by the exact path (quant_avx2.c). */
-static inline __attribute__((always_inline)) void blocks_chunked(const sk_quant_ctx *c, const void *src,
-                                                                 int8_t *out, size_t i, size_t end, int input,
-                                                                 enum widen w, __m512 m, int mode, int stream) {
-    const __m512i zp = _mm512_set1_epi16((short)c->zero_point);
-    while (i < end) {
-        const size_t chunk_end = end - i > QCHUNK ? i + QCHUNK : end;
-        __m512i seen = _mm512_set1_epi16(INT16_MAX);
-        for (size_t j = i; j < chunk_end; j += QBLOCK) {
-            __m512i a, b;
-            products32(src, j, w, m, mode, &a, &b);
-            seen = _mm512_min_epi16(seen, _mm512_min_epi16(a, b));
-            store(out + j, to_bytes(a, b, zp, w), stream);
-        }
-        if (__builtin_expect(!no_indefinite(seen, seen), 0)) {
-            if (stream) _mm_sfence();  /* the exact bytes land after the streamed ones */
-            for (size_t j = i; j < chunk_end; j += QBLOCK) {
-                __m512i a, b;
-                products32(src, j, w, m, mode, &a, &b);
-                if (!no_indefinite(a, b)) sk_quant_exact_span(c, src, out, j, j + QBLOCK, input, mode);
-            }
-        }
-        i = chunk_end;
-    }
+static inline __attribute__((always_inline)) __m512i q_zero_point(const sk_quant_ctx *c) {
+    return _mm512_set1_epi16((short)c->zero_point);
 }
+static inline __attribute__((always_inline)) __m512i q_all_max(void) { return _mm512_set1_epi16(INT16_MAX); }
+static inline __attribute__((always_inline)) __m512i q_min(__m512i a, __m512i b) { return _mm512_min_epi16(a, b); }
 
-static inline __attribute__((always_inline)) void blocks_as(const sk_quant_ctx *c, const void *src, int8_t *out,
-                                                            size_t i, size_t end, int input, enum widen w,
-                                                            __m512 m, int mode, int stream) {
-    if (_mm_getcsr() & (MXCSR_FTZ | MXCSR_DAZ)) {
-        if (stream) blocks_tested(c, src, out, i, end, input, w, m, mode, 1);
-        else blocks_tested(c, src, out, i, end, input, w, m, mode, 0);
-    } else {
-        if (stream) blocks_chunked(c, src, out, i, end, input, w, m, mode, 1);
-        else blocks_chunked(c, src, out, i, end, input, w, m, mode, 0);
-    }
-}
+#include "quant_blocks.h"
 
-static inline __attribute__((always_inline)) void blocks(const sk_quant_ctx *c, const void *src, int8_t *out,
-                                                         size_t i, size_t end, int input, int mode, int stream) {
-    const enum widen w = input == SK_QUANT_F32 ? WIDE_F32 : input == SK_QUANT_BF16 ? WIDE_PAIRS : WIDE_CVT;
-    blocks_as(c, src, out, i, end, input, w, _mm512_set1_ps(c->multiplier), mode, stream);
-}
-
-static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src, int8_t *out,
-                                                       size_t n, int input, int mode) {
-    size_t i = 0;
-    if (!c->exact_only && n >= QBLOCK) {
-        const int stream = n >= sk_stream_min_bytes();
-        if (stream) {  /* an exact head up to 64-byte alignment of the output */
-            i = (size_t)(-(uintptr_t)out & 63);
-            sk_quant_exact_span(c, src, out, 0, i, input, mode);
-        }
-        const size_t end = i + (n - i) / QBLOCK * QBLOCK;
-        blocks(c, src, out, i, end, input, mode, stream);
-        if (stream) _mm_sfence();  /* order the streamed stores before whatever follows */
-        i = end;
-    }
-    sk_quant_exact_span(c, src, out, i, n, input, mode);
-}
-
-SK_QUANT_ENTRIES(avx512, run)
+SK_QUANT_ENTRIES(avx512, q_run)
 #endif
