@@ -113,10 +113,20 @@ static inline __attribute__((always_inline)) size_t transpose_blocks(const char 
                                                                      size_t rows, size_t cols, size_t size) {
     const size_t b = 16 / size;
     const size_t full_rows = rows / b * b, full_cols = cols / b * b;
-    for (size_t r = 0; r < full_rows; r += b)
+    /* Finish the rows of whichever side is farther apart (the tensor, not
+     * the scratch) one group at a time, so that each of its cache lines is
+     * completed while it is in L1. */
+    if (dst_pitch > src_pitch) {
         for (size_t c = 0; c < full_cols; c += b)
-            transpose_block(src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * size), src_pitch,
-                            dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * size), dst_pitch, size);
+            for (size_t r = 0; r < full_rows; r += b)
+                transpose_block(src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * size), src_pitch,
+                                dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * size), dst_pitch, size);
+    } else {
+        for (size_t r = 0; r < full_rows; r += b)
+            for (size_t c = 0; c < full_cols; c += b)
+                transpose_block(src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * size), src_pitch,
+                                dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * size), dst_pitch, size);
+    }
     return b;
 }
 #else

@@ -142,9 +142,11 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
  * element.  Otherwise non-packed runs are staged: gathered into a packed
  * scratch chunk, converted by the dense leaf, scattered back; and when the
  * inner run is packed on one port only while the fastest outer axis is
- * packed on the other (a transpose), the two axes are walked in square
- * tiles that are transposed in registers, so that every cache line of both
- * ports is used whole while it is in cache. */
+ * packed on the other (a transpose), the two axes are walked in tiles
+ * transposed in registers, so that every cache line of both ports is used
+ * whole while it is in cache.  The scratch is a few KiB on the stack: no
+ * tensor-sized temporary, and no byte outside the walk's elements is read
+ * or written (stage.c). */
 
 /* Staged chunk: long enough to amortise a leaf call, small enough that the
  * two scratch buffers stay in L1. */
@@ -202,46 +204,57 @@ static void staged_run(const sk_walk *w, const char *src, char *dst, sk_span_fn 
     }
 }
 
-/* The plane of a transpose, tile by tile.  The port with the smaller
- * elements is the one transposed in registers (fewer shuffles per element);
- * the leaf reads or writes the other port in place, one line per call, and
- * the tiles follow those lines, so that both ports use whole cache lines
- * while they are in cache. */
+/* One tile of a transpose: lines [l0, l0+nl) x [x0, x0+nx).  The port with
+ * the smaller elements is the one transposed in registers (fewer shuffles
+ * per element); the leaf reads or writes the other port in place, one
+ * line per call. */
+typedef struct tile_job {
+    const sk_walk *w;
+    const tile_axes *t;
+    const char *src;
+    char *dst;
+    sk_span_fn span;
+    const void *ctx;
+    char *scratch;
+} tile_job;
+
+static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_t nx) {
+    const size_t in_size = (size_t)j->w->in_size, out_size = (size_t)j->w->out_size;
+    const tile_axes *t = j->t;
+    if (in_size <= out_size) {
+        /* Input transposed into output-line order; the leaf writes output
+         * lines (along l) in place. */
+        sk_stage_transpose(j->src + x0 * (int64_t)in_size + l0 * t->l_in, (ptrdiff_t)t->l_in, j->scratch,
+                           (ptrdiff_t)(nl * in_size), nl, nx, in_size);
+        for (size_t x = 0; x < nx; ++x)
+            j->span(j->ctx, j->scratch + x * nl * in_size,
+                    j->dst + (x0 + (int64_t)x) * t->x_out + l0 * (int64_t)out_size, nl);
+    } else {
+        /* The leaf reads input lines (along x) in place into scratch, which
+         * is transposed into the output. */
+        for (size_t l = 0; l < nl; ++l)
+            j->span(j->ctx, j->src + (l0 + (int64_t)l) * t->l_in + x0 * (int64_t)in_size,
+                    j->scratch + l * nx * out_size, nx);
+        sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), j->dst + l0 * (int64_t)out_size + x0 * t->x_out,
+                           (ptrdiff_t)t->x_out, nl, nx, out_size);
+    }
+}
+
+/* The plane of a transpose, tile by tile.  The transposed port's lines get
+ * SK_TILE_CROSS elements per tile, the leaf's lines as many as the scratch
+ * holds; tiles go down the cross axis first, so that the transposed port
+ * is read or written as a run of whole lines, one strip at a time. */
 static void tiled_plane(const sk_walk *w, const tile_axes *t, const char *src, char *dst,
                         sk_span_fn span, const void *ctx) {
-    _Alignas(64) char tile[SK_TILE_BYTES];
-    const size_t in_size = (size_t)w->in_size, out_size = (size_t)w->out_size;
-    if (in_size <= out_size) {
-        /* Input tiles transposed into output-line order, the leaf writing
-         * output lines (along l) in place. */
-        const int64_t tl = SK_TILE_BYTES / (SK_TILE_CROSS * (int64_t)in_size);
-        for (int64_t x0 = 0; x0 < t->x_extent; x0 += SK_TILE_CROSS) {
-            const size_t nx = (size_t)min64(SK_TILE_CROSS, t->x_extent - x0);
-            for (int64_t l0 = 0; l0 < t->l_extent; l0 += tl) {
-                const size_t nl = (size_t)min64(tl, t->l_extent - l0);
-                sk_stage_transpose(src + x0 * (int64_t)in_size + l0 * t->l_in, (ptrdiff_t)t->l_in, tile,
-                                   (ptrdiff_t)(nl * in_size), nl, nx, in_size);
-                for (size_t x = 0; x < nx; ++x)
-                    span(ctx, tile + x * nl * in_size, dst + (x0 + (int64_t)x) * t->x_out + l0 * (int64_t)out_size,
-                         nl);
-            }
-        }
-    } else {
-        /* The leaf reading input lines (along x) in place into scratch;
-         * the scratch tile transposed into the output. */
-        const int64_t tx = SK_TILE_BYTES / (SK_TILE_CROSS * (int64_t)out_size);
-        for (int64_t l0 = 0; l0 < t->l_extent; l0 += SK_TILE_CROSS) {
-            const size_t nl = (size_t)min64(SK_TILE_CROSS, t->l_extent - l0);
-            for (int64_t x0 = 0; x0 < t->x_extent; x0 += tx) {
-                const size_t nx = (size_t)min64(tx, t->x_extent - x0);
-                for (size_t l = 0; l < nl; ++l)
-                    span(ctx, src + (l0 + (int64_t)l) * t->l_in + x0 * (int64_t)in_size, tile + l * nx * out_size,
-                         nx);
-                sk_stage_transpose(tile, (ptrdiff_t)(nx * out_size), dst + l0 * (int64_t)out_size + x0 * t->x_out,
-                                   (ptrdiff_t)t->x_out, nl, nx, out_size);
-            }
-        }
-    }
+    _Alignas(64) char scratch[SK_TILE_BYTES];
+    const tile_job j = {w, t, src, dst, span, ctx, scratch};
+    const int in_side = w->in_size <= w->out_size;
+    const int64_t lines = SK_TILE_BYTES / (SK_TILE_CROSS * (in_side ? w->in_size : w->out_size));
+    const int64_t tl = in_side ? lines : SK_TILE_CROSS;  /* the transposed port is packed along x */
+    const int64_t tx = in_side ? SK_TILE_CROSS : lines;  /* (input) or along l (output) */
+    for (int64_t x0 = 0; x0 < t->x_extent; x0 += tx)
+        for (int64_t l0 = 0; l0 < t->l_extent; l0 += tl)
+            tile_run(&j, l0, (size_t)min64(tl, t->l_extent - l0), x0, (size_t)min64(tx, t->x_extent - x0));
 }
 
 enum run_kind { RUN_DENSE, RUN_STRIDED, RUN_STAGED, RUN_TILED };
