@@ -9,6 +9,12 @@ across, 64 or 128 along the leaf's lines) through in-register blocks of
 and every route (the scalar route, which walks element by element, is the
 control), with the oracle's bits expected and every byte between and
 after the output elements checked untouched."""
+import ctypes
+import mmap
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -226,18 +232,19 @@ def test_permutations(route, op, case):
 
 
 def _expected(op, values, seed):
-    """(plan request, oracle output bits) for input ``values``."""
+    """(request builder (shape, input strides, output strides), oracle
+    output bits for input ``values``)."""
     src, dst, _ = OPS[op]
     if op.startswith("cast"):
-        return (lambda shape, out: request(shape, src, dst, None, out)), (
+        return (lambda shape, inp, out: request(shape, src, dst, inp, out)), (
             oracle_f32_to_bf16(values) if src is F32 else oracle_bf16_to_f32(values))
     if op.startswith("dequant"):
         scale, zp = DEQUANT_PARAMS[seed % len(DEQUANT_PARAMS)]
-        return (lambda shape, out: dequant_request(shape, dst, scale, zp, None, out)), (
+        return (lambda shape, inp, out: dequant_request(shape, dst, scale, zp, inp, out)), (
             oracle_dequant(values, dst, scale, zp))
     m, zp = QUANT_PARAMS[seed % len(QUANT_PARAMS)]
     mode = MODES[seed % len(MODES)]
-    return (lambda shape, out: quant_request(shape, src, m, zp, mode, None, out)), (
+    return (lambda shape, inp, out: quant_request(shape, src, m, zp, mode, inp, out)), (
         quant_oracle(src, values, m, zp, mode).view(np.uint8))
 
 
@@ -257,7 +264,7 @@ def run_below_admission(op, route, shape, in_el, out_el, seed):
     else:
         values = draw_values(src_dtype, count, seed)[0][same]
     make_request, expected = _expected(op, values, seed)
-    plan = ok_plan(make_request(shape, out_strides), route)
+    plan = ok_plan(make_request(shape, None, out_strides), route)
     native = plan._native
     status = lib.sk_walk_prepare(len(shape), ffi.new("int64_t[]", list(shape)),
                                  ffi.new("int64_t[]", list(in_strides)),
@@ -268,7 +275,7 @@ def run_below_admission(op, route, shape, in_el, out_el, seed):
     src.write(values)
     before = src.buf.copy()
     what = f"{route} {op} shape {shape} in {in_strides} out {dst.strides}"
-    status = a65_module(make_request(shape, out_strides)).execute(plan, [src.buf], [dst.buf])
+    status = a65_module(make_request(shape, None, out_strides)).execute(plan, [src.buf], [dst.buf])
     if status is not None:
         return f"{what}: execute returned {status}"
     problems = [mismatch_report(dst.read(), expected, values, what, shape=shape),
@@ -299,3 +306,77 @@ def test_zero_and_overlapping_input_strides(route, op, case):
     output still gets every element and nothing else."""
     _, shape, in_el, out_el = case
     fail_if([run_below_admission(op, route, shape, in_el, out_el, seed=shape[0])])
+
+
+# ------------------------------------------------------------ guard pages
+
+
+def _guarded(nbytes):
+    """An address where ``nbytes`` end exactly at an inaccessible page (the
+    mapping is kept alive for the process)."""
+    page = mmap.PAGESIZE
+    pages = max(1, -(-nbytes // page))
+    region = mmap.mmap(-1, (pages + 1) * page)
+    raw = np.frombuffer(region, dtype=np.uint8)
+    base = raw.ctypes.data
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    assert libc.mprotect(base + pages * page, page, 0) == 0, "mprotect(PROT_NONE) failed"
+    _KEEP.append((region, raw))
+    start = pages * page - nbytes
+    raw[start - min(start, 64):start + nbytes] = INPUT_FILL
+    return raw, base + start
+
+
+_KEEP = []
+# (shape, input strides, output strides) in elements: each port in turn
+# ends right before a page that faults on any access.
+GUARDED = ([((n,), (2,), None) for n in list(range(1, 40)) + [CHUNK + 7, CHUNK + 8]]
+           + [((n,), None, (2,)) for n in (1, 17, CHUNK + 1)]
+           + [((r, c), (1, r), None) for r, c in [(3, 5), (16, 16), (17, 9), (64, 65), (65, 70), (8, 129)]]
+           + [((r, c), None, (1, r)) for r, c in [(3, 5), (17, 9), (65, 70), (129, 8)]])
+
+
+def guarded_main():
+    """Child process: runs every GUARDED case of every op and route with the
+    input, then the output, ending at a guard page (a stray access faults,
+    killing the process)."""
+    import simakernels as sk
+    count = 0
+    for op, (src, dst, _) in OPS.items():
+        for route in ROUTES:
+            for shape, in_el, out_el in GUARDED:
+                make_request, _ = _expected(op, np.zeros(0, np.uint8), 0)
+                out_strides = None if out_el is None else tuple(s * ITEMSIZE[dst] for s in out_el)
+                in_strides = None if in_el is None else tuple(s * ITEMSIZE[src] for s in in_el)
+                req = make_request(shape, in_strides, out_strides)
+                plan = ok_plan(req, route)
+                (need_in,), (need_out,) = plan.input_requirements(), plan.output_requirements()
+                for guard_input in (True, False):
+                    raw_in, in_addr = _guarded(need_in.nbytes) if guard_input else _plain(need_in.nbytes)
+                    raw_out, out_addr = _plain(need_out.nbytes) if guard_input else _guarded(need_out.nbytes)
+                    status = a65_module(req).execute(
+                        plan,
+                        [sk.ConstHostBuffer.from_address(in_addr, need_in.nbytes, keepalive=raw_in)],
+                        [sk.HostBuffer.from_address(out_addr, need_out.nbytes, keepalive=raw_out)])
+                    assert status is None, f"{op} {route} {shape} {in_el} {out_el}: {status}"
+                    count += 1
+    print(f"guarded: {count} cases")
+
+
+def _plain(nbytes):
+    raw = np.full(nbytes + 64, INPUT_FILL, dtype=np.uint8)
+    return raw, raw.ctypes.data + (-raw.ctypes.data % 64)
+
+
+def test_no_access_beyond_either_port():
+    """Stepped and transposed inputs and outputs that end right before an
+    inaccessible page, on every op and route: a block that loads or stores
+    one element too far faults.  Runs in a child process so that a fault
+    fails this test instead of killing the suite."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    tests = os.path.dirname(os.path.abspath(__file__))
+    child = subprocess.run([sys.executable, "-c", "import test_staged_layouts as t; t.guarded_main()"],
+                           cwd=tests, env=env, capture_output=True, text=True, timeout=600)
+    assert child.returncode == 0 and "guarded:" in child.stdout, (
+        f"child exited {child.returncode}\n{child.stdout[-2000:]}\n{child.stderr[-4000:]}")
