@@ -8,7 +8,9 @@ across, 64 or 128 along the leaf's lines) through in-register blocks of
 16 bytes.  These cases sit on each of those boundaries, for every operation
 and every route (the scalar route, which walks element by element, is the
 control), with the oracle's bits expected and every byte between and
-after the output elements checked untouched."""
+after the output elements checked untouched.  Inputs that read an address
+twice (which admission refuses) are run below admission, and guard pages
+after each port prove that no block reaches past the last element."""
 import ctypes
 import mmap
 import os

@@ -242,8 +242,9 @@ static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_
 
 /* The plane of a transpose, tile by tile.  The transposed port's lines get
  * SK_TILE_CROSS elements per tile, the leaf's lines as many as the scratch
- * holds; tiles go down the cross axis first, so that the transposed port
- * is read or written as a run of whole lines, one strip at a time. */
+ * holds.  Tiles advance along l within a strip of x, so that every line the
+ * leaf writes (output along l) continues where the previous tile stopped,
+ * and every line it reads (input along x) is read whole in one call. */
 static void tiled_plane(const sk_walk *w, const tile_axes *t, const char *src, char *dst,
                         sk_span_fn span, const void *ctx) {
     _Alignas(64) char scratch[SK_TILE_BYTES];
@@ -263,7 +264,7 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
                  const void *ctx) {
     const char *src = src_base;
     char *dst = dst_base;
-    tile_axes tiles;
+    tile_axes tiles = {0, 0, 0, 0};
     enum run_kind kind = walk->dense ? RUN_DENSE : kernel.strided ? RUN_STRIDED
                        : tile_axes_of(walk, &tiles) ? RUN_TILED : RUN_STAGED;
     /* A tiled step covers the fastest outer axis too: carry from the next. */
