@@ -9,7 +9,7 @@ NATIVE_INPUTS := $(shell find csrc -name '*.c' -o -name '*.h' -o -name '*.py' | 
                  simakernels/_version.py simakernels/_sourcedigest.py setup.py
 NATIVE_STAMP  := build/.native-$(shell uname -m)
 
-.PHONY: run test build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench
+.PHONY: run test build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench bench-peers neon-estimate
 
 run: build
 	$(PY) -m simakernels demo
@@ -17,10 +17,19 @@ run: build
 test: build
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
-# Throughput against NumPy/ml_dtypes and the memcpy bound, as ratios measured
-# in one run (docs/PERF.md records them).
+# Throughput against the memcpy-equivalent, NumPy's expression and peers, as
+# ratios measured in one run (README "Benchmark"; options: BENCH_ARGS="--help").
+# bench-peers first installs the optional peers (torch, onnxruntime, onnx,
+# matplotlib) into .venv, then runs with every one of them.
 bench: build
 	$(PY) -m simakernels bench $(BENCH_ARGS)
+
+bench-peers: build $(VENV)/.bench-peers
+	$(PY) -m simakernels bench --peers $(BENCH_ARGS)
+
+$(VENV)/.bench-peers: requirements-bench.txt $(VENV)/.installed
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-bench.txt
+	touch $@
 
 build: $(NATIVE_STAMP)
 
@@ -99,6 +108,14 @@ test-aarch64: $(WHEEL_ARM)
 	wait; a53=$$(cat $(AARCH64_DIR)/a53.status); \
 	echo "---- cortex-a53 (quick subset) ----"; tail -n 25 $(AARCH64_DIR)/a53.log; \
 	test $$a76 -eq 0 -a $$a53 -eq 0
+
+# ---- NEON cost estimate (static) -----------------------------------------------
+# No AArch64 hardware here: llvm-mca's cycles for each NEON leaf's hot loop,
+# compiled with the build's flags by the cross gcc (docs/PERF.md records the
+# table; the assembly and llvm-mca's reports stay in build/neon-estimate).
+neon-estimate:
+	bash toolchains/aarch64/mca-packages.sh
+	$(PYTHON) toolchains/aarch64/neon_estimate.py --out build/neon-estimate
 
 # ---- sanitizers ------------------------------------------------------------
 # The C core built with AddressSanitizer and UndefinedBehaviorSanitizer (any

@@ -5,6 +5,7 @@ raise :class:`~simakernels.core.KernelError` with ``UNSUPPORTED_LAYOUT``.
 """
 from __future__ import annotations
 
+import functools
 import os
 import struct
 from typing import Any, Callable, Dict, Optional
@@ -12,7 +13,8 @@ from typing import Any, Callable, Dict, Optional
 import ml_dtypes
 import numpy as np
 
-from . import a65
+from . import _split, a65
+from ._ffi import ffi, lib
 from .buffers import ConstHostBuffer, HostBuffer
 from .core import DType, Error, ErrorCode, KernelError, Strided, TensorSpec
 from .ops import cast as ops_cast
@@ -86,25 +88,23 @@ def _output(x: np.ndarray, dtype: DType, out: Optional[np.ndarray]) -> np.ndarra
     return out
 
 
+def _out_key(out: Optional[np.ndarray]) -> Any:
+    """The output's part of a plan key: its layout when given (a cache hit
+    then proves it was checked against the requested dtype), else None (the
+    array layer allocates it C-contiguous from the input's shape)."""
+    if out is None:
+        return None
+    if isinstance(out, np.ndarray):
+        return type(out), out.shape, out.strides, out.dtype
+    return [out]  # unhashable: never cached (_output rejects it anyway)
+
+
 # Plans (or the Error a request gets) by everything that determines them:
-# operation, both layouts, the parameters with their types (True == 1, but
-# only 1 is a valid zero point) and SIMAKERNELS_FORCE_ROUTE.  Bounded:
-# cleared when full.
+# operation, both layouts, the requested output dtype, the parameters by type
+# and representation (True == 1, but only 1 is a valid zero point) and
+# SIMAKERNELS_FORCE_ROUTE.  Bounded: cleared when full.
 _PLANS: Dict[Any, Any] = {}
 _MAX_PLANS = 1024
-
-
-def _plan(key: Any, build: Callable[[], Any]) -> Any:
-    try:
-        plan = _PLANS.get(key)
-    except TypeError:  # unhashable parameters (e.g. a 0-d array): no caching
-        return build()
-    if plan is None:
-        plan = build()
-        if len(_PLANS) >= _MAX_PLANS:
-            _PLANS.clear()
-        _PLANS[key] = plan
-    return plan
 
 
 def clear_plans() -> None:
@@ -118,33 +118,88 @@ _ENV_DATA = getattr(os.environ, "_data", None)
 _ROUTE_KEY = os.fsencode(a65.FORCE_ROUTE_ENV)
 
 
-def _forced_route() -> Any:
-    if isinstance(_ENV_DATA, dict):
-        return _ENV_DATA.get(_ROUTE_KEY)
-    return os.environ.get(a65.FORCE_ROUTE_ENV)
-
-
-def _param_key(p: Any) -> Any:
-    """A parameter by its type and representation: hashing a float would be
-    FP arithmetic, which a caller's enabled traps could turn into SIGFPE."""
-    if type(p) is float:
-        return float, _DOUBLE.pack(p)
-    if isinstance(p, np.generic):
-        return type(p), p.tobytes()
-    return type(p), p
+if isinstance(_ENV_DATA, dict):
+    _forced_route: Callable[[], Any] = functools.partial(_ENV_DATA.get, _ROUTE_KEY)
+else:  # pragma: no cover - non-POSIX os.environ
+    _forced_route = functools.partial(os.environ.get, a65.FORCE_ROUTE_ENV)
 
 
 _DOUBLE = struct.Struct("<d")
+_ENUMS = frozenset({DType, ops_quant.Rounding})
+_pack_double = _DOUBLE.pack
 
 
-def _key(op: str, x: np.ndarray, out: np.ndarray, *params: Any) -> Any:
-    return (op, x.shape, x.strides, x.dtype, out.shape, out.strides, out.dtype,
-            tuple([_param_key(p) for p in params]), _forced_route())
+def _param_key(p: Any) -> Any:
+    """A parameter by its type and representation: hashing or comparing a
+    float would be FP arithmetic, which the caller's FP state (DAZ makes all
+    subnormals equal; traps) could change or turn into SIGFPE."""
+    kind = type(p)
+    if kind is int:
+        return p
+    if kind is float:
+        return _pack_double(p)  # bytes never equal an int or a tuple
+    if kind in _ENUMS:  # members are singletons; Enum.__hash__ is slow Python
+        return kind, id(p)
+    if isinstance(p, np.generic):
+        try:
+            return kind, memoryview(p).tobytes()  # a third of tobytes()'s cost
+        except TypeError:
+            return kind, p.tobytes()
+    return kind, p
 
 
-def _run(backend: Any, plan: Any, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+def _route() -> Optional[str]:
+    return os.environ.get(a65.FORCE_ROUTE_ENV) or None
+
+
+_from_buffer = ffi.from_buffer
+_CHAR_ARRAY = ffi.typeof("char[]")
+_NOT_A_PLAIN_BUFFER = (TypeError, BufferError, ValueError)
+
+
+def _cached(key: Any) -> Any:
+    """The cached plan (or Error) for ``key``; None when absent or when the
+    key is unhashable (e.g. a 0-d array parameter: never cached)."""
+    try:
+        return _PLANS.get(key)
+    except TypeError:
+        return None
+
+
+def _remember(key: Any, plan: Any) -> Any:
+    try:
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    except TypeError:
+        pass
+    return plan
+
+
+def _plan(key: Any, build: Callable[[], Any]) -> Any:
+    """The cached plan for ``key``, built and remembered on a miss (for
+    callers with keys of their own, e.g. the Hurray bridge)."""
+    plan = _cached(key)
+    return _remember(key, build()) if plan is None else plan
+
+
+def _execute(plan: Any, backend: Any, native: Any, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Runs ``plan`` (or raises the Error admission gave) on x and out.
+
+    Contiguous arrays take one native call, which checks the bindings; other
+    views, and calls the native check refuses, go through the backend's
+    ``execute`` and its Python checks, which name the fault."""
     if isinstance(plan, Error):
         raise KernelError(plan)
+    try:
+        src = _from_buffer(x)
+        dst = _from_buffer(_CHAR_ARRAY, out, True)
+    except _NOT_A_PLAIN_BUFFER:
+        if not out.flags.writeable:
+            raise KernelError(Error(ErrorCode.INVALID_BINDING, "output 0: out is read-only")) from None
+    else:
+        if native(plan._native, src, len(src), dst, len(dst)) == 0:
+            return out
     binding = plan._native.binding
     status = backend.execute(plan, [_view(x, binding.in_nbytes, False)], [_view(out, binding.out_nbytes, True)])
     if status is not None:
@@ -152,59 +207,95 @@ def _run(backend: Any, plan: Any, x: np.ndarray, out: np.ndarray) -> np.ndarray:
     return out
 
 
-def _route() -> Optional[str]:
-    return os.environ.get(a65.FORCE_ROUTE_ENV) or None
+def _split_run(plan: Any, operation: str, x: np.ndarray, out: np.ndarray, workers: Any,
+               call: Callable[[np.ndarray, np.ndarray], Any]) -> np.ndarray:
+    """``workers=N``: the outermost axis in N slabs on N threads (see
+    :mod:`simakernels._split`); one slab, or an error, runs as usual."""
+    workers = _split.check_workers(workers)
+    if isinstance(plan, Error) or workers == 1 or x.ndim == 0 or x.shape[0] < 2:
+        return _execute(plan, getattr(a65, operation), getattr(lib, f"sk_{operation}_execute"), x, out)
+    return _split.run(plan, operation, x, out, workers, call)
 
 
-def cast(x: Any, dtype: Any, *, out: Optional[np.ndarray] = None) -> np.ndarray:
+# Each operation: the cache key (everything that determines the plan), then
+# on a miss the checked output and a new plan; on a hit a given ``out`` was
+# already checked against the requested dtype when the plan was made.
+
+def cast(x: Any, dtype: Any, *, out: Optional[np.ndarray] = None, workers: int = 1) -> np.ndarray:
     """FLOAT32 <-> BFLOAT16 by the specification's bit rules.
 
     ``dtype`` is the output type (``sk.DType``, ``ml_dtypes.bfloat16``,
-    ``numpy.float32`` or their names).  Raises :class:`KernelError`."""
-    x = np.asarray(x)
-    result = _output(x, to_dtype(dtype), out)
-    plan = _plan(_key("cast", x, result), lambda: a65.cast.check_inference(
-        ops_cast.Request([_spec(x, "input 0")], [_spec(result, "output 0")]), _route()))
-    return _run(a65.cast, plan, x, result)
+    ``numpy.float32`` or their names).  ``workers=N`` splits the outermost
+    axis across N threads.  Raises :class:`KernelError`."""
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    key = ("cast", x.shape, x.strides, x.dtype, _param_key(dtype), _out_key(out), _forced_route())
+    plan = _cached(key)
+    if plan is None or out is None:
+        out = _output(x, to_dtype(dtype), out)
+    if plan is None:
+        request = ops_cast.Request([_spec(x, "input 0")], [_spec(out, "output 0")])
+        plan = _remember(key, a65.cast.check_inference(request, _route()))
+    if workers != 1 or type(workers) is not int:
+        return _split_run(plan, "cast", x, out, workers, lambda xs, os: cast(xs, dtype, out=os))
+    return _execute(plan, a65.cast, lib.sk_cast_execute, x, out)
 
 
 def dequantize(
-    x: Any, scale: Any, zero_point: int = 0, *, dtype: Any = DType.FLOAT32, out: Optional[np.ndarray] = None
+    x: Any, scale: Any, zero_point: int = 0, *, dtype: Any = DType.FLOAT32, out: Optional[np.ndarray] = None,
+    workers: int = 1,
 ) -> np.ndarray:
     """INT8 -> FLOAT32 or BFLOAT16 by the staged expression
     ``(float(q) - float(zero_point)) * scale`` (binary32, nearest-even).
 
-    ``scale`` becomes ``numpy.float32(scale)``.  Raises :class:`KernelError`
+    ``scale`` becomes ``numpy.float32(scale)``; ``workers=N`` splits the
+    outermost axis across N threads.  Raises :class:`KernelError`
     (``INVALID_PARAMS``, ``UNSUPPORTED_ENVIRONMENT``, ...)."""
-    x = np.asarray(x)
-    result = _output(x, to_dtype(dtype), out)
-
-    def build() -> Any:
-        params = ops_dequant.Params(scale, zero_point)
-        return a65.dequant.check_inference(
-            ops_dequant.Request([_spec(x, "input 0")], [_spec(result, "output 0")], params), _route())
-
-    return _run(a65.dequant, _plan(_key("dequant", x, result, scale, zero_point), build), x, result)
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    key = ("dequant", x.shape, x.strides, x.dtype, _param_key(dtype), _out_key(out),
+           _param_key(scale), _param_key(zero_point), _forced_route())
+    plan = _cached(key)
+    if plan is None or out is None:
+        out = _output(x, to_dtype(dtype), out)
+    if plan is None:
+        request = ops_dequant.Request([_spec(x, "input 0")], [_spec(out, "output 0")],
+                                      ops_dequant.Params(scale, zero_point))
+        plan = _remember(key, a65.dequant.check_inference(request, _route()))
+    if workers != 1 or type(workers) is not int:
+        return _split_run(plan, "dequant", x, out, workers,
+                          lambda xs, os: dequantize(xs, scale, zero_point, dtype=dtype, out=os))
+    return _execute(plan, a65.dequant, lib.sk_dequant_execute, x, out)
 
 
 def quantize(
     x: Any, multiplier: Any, zero_point: int = 0, *, rounding: Any = "nearest_even",
-    out: Optional[np.ndarray] = None,
+    out: Optional[np.ndarray] = None, workers: int = 1,
 ) -> np.ndarray:
     """FLOAT32 / BFLOAT16 / FLOAT16 -> INT8: ``saturate(round(x * multiplier) +
     zero_point)`` with the product rounded to binary32 first.
 
-    ``rounding``: a ``quant.Rounding`` or its lower-case name.  Raises
-    :class:`KernelError`."""
-    x = np.asarray(x)
-    result = _output(x, DType.INT8, out)
+    ``rounding``: a ``quant.Rounding`` or its lower-case name; ``workers=N``
+    splits the outermost axis across N threads.  Raises :class:`KernelError`."""
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    key = ("quant", x.shape, x.strides, x.dtype, _out_key(out), _param_key(multiplier),
+           _param_key(zero_point), _param_key(rounding), _forced_route())
+    plan = _cached(key)
+    if plan is None or out is None:
+        out = _output(x, DType.INT8, out)
+    if plan is None:
+        plan = _remember(key, _quant_plan(x, out, multiplier, zero_point, rounding))
+    if workers != 1 or type(workers) is not int:
+        return _split_run(plan, "quant", x, out, workers,
+                          lambda xs, os: quantize(xs, multiplier, zero_point, rounding=rounding, out=os))
+    return _execute(plan, a65.quant, lib.sk_quant_execute, x, out)
 
-    def build() -> Any:
-        try:
-            params = ops_quant.Params(multiplier, zero_point, rounding)
-        except ValueError as exc:
-            return Error(ErrorCode.INVALID_PARAMS, str(exc))
-        return a65.quant.check_inference(
-            ops_quant.Request([_spec(x, "input 0")], [_spec(result, "output 0")], params), _route())
 
-    return _run(a65.quant, _plan(_key("quant", x, result, multiplier, zero_point, rounding), build), x, result)
+def _quant_plan(x: np.ndarray, out: np.ndarray, multiplier: Any, zero_point: Any, rounding: Any) -> Any:
+    try:
+        params = ops_quant.Params(multiplier, zero_point, rounding)
+    except ValueError as exc:
+        return Error(ErrorCode.INVALID_PARAMS, str(exc))
+    request = ops_quant.Request([_spec(x, "input 0")], [_spec(out, "output 0")], params)
+    return a65.quant.check_inference(request, _route())

@@ -10,6 +10,7 @@ from typing import Callable, Dict, List, Optional
 import numpy as np
 
 from . import __version__, a65, fenv
+from .bench.command import add_parser as add_bench_parser
 from ._ffi import ffi, lib
 
 
@@ -112,13 +113,9 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from .bench import SIZES, run
+    from .bench.command import run_command
 
-    unknown = [s for s in args.sizes if s not in SIZES]
-    if unknown:
-        print(f"unknown size(s) {', '.join(unknown)}; choose among {', '.join(SIZES)}", file=sys.stderr)
-        return 2
-    return run(args.sizes or list(SIZES), budget_s=args.budget)
+    return run_command(args)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -129,11 +126,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     sub.add_parser("demo", help="a short demonstration of the library")
     selftest = sub.add_parser("selftest", help="fast on-target correctness check of every route")
     selftest.add_argument("--quiet", action="store_true")
-    bench = sub.add_parser("bench", help="dense throughput against NumPy peers and the memcpy bound")
-    bench.add_argument("sizes", nargs="*", help="element counts among 4K, 256K, 16M (default: all)")
-    bench.add_argument("--budget", type=float, default=0.3, help="seconds per measurement")
+    add_bench_parser(sub)
     commands: Dict[str, Callable[[argparse.Namespace], int]] = {
         "info": cmd_info, "demo": cmd_demo, "selftest": cmd_selftest, "bench": cmd_bench,
     }
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[2:] if argv is None else argv[1:])
     return commands[args.command](args)

@@ -9,12 +9,17 @@ the code under test to compute an expectation.  The generators below only
 choose *inputs* (NumPy and ml_dtypes conversions pick values near ties or
 in a useful range); whatever they produce, the oracle decides the result.
 
-Code paths of a dense run (see csrc/quant): 16-element blocks take a binary32
-multiply ("fast") unless a lane is a nonzero FP32/BF16 subnormal, a nonzero
-finite lane's product has a zero exponent field, or the multiplier is
-subnormal ("repair": the exact integer path for the whole block); fewer than
-16 trailing elements and strided runs always take the exact path.  Tests
-assert nothing about which path ran; they make sure inputs reach all of them.
+Code paths of a dense run (see csrc/quant): on the SSE2 and NEON routes,
+16-element blocks take a binary32 multiply ("fast") unless a lane is a
+nonzero FP32/BF16 subnormal, a nonzero finite lane's product has a zero
+exponent field, or the multiplier is subnormal ("repair": the exact integer
+path for the whole block); fewer than 16 trailing elements and strided runs
+always take the exact path.  The AVX2 route works in 32-element blocks:
+a block repairs when a product is NaN or reaches 2^31 or -32768 in
+magnitude (tested per 1024-element chunk), or, under FTZ/DAZ only, when a
+nonzero input lies below the multiplier's low bound (test_quant_fast_paths
+covers those edges and the streaming stores).  Tests assert nothing about
+which path ran; they make sure inputs reach all of them.
 """
 from __future__ import annotations
 

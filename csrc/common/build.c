@@ -48,7 +48,8 @@ int sk_route_available(int route) {
     if (route == SK_ROUTE_NEON) return (getauxval(AT_HWCAP) & HWCAP_ASIMD) != 0;
 #endif
 #if SK_HAVE_AVX2
-    if (route == SK_ROUTE_AVX2) return __builtin_cpu_supports("avx2") != 0;
+    /* Quant's AVX2 leaves widen FP16 with F16C (every AVX2 CPU has it). */
+    if (route == SK_ROUTE_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
 #endif
     return 1;
 }

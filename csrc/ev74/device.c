@@ -8,7 +8,7 @@ int sk_ev74_run_span(const sk_ev74_descriptor *d, uintptr_t src, uintptr_t dst, 
     int route = 0;
     while (!sk_route_available(route)) ++route;  /* the scalar route is always there */
     sk_quant_ctx c;
-    sk_quant_ctx_init(&c, d->multiplier_bits, d->zero_point);
+    sk_quant_ctx_init(&c, d->multiplier_bits, d->zero_point, (int)d->conversion);
     sk_quant_leaf(route, (int)d->conversion, (int)d->rounding)(&c, (const void *)src, (void *)dst, (size_t)n);
     return SK_OK;
 }

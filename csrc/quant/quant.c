@@ -2,7 +2,27 @@
  * and the entry point. */
 #include "quant.h"
 
-void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t bits, int32_t zero_point) {
+/* floor(log2 |x * m|) of the exact product, x finite and nonzero. */
+static int32_t product_log2(const sk_quant_ctx *c, sk_q_decoded d) {
+    return sk_q_bitlen64((uint64_t)d.sig * c->msig) - 1 + d.exp + c->mexp;
+}
+
+/* The smallest magnitude a in [lo, hi) of the input dtype whose exact
+ * product reaches 2^k, else hi.  The product is monotone in a (the encoding
+ * orders finite magnitudes), so a binary search over the bits finds it. */
+static uint32_t first_reaching(const sk_quant_ctx *c, int input, uint32_t lo, uint32_t hi, int32_t k) {
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        const sk_q_decoded d = input == SK_QUANT_F32 ? sk_q_decode_f32(mid)
+                             : input == SK_QUANT_BF16 ? sk_q_decode_bf16((uint16_t)mid)
+                                                      : sk_q_decode_f16((uint16_t)mid);
+        if (product_log2(c, d) >= k) hi = mid;
+        else lo = mid + 1;
+    }
+    return lo;
+}
+
+void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t bits, int32_t zero_point, int input) {
     memcpy(&c->multiplier, &bits, sizeof c->multiplier);
     c->multiplier_bits = bits;
     c->zero_point = zero_point;
@@ -17,6 +37,11 @@ void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t bits, int32_t zero_point) {
     }
     c->msig = sig;
     c->mexp = exp;
+    /* From the smallest normal input (denormals-are-zero would flush a
+     * subnormal one; for FP16 this keeps F16C away from half subnormals). */
+    const uint32_t min_normal = input == SK_QUANT_F32 ? 0x00800000u : input == SK_QUANT_BF16 ? 0x0080u : 0x0400u;
+    const uint32_t infinity = input == SK_QUANT_F32 ? 0x7f800000u : input == SK_QUANT_BF16 ? 0x7f80u : 0x7c00u;
+    c->fast_min = c->exact_only ? infinity : first_reaching(c, input, min_normal, infinity, -126);
 }
 
 int sk_quant_prepare(const sk_quant_plan *plan) {
@@ -41,8 +66,8 @@ static const sk_span_fn quant_leaves[SK_ROUTE_COUNT][3][4] = {
 #if SK_HAVE_SSE2
     [SK_ROUTE_SSE2] = {ROW(sse2, f32), ROW(sse2, bf16), ROW(sse2, f16)},
 #endif
-#if SK_HAVE_AVX2  /* no AVX2 Quant kernels yet: the SSE2 ones serve */
-    [SK_ROUTE_AVX2] = {ROW(sse2, f32), ROW(sse2, bf16), ROW(sse2, f16)},
+#if SK_HAVE_AVX2
+    [SK_ROUTE_AVX2] = {ROW(avx2, f32), ROW(avx2, bf16), ROW(avx2, f16)},
 #endif
     [SK_ROUTE_SCALAR] = {ROW(scalar, f32), ROW(scalar, bf16), ROW(scalar, f16)},
 };
@@ -63,7 +88,7 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
      * flush-to-zero/denormals-are-zero are repaired exactly. */
     if (sk_fenv_unmet(SK_NEED_NEAREST | SK_NEED_NO_TRAPS)) return SK_UNSUPPORTED_ENVIRONMENT;
     sk_quant_ctx c;
-    sk_quant_ctx_init(&c, plan->multiplier_bits, plan->zero_point);
+    sk_quant_ctx_init(&c, plan->multiplier_bits, plan->zero_point, plan->input);
     /* Only the scalar reference walks non-packed runs element by element;
      * the walk stages them through the other routes' dense leaves. */
     const sk_kernel k = {sk_quant_leaf(plan->route, plan->input, plan->rounding),

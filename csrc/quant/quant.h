@@ -13,9 +13,17 @@ typedef struct sk_quant_ctx {
     int32_t mexp;
     int32_t zero_point;
     int32_t exact_only;       /* subnormal multiplier: every block takes the exact path */
+    /* For the input dtype given to init: the smallest magnitude bits (the
+     * input's bits without the sign) of a normal input whose exact product
+     * is at least 2^-126.  Nonzero inputs from there up are normal with
+     * normal products, untouched by flush-to-zero and denormals-are-zero
+     * (a vector leaf's repair test under those modes); every finite input
+     * is below, and all of them when no product reaches 2^-126 or the
+     * multiplier is subnormal, the infinity's bits. */
+    uint32_t fast_min;
 } sk_quant_ctx;
 
-void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t multiplier_bits, int32_t zero_point);
+void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t multiplier_bits, int32_t zero_point, int input);
 
 /* A decoded input: value = (-1)^neg * sig * 2^exp for finite values. */
 enum { SK_Q_FINITE = 0, SK_Q_ZERO = 1, SK_Q_INF = 2, SK_Q_NAN = 3 };
@@ -138,6 +146,9 @@ static inline void sk_quant_exact_span(const sk_quant_ctx *c, const void *src, i
 SK_QUANT_LEAVES(scalar)
 #if SK_HAVE_SSE2
 SK_QUANT_LEAVES(sse2)
+#endif
+#if SK_HAVE_AVX2
+SK_QUANT_LEAVES(avx2)
 #endif
 #if SK_HAVE_NEON
 SK_QUANT_LEAVES(neon)

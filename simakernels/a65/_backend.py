@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 from .._ffi import ffi, lib
 from ..admission import Admitted
-from ..buffers import BufferLike, bind, fast_view
+from ..buffers import BufferLike, ConstHostBuffer, HostBuffer, bind, fast_view
 from ..core import Error, ErrorCode, Requirement
 from ..fenv import describe_unmet
 from ..ops._base import SharedPlan
@@ -92,7 +92,61 @@ def _status_error(status: int, operation: str, fenv_needs: int) -> Error:
     return Error(ErrorCode(status), f"{operation}: the native core rejected the call (status {status})")
 
 
-def execute(
+_from_buffer = ffi.from_buffer
+_CHAR_ARRAY = ffi.typeof("char[]")
+_NOT_A_PLAIN_BUFFER = (TypeError, BufferError, ValueError)
+
+
+def make_execute(
+    plan_type: type, operation: str, native_execute: Callable[[Any, Any, int, Any, int], int], doc: str
+) -> Callable[[Any, Sequence[BufferLike], Sequence[BufferLike]], Optional[Error]]:
+    """An operation's ``execute(plan, inputs, outputs)``: binds, checks and
+    runs one plan; returns None or the first Error, always before any output
+    byte is written.
+
+    The common case (one plain buffer per port) is one native call, which
+    checks the bindings itself; when it refuses them, or a port is not a
+    plain buffer, the Python checks of :func:`simakernels.buffers.bind` run
+    and name the exact fault.  (Built per operation so that a small call
+    costs one Python frame.)"""
+
+    def execute(plan: Any, inputs: Sequence[BufferLike], outputs: Sequence[BufferLike]) -> Optional[Error]:
+        if type(plan) is plan_type:
+            try:
+                (src,), (dst,) = inputs, outputs
+                if type(src) in _HOST_VIEWS:
+                    src_ptr, src_len = src._ptr, src.nbytes
+                else:
+                    src_ptr = _from_buffer(src)
+                    src_len = len(src_ptr)
+                if type(dst) is HostBuffer:
+                    dst_ptr, dst_len = dst._ptr, dst.nbytes
+                else:
+                    dst_ptr = _from_buffer(_CHAR_ARRAY, dst, True)
+                    dst_len = len(dst_ptr)
+            except _NOT_A_PLAIN_BUFFER:
+                pass
+            else:
+                # A host view has no pointer when its address or extent is out
+                # of range: only the Python checks can describe that.
+                if src_ptr is not None and dst_ptr is not None:
+                    status = native_execute(plan._native, src_ptr, src_len, dst_ptr, dst_len)
+                    if status == 0:
+                        return None
+                    if status != _INVALID_BINDING:
+                        return _status_error(status, operation, plan._fenv_needs)
+        return _execute_checked(plan, plan_type, operation, inputs, outputs, native_execute)
+
+    execute.__doc__ = doc
+    execute.__qualname__ = execute.__name__ = "execute"
+    return execute
+
+
+_INVALID_BINDING = lib.SK_INVALID_BINDING
+_HOST_VIEWS = frozenset({ConstHostBuffer, HostBuffer})
+
+
+def _execute_checked(
     plan: Any,
     plan_type: type,
     operation: str,
@@ -100,12 +154,8 @@ def execute(
     outputs: Sequence[BufferLike],
     native_execute: Callable[[Any, Any, int, Any, int], int],
 ) -> Union[None, Error]:
-    """Binds, checks and runs one plan; returns None or the first Error,
-    always before any output byte is written.
-
-    The common case is one native call, which checks the bindings itself;
-    when it refuses them (or a view cannot be taken directly), the Python
-    checks in :func:`simakernels.buffers.bind` name the exact fault."""
+    """``execute`` for host-buffer views and for calls the native binding
+    check refused: the full Python checks first."""
     if type(plan) is plan_type and len(inputs) == 1 and len(outputs) == 1:
         src, dst = fast_view(inputs[0], False), fast_view(outputs[0], True)
         if src is not None and dst is not None:

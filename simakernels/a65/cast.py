@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Union
 
 from .._ffi import lib
-from ..buffers import BufferLike
 from ..core import DType, Error
 from ..ops import cast as ops_cast
 from . import _backend
@@ -43,7 +42,6 @@ def check_inference(request: ops_cast.Request, route: Optional[str] = None) -> U
     return prepare(shared, route)
 
 
-def execute(plan: Plan, inputs: Sequence[BufferLike], outputs: Sequence[BufferLike]) -> Optional[Error]:
-    """Converts ``inputs[0]`` into ``outputs[0]``; returns None or an Error
-    (before any byte is written)."""
-    return _backend.execute(plan, Plan, "cast", inputs, outputs, lib.sk_cast_execute)
+execute = _backend.make_execute(Plan, "cast", lib.sk_cast_execute, """execute(plan, inputs, outputs):
+    Converts ``inputs[0]`` into ``outputs[0]``; returns None or an Error
+    (before any byte is written).""")

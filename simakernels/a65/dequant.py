@@ -3,10 +3,9 @@ from integer metadata and the scale's bits; synchronous execution."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Union
 
 from .._ffi import lib
-from ..buffers import BufferLike
 from ..core import DType, Error
 from ..ops import dequant as ops_dequant
 from . import _backend
@@ -58,8 +57,7 @@ def check_inference(request: ops_dequant.Request, route: Optional[str] = None) -
     return prepare(shared, route)
 
 
-def execute(plan: Plan, inputs: Sequence[BufferLike], outputs: Sequence[BufferLike]) -> Optional[Error]:
-    """Dequantizes ``inputs[0]`` into ``outputs[0]``; returns None or an Error
+execute = _backend.make_execute(Plan, "dequant", lib.sk_dequant_execute, """execute(plan, inputs, outputs):
+    Dequantizes ``inputs[0]`` into ``outputs[0]``; returns None or an Error
     (bindings and, for nonempty work, the FP environment are checked before
-    any byte is written)."""
-    return _backend.execute(plan, Plan, "dequant", inputs, outputs, lib.sk_dequant_execute)
+    any byte is written).""")

@@ -3,10 +3,9 @@ mode, chosen at preparation; synchronous execution."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Union
 
 from .._ffi import lib
-from ..buffers import BufferLike
 from ..core import DType, Error
 from ..ops import quant as ops_quant
 from . import _backend
@@ -49,7 +48,6 @@ def check_inference(request: ops_quant.Request, route: Optional[str] = None) -> 
     return prepare(shared, route)
 
 
-def execute(plan: Plan, inputs: Sequence[BufferLike], outputs: Sequence[BufferLike]) -> Optional[Error]:
-    """Quantizes ``inputs[0]`` into ``outputs[0]``; returns None or an Error
-    (before any byte is written)."""
-    return _backend.execute(plan, Plan, "quant", inputs, outputs, lib.sk_quant_execute)
+execute = _backend.make_execute(Plan, "quant", lib.sk_quant_execute, """execute(plan, inputs, outputs):
+    Quantizes ``inputs[0]`` into ``outputs[0]``; returns None or an Error
+    (before any byte is written).""")

@@ -1,0 +1,221 @@
+/* x86-64 Quant with AVX2 (and F16C for FP16 inputs), 32 elements per block.
+ *
+ * The fast path is one binary32 multiply, a conversion to int32 with the
+ * mode's rounding, a saturating pack to int16, the zero point and a
+ * saturating pack to int8: no clamp and no NaN select.  It is exact to the
+ * contract for every lane except two kinds, which one test per block finds:
+ *
+ * * High: a NaN product or one of magnitude 2^31 or more (infinity
+ *   included) converts to the "integer indefinite" 0x80000000, which the
+ *   pack saturates to -32768.  A block with an int16 lane of -32768 takes
+ *   the exact integer path (this also catches genuine products of -32767.5
+ *   or below, which saturate anyway: correct, only slower).
+ * * Low, only under flush-to-zero or denormals-are-zero (MXCSR, read once
+ *   per call): a nonzero input below the context's fast_min (quant.h) is
+ *   subnormal or has a product below 2^-126 that FTZ/DAZ could flush.  The
+ *   test works on the magnitude bits doubled (x + x shifts the sign out)
+ *   less one, so that zero wraps to the top: min(2|x| - 1) >= 2 fast_min - 1,
+ *   unsigned; BF16 and FP16 are tested on their 16-bit words.  Without
+ *   FTZ/DAZ, the multiply (gradual underflow), the conversions and F16C
+ *   handle subnormal inputs and products exactly.
+ *
+ * Every tail and every block of a subnormal multiplier take the exact path
+ * too.  Dense outputs of at least sk_stream_min_bytes() bytes go out with
+ * non-temporal stores (csrc/common/stream.h) from a 32-byte aligned head. */
+#include "quant.h"
+#include "../common/stream.h"
+#if SK_HAVE_AVX2
+#pragma GCC target("avx2,f16c")
+#include <immintrin.h>
+
+enum { QBLOCK = 32 };
+enum { MXCSR_DAZ = 1 << 6, MXCSR_FTZ = 1 << 15 };
+
+/* (Written out vector by vector: GCC -O2 keeps small loops over arrays of
+ * vectors as loops through memory.) */
+
+static inline __attribute__((always_inline)) __m256i twice_less1_32(__m256i x) {
+    return _mm256_add_epi32(_mm256_add_epi32(x, x), _mm256_set1_epi32(-1));
+}
+static inline __attribute__((always_inline)) __m256i twice_less1_16(__m256i x) {
+    return _mm256_add_epi16(_mm256_add_epi16(x, x), _mm256_set1_epi16(-1));
+}
+
+/* The low test of a block (only under FTZ/DAZ): every lane zero or of
+ * magnitude bits at least fast_min. */
+static inline __attribute__((always_inline)) int above_min(const void *src, size_t i, int input,
+                                                           uint32_t low) {
+    if (input == SK_QUANT_F32) {
+        const __m256i *in = (const __m256i *)((const uint32_t *)src + i);
+        const __m256i lo = _mm256_min_epu32(
+            _mm256_min_epu32(twice_less1_32(_mm256_loadu_si256(in)), twice_less1_32(_mm256_loadu_si256(in + 1))),
+            _mm256_min_epu32(twice_less1_32(_mm256_loadu_si256(in + 2)), twice_less1_32(_mm256_loadu_si256(in + 3))));
+        const __m256i bound = _mm256_set1_epi32((int)low);
+        return _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(lo, bound), lo)) == -1;
+    }
+    const __m256i *in = (const __m256i *)((const uint16_t *)src + i);
+    const __m256i lo = _mm256_min_epu16(twice_less1_16(_mm256_loadu_si256(in)),
+                                        twice_less1_16(_mm256_loadu_si256(in + 1)));
+    const __m256i short_of = _mm256_subs_epu16(_mm256_set1_epi16((short)low), lo);  /* 0 when lo >= low */
+    return _mm256_testz_si256(short_of, short_of);
+}
+
+/* A product to int32 by the mode: the rounding is explicit for the
+ * directed modes (MXCSR plays no part) and the MXCSR's for nearest-even
+ * (the execute entry requires round-to-nearest); integral values convert
+ * exactly. */
+static inline __attribute__((always_inline)) __m256i to_int(__m256 p, int mode) {
+    switch (mode) {
+    case SK_QUANT_NEAREST_EVEN: return _mm256_cvtps_epi32(p);
+    case SK_QUANT_TOWARD_ZERO: return _mm256_cvttps_epi32(p);
+    case SK_QUANT_TOWARD_POSITIVE:
+        return _mm256_cvtps_epi32(_mm256_round_ps(p, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
+    default: return _mm256_cvtps_epi32(_mm256_round_ps(p, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+    }
+}
+
+static inline __attribute__((always_inline)) __m256i product(__m256 x, __m256 m, int mode) {
+    return to_int(_mm256_mul_ps(x, m), mode);
+}
+
+/* The block's rounded products saturated to int16, 16 lanes in each of
+ * *a and *b.  BF16: unpacking works within 128-bit lanes (elements 0-3 and
+ * 8-11, then 4-7 and 12-15), and the int32 -> int16 pack undoes exactly
+ * that, so *a holds elements 0-15 and *b 16-31 in order.  FP32/FP16: *a
+ * holds 0-3 8-11 4-7 12-15 and *b the same 16 later (see to_bytes). */
+static inline __attribute__((always_inline)) void products16(const void *src, size_t i, int input, __m256 m,
+                                                             int mode, __m256i *a, __m256i *b) {
+    __m256 v0, v1, v2, v3;
+    if (input == SK_QUANT_F32) {
+        const float *in = (const float *)src + i;
+        v0 = _mm256_loadu_ps(in);
+        v1 = _mm256_loadu_ps(in + 8);
+        v2 = _mm256_loadu_ps(in + 16);
+        v3 = _mm256_loadu_ps(in + 24);
+    } else if (input == SK_QUANT_BF16) {  /* the BF16 word is the upper FP32 half */
+        const __m256i *in = (const __m256i *)((const uint16_t *)src + i);
+        const __m256i x0 = _mm256_loadu_si256(in), x1 = _mm256_loadu_si256(in + 1);
+        const __m256i zero = _mm256_setzero_si256();
+        v0 = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, x0));
+        v1 = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, x0));
+        v2 = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, x1));
+        v3 = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, x1));
+    } else {  /* F16C widens FP16 exactly */
+        const __m128i *in = (const __m128i *)((const uint16_t *)src + i);
+        v0 = _mm256_cvtph_ps(_mm_loadu_si128(in));
+        v1 = _mm256_cvtph_ps(_mm_loadu_si128(in + 1));
+        v2 = _mm256_cvtph_ps(_mm_loadu_si128(in + 2));
+        v3 = _mm256_cvtph_ps(_mm_loadu_si128(in + 3));
+    }
+    *a = _mm256_packs_epi32(product(v0, m, mode), product(v1, m, mode));
+    *b = _mm256_packs_epi32(product(v2, m, mode), product(v3, m, mode));
+}
+
+/* The high test: no int16 lane at -32768. */
+static inline __attribute__((always_inline)) int no_indefinite(__m256i a, __m256i b) {
+    const __m256i hit = _mm256_cmpeq_epi16(_mm256_min_epi16(a, b), _mm256_set1_epi16(INT16_MIN));
+    return _mm256_testz_si256(hit, hit);
+}
+
+/* The 32 INT8 results in element order.  The zero point is added to the
+ * int16 values: int16 saturation of |r| >= 2^15 keeps r beyond the INT8
+ * range after any zero point in [-128, 127], so saturate8(sat16(sat16(r) +
+ * zp)) = saturate8(r + zp). */
+static inline __attribute__((always_inline)) __m256i to_bytes(__m256i a, __m256i b, __m256i zp, int input) {
+    const __m256i bytes = _mm256_packs_epi16(_mm256_adds_epi16(a, zp), _mm256_adds_epi16(b, zp));
+    if (input == SK_QUANT_BF16)  /* 8-byte groups: 0-7, 16-23, 8-15, 24-31 */
+        return _mm256_permute4x64_epi64(bytes, _MM_SHUFFLE(3, 1, 2, 0));
+    /* 4-byte groups: 0-3, 8-11, 16-19, 24-27, then 4-7, 12-15, ... */
+    return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+static inline __attribute__((always_inline)) void store(int8_t *out, __m256i v, int stream) {
+    if (stream)
+        _mm256_stream_si256((__m256i *)out, v);
+    else
+        _mm256_storeu_si256((__m256i *)out, v);
+}
+
+/* Under FTZ/DAZ: blocks [i, end), each tested before its store. */
+static inline __attribute__((always_inline)) void blocks_tested(const sk_quant_ctx *c, const void *src,
+                                                                int8_t *out, size_t i, size_t end, int input,
+                                                                int mode, int stream) {
+    const __m256 m = _mm256_set1_ps(c->multiplier);
+    const __m256i zp = _mm256_set1_epi16((short)c->zero_point);
+    const uint32_t low_bound = 2 * c->fast_min - 1;
+    for (; i < end; i += QBLOCK) {
+        __m256i a, b;
+        if (above_min(src, i, input, low_bound)) {
+            products16(src, i, input, m, mode, &a, &b);
+            if (no_indefinite(a, b)) {
+                store(out + i, to_bytes(a, b, zp, input), stream);
+                continue;
+            }
+        }
+        sk_quant_exact_span(c, src, out, i, i + QBLOCK, input, mode);
+    }
+}
+
+/* Without FTZ/DAZ: blocks [i, end), tested per chunk of QCHUNK elements
+ * (the test per block costs a fifth of the time).  A chunk that holds an
+ * indefinite lane is gone over again: the blocks that hold one are
+ * recomputed by the exact path, over the fast path's bytes; the others
+ * were right. */
+enum { QCHUNK = 32 * QBLOCK };
+static inline __attribute__((always_inline)) void blocks_chunked(const sk_quant_ctx *c, const void *src,
+                                                                 int8_t *out, size_t i, size_t end, int input,
+                                                                 int mode, int stream) {
+    const __m256 m = _mm256_set1_ps(c->multiplier);
+    const __m256i zp = _mm256_set1_epi16((short)c->zero_point);
+    while (i < end) {
+        const size_t chunk_end = end - i > QCHUNK ? i + QCHUNK : end;
+        __m256i seen = _mm256_set1_epi16(INT16_MAX);
+        for (size_t j = i; j < chunk_end; j += QBLOCK) {
+            __m256i a, b;
+            products16(src, j, input, m, mode, &a, &b);
+            seen = _mm256_min_epi16(seen, _mm256_min_epi16(a, b));
+            store(out + j, to_bytes(a, b, zp, input), stream);
+        }
+        if (__builtin_expect(!no_indefinite(seen, seen), 0)) {
+            /* The exact bytes must land after the streamed ones they replace. */
+            if (stream) _mm_sfence();
+            for (size_t j = i; j < chunk_end; j += QBLOCK) {
+                __m256i a, b;
+                products16(src, j, input, m, mode, &a, &b);
+                if (!no_indefinite(a, b)) sk_quant_exact_span(c, src, out, j, j + QBLOCK, input, mode);
+            }
+        }
+        i = chunk_end;
+    }
+}
+
+static inline __attribute__((always_inline)) void blocks(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                         size_t i, size_t end, int input, int mode, int stream) {
+    if (_mm_getcsr() & (MXCSR_FTZ | MXCSR_DAZ)) {
+        if (stream) blocks_tested(c, src, out, i, end, input, mode, 1);
+        else blocks_tested(c, src, out, i, end, input, mode, 0);
+    } else {
+        if (stream) blocks_chunked(c, src, out, i, end, input, mode, 1);
+        else blocks_chunked(c, src, out, i, end, input, mode, 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                       size_t n, int input, int mode) {
+    size_t i = 0;
+    if (!c->exact_only && n >= QBLOCK) {
+        const int stream = n >= sk_stream_min_bytes();
+        if (stream) {  /* an exact head up to 32-byte alignment of the output */
+            i = (size_t)(-(uintptr_t)out & 31);
+            sk_quant_exact_span(c, src, out, 0, i, input, mode);
+        }
+        const size_t end = i + (n - i) / QBLOCK * QBLOCK;
+        blocks(c, src, out, i, end, input, mode, stream);
+        if (stream) _mm_sfence();  /* order the streamed stores before whatever follows */
+        i = end;
+    }
+    sk_quant_exact_span(c, src, out, i, n, input, mode);
+}
+
+SK_QUANT_ENTRIES(avx2, run)
+#endif

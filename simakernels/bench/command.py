@@ -1,0 +1,72 @@
+"""The ``bench`` command line: its options, checked before anything is
+measured."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, List
+
+from . import Options, cases, peers, report, run
+
+
+def _list(text: str) -> List[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """The options checked (status 2 and a message naming the choices when
+    one is wrong, before anything is measured), then the run."""
+    try:
+        sizes = [cases.parse_size(s) for s in _list(args.sizes)]
+        roundings = list(cases.ROUNDINGS) if args.rounding == "all" else _list(args.rounding)
+        bad = [r for r in roundings if r not in cases.ROUNDINGS]
+        if bad:
+            raise ValueError(f"unknown rounding(s) {', '.join(bad)}; choose among {', '.join(cases.ROUNDINGS)} or all")
+        ops = cases.select_ops(_list(args.ops) if args.ops else None, roundings)
+        layouts = _list(args.layouts)
+        bad = [layout for layout in layouts if layout not in cases.LAYOUTS]
+        if bad:
+            raise ValueError(f"unknown layout(s) {', '.join(bad)}; choose among {', '.join(cases.LAYOUTS)}")
+        wanted = [] if args.peers is None else list(peers.OPTIONAL) if args.peers == "all" else _list(args.peers)
+        bad = [p for p in wanted if p not in peers.OPTIONAL]
+        if bad:
+            raise ValueError(f"unknown peer(s) {', '.join(bad)}; choose among {', '.join(peers.OPTIONAL)}")
+        if not sizes or not layouts:
+            raise ValueError("--sizes and --layouts need at least one entry each")
+        if args.budget <= 0:
+            raise ValueError("--budget must be > 0 seconds")
+    except ValueError as exc:
+        print(f"bench: {exc}", file=sys.stderr)
+        return 2
+    if args.plot and report.check_plot_support():
+        print(f"bench: {report.check_plot_support()}", file=sys.stderr)
+        return 2
+    options = Options(
+        sizes=sizes, ops=ops, layouts=layouts, peers=wanted, budget_s=args.budget, per_call=not args.no_per_call,
+        progress=not args.quiet, json_path=args.json, plot_path=args.plot, argv=["bench", *args.argv],
+    )
+    return run(options)
+
+
+def add_parser(sub: Any) -> None:
+    bench = sub.add_parser(
+        "bench", help="throughput against memcpy, NumPy and installed peers",
+        description="Medians of ns/elem for each op x size x layout, with GB/s and ratios to the "
+                    "memcpy-equivalent, NumPy's expression and the fastest installed peer, all measured "
+                    "in the same run (one thread). Ours is sk.a65.<op>.execute with a prepared plan.")
+    bench.add_argument("--sizes", default=",".join(cases.DEFAULT_SIZES),
+                       help="element counts, comma-separated (K = 1024, M = 1024^2; default %(default)s)")
+    bench.add_argument("--ops", help="comma-separated op keys or prefixes (default all): "
+                                     + ", ".join(op.key for op in cases.OPS))
+    bench.add_argument("--layouts", default=",".join(cases.LAYOUTS),
+                       help="dense, strided (x[:, ::2]), transposed (x.T); the latter two from 4K up (default all)")
+    bench.add_argument("--rounding", default="nearest_even",
+                       help="quant rounding mode(s), comma-separated, or all (default %(default)s)")
+    bench.add_argument("--peers", nargs="?", const="all", metavar="LIST",
+                       help=f"include installed peers ({', '.join(peers.OPTIONAL)}; all when no list is given)")
+    bench.add_argument("--budget", type=float, default=1.0, metavar="SECONDS",
+                       help="time per case, all its runners together (default %(default)s; at least 5 samples each)")
+    bench.add_argument("--json", metavar="FILE", help="all raw numbers and machine information ('-': stdout)")
+    bench.add_argument("--plot", metavar="FILE.png", help="GB/s against size per op (needs matplotlib)")
+    bench.add_argument("--no-per-call", action="store_true", help="skip the per-call table at 64 elements")
+    bench.add_argument("--quiet", action="store_true", help="no progress bar on stderr")

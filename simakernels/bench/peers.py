@@ -1,0 +1,169 @@
+"""Optional peers, each at its best practice on one thread: torch and
+onnxruntime.  A peer that is not installed is reported missing; a peer that
+lacks an operation, dtype, layout or rounding mode is absent from that row.
+
+(ml_dtypes, a dependency, is the engine of NumPy's expression for BF16 and
+is credited with the Cast rows' ``np.copyto(casting="unsafe")``.)
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..arrays import numpy_dtype
+from ..core import DType
+from .cases import DEQUANT_ZP, MULTIPLIER, QUANT_ZP, SCALE, Op, Runner, apply_layout
+
+OPTIONAL = ("torch", "onnxruntime")
+
+
+def _as_16bit(array: np.ndarray) -> np.ndarray:
+    """BF16 (ml_dtypes) arrays as uint16 views: peers cannot take the dtype."""
+    return array.view(np.uint16) if array.dtype.name == "bfloat16" else array
+
+
+class Torch:
+    """``copy_`` into preallocated outputs for Cast; ``torch.dequantize`` of a
+    qint8 tensor (made outside the timed region) for Dequant, ``copy_`` into
+    BF16 after it; ``torch.quantize_per_tensor(x, 1/m)`` for Quant (FP32
+    only: BF16/FP16 inputs are widened with ``.float()`` first).  Strided and
+    transposed inputs are torch views of the same layout.  Dequantize and
+    quantize allocate their outputs: torch has no ``out=`` for them."""
+
+    name = "torch"
+
+    def __init__(self) -> None:
+        import torch
+
+        torch.set_num_threads(1)
+        warnings.filterwarnings("ignore", message=".*quantiz.*deprecated", category=UserWarning)
+        self.torch, self.version = torch, torch.__version__
+
+    def _tensor(self, array: np.ndarray) -> Any:
+        t = self.torch.from_numpy(_as_16bit(array))
+        return t.view(self.torch.bfloat16) if array.dtype.name == "bfloat16" else t
+
+    def runner(self, op: Op, layout: str, x: np.ndarray, parent: np.ndarray) -> Optional[Runner]:
+        torch = self.torch
+        last: Dict[str, Any] = {}
+        if op.kind == "cast" or (op.kind == "dequant" and op.dst == DType.BFLOAT16):
+            out = np.empty(x.shape, numpy_dtype(op.dst))
+            dst = self._tensor(out)
+            if op.kind == "cast":
+                src = self._tensor(x)
+                return Runner(lambda: dst.copy_(src), lambda: out)
+        if op.kind == "dequant":
+            q = torch._make_per_tensor_quantized_tensor(torch.from_numpy(parent), float(SCALE), DEQUANT_ZP)
+            view = apply_layout(q, layout)
+            if op.dst == DType.BFLOAT16:
+                return Runner(lambda: dst.copy_(torch.dequantize(view)), lambda: out)
+
+            def dequantize() -> object:
+                last["y"] = torch.dequantize(view)
+                return last["y"]
+            return Runner(dequantize, lambda: last["y"].numpy())
+        if op.rounding != "nearest_even":
+            return None
+        src, widen, scale = self._tensor(x), op.src != DType.FLOAT32, 1.0 / float(MULTIPLIER)
+
+        def quantize() -> object:
+            last["y"] = torch.quantize_per_tensor(src.float() if widen else src, scale, QUANT_ZP, torch.qint8)
+            return last["y"]
+        return Runner(quantize, lambda: last["y"].int_repr().numpy())
+
+
+class OnnxRuntime:
+    """Single-node models built in memory (Cast, DequantizeLinear,
+    QuantizeLinear; a Cast node added where the CPU provider lacks the BF16
+    kernel), one thread, sequential, run with IO binding over OrtValues that
+    wrap the preallocated NumPy arrays.  Dense layouts only: ORT tensors are
+    contiguous.  QuantizeLinear divides by its scale 1/m (in the input's type
+    for FP16)."""
+
+    name = "onnxruntime"
+
+    def __init__(self) -> None:
+        import onnxruntime
+
+        try:
+            import onnx  # noqa: F401  (builds the models)
+        except ImportError as exc:
+            raise ImportError(f"onnxruntime is installed but onnx is not ({exc})") from exc
+        self.ort, self.version = onnxruntime, onnxruntime.__version__
+        self._sessions: Dict[Tuple[str, str], Any] = {}
+
+    def _session(self, op: Op) -> Any:
+        key = (op.key, op.rounding)
+        if key not in self._sessions:
+            options = self.ort.SessionOptions()
+            options.intra_op_num_threads = options.inter_op_num_threads = 1
+            options.execution_mode = self.ort.ExecutionMode.ORT_SEQUENTIAL
+            self._sessions[key] = self.ort.InferenceSession(
+                _model(op).SerializeToString(), options, providers=["CPUExecutionProvider"])
+        return self._sessions[key]
+
+    def _value(self, array: np.ndarray) -> Any:
+        from onnx import TensorProto
+
+        if array.dtype.name == "bfloat16":
+            return self.ort.OrtValue.ortvalue_from_numpy_with_onnx_type(_as_16bit(array), TensorProto.BFLOAT16)
+        return self.ort.OrtValue.ortvalue_from_numpy(array)
+
+    def runner(self, op: Op, layout: str, x: np.ndarray, parent: np.ndarray) -> Optional[Runner]:
+        if layout != "dense" or op.rounding != "nearest_even":
+            return None
+        session = self._session(op)
+        out = np.empty(x.shape, numpy_dtype(op.dst))
+        binding = session.io_binding()
+        binding.bind_ortvalue_input("x", self._value(x))
+        binding.bind_ortvalue_output("y", self._value(out))
+        keep = (x, out)  # the OrtValues borrow their memory
+
+        def run() -> object:
+            return session.run_with_iobinding(binding), keep
+        return Runner(run, lambda: out)
+
+
+def _model(op: Op) -> Any:
+    from onnx import TensorProto, helper
+
+    onnx_type = {DType.INT8: TensorProto.INT8, DType.FLOAT32: TensorProto.FLOAT,
+                 DType.FLOAT16: TensorProto.FLOAT16, DType.BFLOAT16: TensorProto.BFLOAT16}
+    nodes, inits, mid = [], [], "x"
+    if op.kind == "cast":
+        nodes.append(helper.make_node("Cast", ["x"], ["y"], to=onnx_type[op.dst]))
+    elif op.kind == "dequant":
+        inits = [helper.make_tensor("s", TensorProto.FLOAT, [], [float(SCALE)]),
+                 helper.make_tensor("z", TensorProto.INT8, [], [DEQUANT_ZP])]
+        last = "y" if op.dst == DType.FLOAT32 else "f"
+        nodes.append(helper.make_node("DequantizeLinear", ["x", "s", "z"], [last]))
+        if last != "y":
+            nodes.append(helper.make_node("Cast", ["f"], ["y"], to=onnx_type[op.dst]))
+    else:
+        scale_type = TensorProto.FLOAT16 if op.src == DType.FLOAT16 else TensorProto.FLOAT
+        if op.src == DType.BFLOAT16:  # no BF16 QuantizeLinear on the CPU provider
+            nodes.append(helper.make_node("Cast", ["x"], ["f"], to=TensorProto.FLOAT))
+            mid = "f"
+        inits = [helper.make_tensor("s", scale_type, [], [1.0 / float(MULTIPLIER)]),
+                 helper.make_tensor("z", TensorProto.INT8, [], [QUANT_ZP])]
+        nodes.append(helper.make_node("QuantizeLinear", [mid, "s", "z"], ["y"]))
+    graph = helper.make_graph(
+        nodes, op.key.replace("-", "_"), [helper.make_tensor_value_info("x", onnx_type[op.src], None)],
+        [helper.make_tensor_value_info("y", onnx_type[op.dst], None)], initializer=inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+
+
+_CLASSES = {"torch": Torch, "onnxruntime": OnnxRuntime}
+
+
+def load(names: Sequence[str]) -> Tuple[List[Any], Dict[str, str]]:
+    """The requested peers that import, and why each other one is missing."""
+    found, missing = [], {}
+    for name in names:
+        try:
+            found.append(_CLASSES[name]())
+        except ImportError as exc:
+            missing[name] = str(exc) or "not installed"
+    return found, missing

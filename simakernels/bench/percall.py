@@ -1,0 +1,42 @@
+"""The per-call table: what one call costs at 64 elements, where fixed
+overhead is everything (absolute microseconds per call)."""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Sequence
+
+import ml_dtypes
+import numpy as np
+
+from .. import arrays
+from ..core import DType
+from .cases import DEQUANT_ZP, MULTIPLIER, OPS, QUANT_ZP, SCALE, make_parent, ours
+from .timing import measure, median
+
+N = 64
+
+
+def runners(found: Sequence[Any]) -> Dict[str, Callable[[], object]]:
+    ops = {op.key: op for op in OPS}
+    i8 = make_parent(DType.INT8, (N,))
+    f32 = make_parent(DType.FLOAT32, (N,))
+    out_f32, out_bf16, out_i8 = np.empty(N, np.float32), np.empty(N, ml_dtypes.bfloat16), np.empty(N, np.int8)
+    calls = {
+        "sk.a65.dequant.execute (plan), int8->fp32": ours(ops["dequant-int8-fp32"], i8)[0].call,
+        "sk.dequantize(x, scale, zp, out=out)": lambda: arrays.dequantize(i8, SCALE, DEQUANT_ZP, out=out_f32),
+        "sk.a65.cast.execute (plan), fp32->bf16": ours(ops["cast-fp32-bf16"], f32)[0].call,
+        "sk.cast(x, bfloat16, out=out)": lambda: arrays.cast(f32, DType.BFLOAT16, out=out_bf16),
+        "sk.a65.quant.execute (plan), fp32->int8": ours(ops["quant-fp32-int8"], f32)[0].call,
+        "sk.quantize(x, m, zp, out=out)": lambda: arrays.quantize(f32, MULTIPLIER, QUANT_ZP, out=out_i8),
+        "np.multiply(x, s, out=out)": lambda: np.multiply(f32, SCALE, out=out_f32),
+        "ml_dtypes: x.astype(bfloat16)": lambda: f32.astype(ml_dtypes.bfloat16),
+    }
+    for peer in found:
+        runner = peer.runner(ops["dequant-int8-fp32"], "dense", i8, i8)
+        label = "torch.dequantize(qt)" if peer.name == "torch" else f"{peer.name}: DequantizeLinear"
+        calls[label] = runner.call
+    return calls
+
+
+def run(found: Sequence[Any], budget_s: float) -> List[Dict[str, Any]]:
+    samples = measure(runners(found), budget_s)
+    return [{"name": name, "us_per_call": median(s) * 1e6, "samples_s": s} for name, s in samples.items()]

@@ -1,0 +1,178 @@
+"""The results as a JSON document (raw numbers and machine information), as
+text tables, and as a plot."""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+from typing import Any, Dict, List, Optional, Sequence, TextIO
+
+import ml_dtypes
+import numpy as np
+
+from .. import __version__, a65
+
+OURS = "sk.a65.<op>.execute(plan, [x], [out]) with a prepared plan and a preallocated output"
+REFERENCES = ("ours", "memcpy", "numpy")
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() in ("model name", "Model", "Hardware"):
+                    return value.strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def document(options: Any, results: List[Dict[str, Any]], per_call: List[Dict[str, Any]],
+             found: Sequence[Any], missing: Dict[str, str], elapsed_s: float) -> Dict[str, Any]:
+    versions = {"simakernels": __version__, "numpy": np.__version__, "ml_dtypes": ml_dtypes.__version__,
+                "python": platform.python_version()}
+    versions.update({peer.name: peer.version for peer in found})
+    return {
+        "schema": 1,
+        "command": options.argv,
+        "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "elapsed_s": round(elapsed_s, 1),
+        "machine": {"cpu": cpu_model(), "arch": platform.machine(), "cpus": os.cpu_count(),
+                    "system": platform.platform(), "routes": list(a65.available_routes())},
+        "versions": versions,
+        "ours": OURS,
+        "settings": {"budget_s_per_case": options.budget_s, "threads": 1,
+                     "sizes": list(options.sizes), "layouts": list(options.layouts),
+                     "ops": sorted({op.key for op in options.ops}),
+                     "roundings": sorted({op.rounding for op in options.ops if op.kind == "quant"})},
+        "peers": {"requested": list(options.peers), "found": [peer.name for peer in found], "missing": missing},
+        "results": results,
+        "per_call": per_call,
+    }
+
+
+def write_json(data: Dict[str, Any], path: str, stdout: TextIO) -> None:
+    text = json.dumps(data, indent=1) + "\n"
+    if path == "-":
+        stdout.write(text)
+    else:
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def best_peer(result: Dict[str, Any]) -> Optional[str]:
+    """The fastest peer other than NumPy's expression (it has its own column)."""
+    ns = result["ns_per_elem"]
+    names = [name for name in ns if name not in REFERENCES]
+    return min(names, key=ns.__getitem__) if names else None
+
+
+def tables(data: Dict[str, Any]) -> str:
+    lines = [
+        f"simakernels {data['versions']['simakernels']} on {data['machine']['cpu']} "
+        f"({data['machine']['arch']}, routes {', '.join(data['machine']['routes'])}); one thread",
+        f"ours: {data['ours']}",
+    ]
+    found, missing = data["peers"]["found"], data["peers"]["missing"]
+    peers = ", ".join(f"{name} {data['versions'][name]}" for name in found) or "none"
+    lines.append(f"peers: NumPy {data['versions']['numpy']} + ml_dtypes {data['versions']['ml_dtypes']}; {peers}"
+                 + (f"; missing: {', '.join(missing)}" if missing else ""))
+    lines.append("")
+    columns = ("op", "layout", "size", "ns/elem", "GB/s", "memcpy ns", "of memcpy",
+               "numpy ns", "vs numpy", "best peer", "peer ns", "vs peer")
+    rows = []
+    for r in data["results"]:
+        ns = r["ns_per_elem"]
+        ours = ns["ours"]
+        peer = best_peer(r)
+        flag = "!" if r["mismatches"].get("numpy") else ""
+        rows.append((
+            r["label"], r["layout"], r["size"], f"{ours:.3f}", f"{r['bytes'] / (ours * r['n']):.2f}",
+            f"{ns['memcpy']:.3f}", f"{ns['memcpy'] / ours:.2f}x", f"{ns['numpy']:.3f}",
+            f"{ns['numpy'] / ours:.2f}x{flag}",
+            (peer + ("*" if r["mismatches"].get(peer) else "")) if peer else "-",
+            f"{ns[peer]:.3f}" if peer else "-", f"{ns[peer] / ours:.2f}x" if peer else "-",
+        ))
+    lines += _grid(columns, rows, left=3)
+    lines += [
+        "",
+        "ns/elem: our median time per element; GB/s: (input + output bytes) / our time.",
+        "of memcpy: memcpy-equivalent time / ours (1.00x = as fast as np.copyto moving the same bytes).",
+        "vs numpy, vs peer: their time / ours (> 1: we are faster). best peer: the fastest of ml_dtypes, torch,",
+        "onnxruntime where they do the row's op/dtype/layout. * the peer's output differs from ours in some elements",
+        "(e.g. torch/ORT quantize divide by 1/m); ! ours differs from NumPy's exact expression: a bug.",
+    ]
+    if data["per_call"]:
+        lines += ["", "Per-call cost at 64 elements (median microseconds per call):", ""]
+        lines += _grid(("call", "us/call"), [(p["name"], f"{p['us_per_call']:.2f}") for p in data["per_call"]], 1)
+    lines.append(f"\n{len(data['results'])} cases in {data['elapsed_s']:.0f} s")
+    return "\n".join(lines) + "\n"
+
+
+def _grid(columns: Sequence[str], rows: List[Sequence[str]], left: int) -> List[str]:
+    """Columns padded to their widest cell: the first ``left`` ones left-aligned."""
+    widths = [max([len(c)] + [len(row[i]) for row in rows]) for i, c in enumerate(columns)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+    return [line(columns), "-" * len(line(columns))] + [line(row) for row in rows]
+
+
+def check_plot_support() -> Optional[str]:
+    """None, or why --plot cannot work here (checked before the run)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return "--plot needs matplotlib: pip install -r requirements-bench.txt (or make bench-peers)"
+    return None
+
+
+def plot(data: Dict[str, Any], path: str) -> None:
+    """GB/s against size, one panel per operation (log scales): one colour
+    per runner, one line style per layout; the memcpy-equivalent (the same
+    for every layout) once, in grey."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    results = data["results"]
+    labels = list(dict.fromkeys(r["label"] for r in results))
+    cols = 2 if len(labels) > 1 else 1
+    rows = (len(labels) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(7 * cols, 3.4 * rows + 0.8), squeeze=False)
+    styles = {"dense": "-", "strided": "--", "transposed": ":"}
+    # ml_dtypes only ever repeats NumPy's Cast measurement: not drawn twice
+    runners = [n for n in dict.fromkeys(n for r in results for n in r["ns_per_elem"]) if n not in ("memcpy", "ml_dtypes")]
+    colours = {name: f"C{i}" for i, name in enumerate(runners)}
+
+    def gbps(r: Dict[str, Any], name: str) -> float:
+        return r["bytes"] / (r["ns_per_elem"][name] * r["n"])
+
+    for ax, label in zip(axes.flat, labels):
+        mine = [r for r in results if r["label"] == label]
+        copy = {r["n"]: gbps(r, "memcpy") for r in mine}
+        ax.plot(sorted(copy), [copy[n] for n in sorted(copy)], color="0.6", linewidth=3, alpha=0.6)
+        for layout, style in styles.items():
+            points = [r for r in mine if r["layout"] == layout]
+            for name in runners:
+                xy = [(r["n"], gbps(r, name)) for r in points if name in r["ns_per_elem"]]
+                if xy:
+                    ax.plot(*zip(*xy), style, color=colours[name], marker="o", markersize=3)
+        ax.set(xscale="log", yscale="log", title=label, xlabel="elements", ylabel="GB/s (in + out)")
+        ax.set_xscale("log", base=2)
+        ax.grid(True, which="both", alpha=0.25)
+    for ax in list(axes.flat)[len(labels):]:
+        ax.axis("off")
+    handles = [Line2D([], [], color="0.6", linewidth=3, alpha=0.6, label="memcpy-equivalent")]
+    handles += [Line2D([], [], color=colours[n], marker="o", label=n) for n in runners]
+    handles += [Line2D([], [], color="k", linestyle=st, label=layout) for layout, st in styles.items()]
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize="small")
+    fig.suptitle(f"simakernels {data['versions']['simakernels']} on {data['machine']['cpu']}, one thread "
+                 "(ours: execute with a prepared plan)")
+    fig.tight_layout(rect=(0, 0.04, 1, 0.98))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
