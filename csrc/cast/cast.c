@@ -1,13 +1,13 @@
 /* Cast route table and entry point. */
 #include "cast.h"
 
-/* [route][kind]; the vector routes have no strided leaf of their own:
- * non-packed runs are element gathers, where the scalar leaf is as fast. */
+/* [route][kind]; only the scalar reference has a strided leaf: the walk
+ * stages the vector routes' non-packed runs through their dense leaves. */
 static const sk_kernel cast_routes[SK_ROUTE_COUNT][2] = {
 #if SK_HAVE_NEON
     [SK_ROUTE_NEON] = {
-        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__neon, sk_cast_f32_bf16_strided__scalar},
-        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__neon, sk_cast_bf16_f32_strided__scalar},
+        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__neon, NULL},
+        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__neon, NULL},
     },
 #endif
 #if SK_HAVE_AVX512
@@ -19,14 +19,14 @@ static const sk_kernel cast_routes[SK_ROUTE_COUNT][2] = {
 #endif
 #if SK_HAVE_AVX2
     [SK_ROUTE_AVX2] = {
-        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__avx2, sk_cast_f32_bf16_strided__scalar},
-        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__avx2, sk_cast_bf16_f32_strided__scalar},
+        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__avx2, NULL},
+        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__avx2, NULL},
     },
 #endif
 #if SK_HAVE_SSE2
     [SK_ROUTE_SSE2] = {
-        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__sse2, sk_cast_f32_bf16_strided__scalar},
-        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__sse2, sk_cast_bf16_f32_strided__scalar},
+        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__sse2, NULL},
+        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__sse2, NULL},
     },
 #endif
     [SK_ROUTE_SCALAR] = {

@@ -26,6 +26,9 @@
 /* AVX-512 code likewise (F, BW, VL, DQ and VBMI, checked at run time). */
 #define SK_HAVE_AVX512 SK_HAVE_AVX2
 
+/* The largest element of any port, in bytes (scratch buffers are sized by it). */
+#define SK_MAX_ELEMENT 4
+
 /* Elements per vector block in the portable and NEON dense leaves (the AVX2
  * leaves have their own, SK_AVX2_BLOCK in avx2.h). */
 #define SK_BLOCK 16
@@ -36,6 +39,9 @@ typedef void (*sk_span_fn)(const void *ctx, const void *src, void *dst, size_t n
 typedef void (*sk_strided_fn)(const void *ctx, const char *src, ptrdiff_t src_step,
                               char *dst, ptrdiff_t dst_step, size_t n);
 
+/* A route's leaves.  `strided` is the scalar reference's element-by-element
+ * leaf; vector routes leave it NULL and the walk stages their non-packed
+ * runs through `span` (walk.c). */
 typedef struct sk_kernel {
     sk_span_fn span;
     sk_strided_fn strided;

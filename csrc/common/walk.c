@@ -4,6 +4,7 @@
  * costs a division. */
 #include <string.h>
 #include "kernel.h"
+#include "stage.h"
 
 #define SK_MAX_RANK 6
 
@@ -75,7 +76,9 @@ static void coalesce(axes *a) {
 int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
                     const int64_t *out_stride, int64_t in_size, int64_t out_size,
                     sk_walk *walk) {
-    if (rank < 0 || rank > SK_MAX_RANK || in_size <= 0 || out_size <= 0) return SK_INVALID_SHAPE;
+    if (rank < 0 || rank > SK_MAX_RANK || in_size <= 0 || in_size > SK_MAX_ELEMENT ||
+        out_size <= 0 || out_size > SK_MAX_ELEMENT)
+        return SK_INVALID_SHAPE;
     axes logical = {.n = 0};
     for (int i = 0; i < rank; ++i) {
         if (extent[i] <= 0) return SK_INVALID_SHAPE;  /* empty tensors never walk */
@@ -119,6 +122,8 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
         walk->out_step = best.out_stride[inner];
     }
     walk->dense = walk->in_step == in_size && walk->out_step == out_size;
+    walk->in_size = (int32_t)in_size;
+    walk->out_size = (int32_t)out_size;
     walk->runs = 1;
     walk->outer_rank = best.n > 0 ? best.n - 1 : 0;
     for (int a = 0; a < walk->outer_rank; ++a) {
@@ -131,20 +136,154 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
     return SK_OK;
 }
 
+/* ---- Running a walk ----------------------------------------------------
+ * Packed runs go straight to the dense leaf.  A route with a strided leaf
+ * of its own (the scalar reference) gets every other run element by
+ * element.  Otherwise non-packed runs are staged: gathered into a packed
+ * scratch chunk, converted by the dense leaf, scattered back; and when the
+ * inner run is packed on one port only while the fastest outer axis is
+ * packed on the other (a transpose), the two axes are walked in tiles
+ * transposed in registers, so that every cache line of both ports is used
+ * whole while it is in cache.  The scratch is a few KiB on the stack: no
+ * tensor-sized temporary, and no byte outside the walk's elements is read
+ * or written (stage.c). */
+
+/* Staged chunk: long enough to amortise a leaf call, small enough that the
+ * two scratch buffers stay in L1. */
+#define SK_STAGE_CHUNK 512
+/* Tiles: the transposed port's lines are TILE_CROSS elements per tile (64
+ * elements: whole 64-byte lines for the 1- and 2-byte elements that are
+ * transposed), the other port's lines as long as TILE_BYTES of scratch
+ * allows, so that each leaf call has work enough. */
+#define SK_TILE_CROSS 64
+#define SK_TILE_BYTES 8192
+
+/* A transpose: two axes, the input packed along `x`, the output along `l`
+ * (bytes: the input's step along l, the output's along x). */
+typedef struct tile_axes {
+    int64_t l_extent, l_in;
+    int64_t x_extent, x_out;
+} tile_axes;
+
+/* Whether the inner run and the fastest outer axis form a transpose. */
+static int tile_axes_of(const sk_walk *w, tile_axes *t) {
+    if (w->outer_rank < 1 || w->extent[0] < 2 || w->run_length < 2) return 0;
+    if (w->out_step == w->out_size && w->in_stride[0] == w->in_size && w->in_step != w->in_size) {
+        *t = (tile_axes){w->run_length, w->in_step, w->extent[0], w->out_stride[0]};
+        return 1;
+    }
+    if (w->in_step == w->in_size && w->out_stride[0] == w->out_size && w->out_step != w->out_size) {
+        *t = (tile_axes){w->extent[0], w->in_stride[0], w->run_length, w->out_step};
+        return 1;
+    }
+    return 0;
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* One inner run, staged in chunks. */
+static void staged_run(const sk_walk *w, const char *src, char *dst, sk_span_fn span, const void *ctx) {
+    _Alignas(64) char in_buf[SK_STAGE_CHUNK * SK_MAX_ELEMENT];
+    _Alignas(64) char out_buf[SK_STAGE_CHUNK * SK_MAX_ELEMENT];
+    const size_t in_size = (size_t)w->in_size, out_size = (size_t)w->out_size;
+    const int in_packed = w->in_step == w->in_size, out_packed = w->out_step == w->out_size;
+    size_t left = (size_t)w->run_length;
+    for (;;) {
+        const size_t k = left < SK_STAGE_CHUNK ? left : SK_STAGE_CHUNK;
+        const char *in = src;
+        if (!in_packed) {
+            sk_stage_gather(src, (ptrdiff_t)w->in_step, in_buf, k, in_size);
+            in = in_buf;
+        }
+        span(ctx, in, out_packed ? dst : out_buf, k);
+        if (!out_packed) sk_stage_scatter(out_buf, dst, (ptrdiff_t)w->out_step, k, out_size);
+        left -= k;
+        if (left == 0) break;
+        src += w->in_step * (int64_t)k;
+        dst += w->out_step * (int64_t)k;
+    }
+}
+
+/* One tile of a transpose: lines [l0, l0+nl) x [x0, x0+nx).  The port with
+ * the smaller elements is the one transposed in registers (fewer shuffles
+ * per element); the leaf reads or writes the other port in place, one
+ * line per call. */
+typedef struct tile_job {
+    const sk_walk *w;
+    const tile_axes *t;
+    const char *src;
+    char *dst;
+    sk_span_fn span;
+    const void *ctx;
+    char *scratch;
+} tile_job;
+
+static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_t nx) {
+    const size_t in_size = (size_t)j->w->in_size, out_size = (size_t)j->w->out_size;
+    const tile_axes *t = j->t;
+    if (in_size <= out_size) {
+        /* Input transposed into output-line order; the leaf writes output
+         * lines (along l) in place. */
+        sk_stage_transpose(j->src + x0 * (int64_t)in_size + l0 * t->l_in, (ptrdiff_t)t->l_in, j->scratch,
+                           (ptrdiff_t)(nl * in_size), nl, nx, in_size);
+        for (size_t x = 0; x < nx; ++x)
+            j->span(j->ctx, j->scratch + x * nl * in_size,
+                    j->dst + (x0 + (int64_t)x) * t->x_out + l0 * (int64_t)out_size, nl);
+    } else {
+        /* The leaf reads input lines (along x) in place into scratch, which
+         * is transposed into the output. */
+        for (size_t l = 0; l < nl; ++l)
+            j->span(j->ctx, j->src + (l0 + (int64_t)l) * t->l_in + x0 * (int64_t)in_size,
+                    j->scratch + l * nx * out_size, nx);
+        sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), j->dst + l0 * (int64_t)out_size + x0 * t->x_out,
+                           (ptrdiff_t)t->x_out, nl, nx, out_size);
+    }
+}
+
+/* The plane of a transpose, tile by tile.  The transposed port's lines get
+ * SK_TILE_CROSS elements per tile, the leaf's lines as many as the scratch
+ * holds.  Tiles advance along l within a strip of x, so that every line the
+ * leaf writes (output along l) continues where the previous tile stopped,
+ * and every line it reads (input along x) is read whole in one call. */
+static void tiled_plane(const sk_walk *w, const tile_axes *t, const char *src, char *dst,
+                        sk_span_fn span, const void *ctx) {
+    _Alignas(64) char scratch[SK_TILE_BYTES];
+    const tile_job j = {w, t, src, dst, span, ctx, scratch};
+    const int in_side = w->in_size <= w->out_size;
+    const int64_t lines = SK_TILE_BYTES / (SK_TILE_CROSS * (in_side ? w->in_size : w->out_size));
+    const int64_t tl = in_side ? lines : SK_TILE_CROSS;  /* the transposed port is packed along x */
+    const int64_t tx = in_side ? SK_TILE_CROSS : lines;  /* (input) or along l (output) */
+    for (int64_t x0 = 0; x0 < t->x_extent; x0 += tx)
+        for (int64_t l0 = 0; l0 < t->l_extent; l0 += tl)
+            tile_run(&j, l0, (size_t)min64(tl, t->l_extent - l0), x0, (size_t)min64(tx, t->x_extent - x0));
+}
+
+enum run_kind { RUN_DENSE, RUN_STRIDED, RUN_STAGED, RUN_TILED };
+
 void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_kernel kernel,
                  const void *ctx) {
     const char *src = src_base;
     char *dst = dst_base;
+    tile_axes tiles = {0, 0, 0, 0};
+    enum run_kind kind = walk->dense ? RUN_DENSE : kernel.strided ? RUN_STRIDED
+                       : tile_axes_of(walk, &tiles) ? RUN_TILED : RUN_STAGED;
+    /* A tiled step covers the fastest outer axis too: carry from the next. */
+    const int first = kind == RUN_TILED ? 1 : 0;
+    const int64_t steps = kind == RUN_TILED ? walk->runs / walk->extent[0] : walk->runs;
     const size_t n = (size_t)walk->run_length;
     int64_t index[SK_MAX_RANK] = {0};
-    for (int64_t r = 0; r < walk->runs; ++r) {
-        if (walk->dense)
-            kernel.span(ctx, src, dst, n);
-        else
+    for (int64_t r = 0; r < steps; ++r) {
+        switch (kind) {
+        case RUN_DENSE: kernel.span(ctx, src, dst, n); break;
+        case RUN_STRIDED:
             kernel.strided(ctx, src, (ptrdiff_t)walk->in_step, dst, (ptrdiff_t)walk->out_step, n);
+            break;
+        case RUN_STAGED: staged_run(walk, src, dst, kernel.span, ctx); break;
+        case RUN_TILED: tiled_plane(walk, &tiles, src, dst, kernel.span, ctx); break;
+        }
         /* Carry: step the fastest outer axis; on wrap, rewind it (by
          * (extent-1)*stride, which lies inside the admitted span) and carry. */
-        for (int a = 0; a < walk->outer_rank; ++a) {
+        for (int a = first; a < walk->outer_rank; ++a) {
             if (++index[a] < walk->extent[a]) {
                 src += walk->in_stride[a];
                 dst += walk->out_stride[a];

@@ -145,9 +145,12 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
     c.zp_scaled = plan->form == SK_DEQUANT_WIDE_POW2 ? c.zp * c.scale : 0.0f;
     c.bf16_table = plan->bf16_table;
 
-    sk_kernel k;
-    k.strided = plan->output == SK_DEQUANT_F32 ? sk_dequant_i8_f32_strided__scalar
-                                               : sk_dequant_i8_bf16_strided__scalar;
+    /* Only the scalar reference walks non-packed runs element by element;
+     * the walk stages them through the other routes' dense leaves. */
+    sk_kernel k = {NULL, NULL};
+    if (plan->route == SK_ROUTE_SCALAR)
+        k.strided = plan->output == SK_DEQUANT_F32 ? sk_dequant_i8_f32_strided__scalar
+                                                   : sk_dequant_i8_bf16_strided__scalar;
 #if SK_HAVE_NEON
     if (plan->route == SK_ROUTE_NEON)
         k.span = neon_leaf(plan->output, plan->form);

@@ -7,6 +7,28 @@
 
 typedef struct quad { float32x4_t v[4]; } quad;
 
+/* The context's values as vectors, made once per call before the loop: a
+ * NEON store may alias anything, so values read from the context inside the
+ * loop would be reloaded and re-broadcast every iteration.  Each form uses
+ * only its own fields (the others are dead and compiled away). */
+typedef struct params {
+    int8x16_t zp8;       /* narrow forms: the INT8-range zero point */
+    float32x4_t zp;      /* (float)zero_point */
+    float32x4_t zs;      /* zp * scale, exact for the wide power-of-two form */
+    float32x4_t scale;
+} params;
+
+static inline __attribute__((always_inline)) params make_params(const sk_dequant_ctx *c) {
+    params p = {vdupq_n_s8((int8_t)c->zero_point), vdupq_n_f32(c->zp), vdupq_n_f32(c->zp_scaled),
+                vdupq_n_f32(c->scale)};
+    return p;
+}
+
+/* GCC 12 at -O2 keeps 4-trip loops rolled, and a rolled loop over a quad
+ * forces it through the stack (24-28 extra loads/stores per 32 elements):
+ * every `k < 4` loop here is unrolled explicitly. */
+#define EACH_VECTOR _Pragma("GCC unroll 4") for (int k = 0; k < 4; ++k)
+
 /* Converts the INT16 values d (exact integers) times 2^e, -4 <= e <= 4: a
  * fixed-point conversion with -e fraction bits, or a widening left shift.
  * Both are exact: the scaled integers stay far below 2^24. */
@@ -36,10 +58,10 @@ static inline __attribute__((always_inline)) void scaled_convert(int16x8_t d, in
 static inline float32x4_t widen_convert(int16x4_t v) { return vcvtq_f32_s32(vmovl_s16(v)); }
 
 /* INT8-range zero point: widening subtraction gives exact differences. */
-static inline __attribute__((always_inline)) quad narrow(const sk_dequant_ctx *c, int8x16_t q, int e) {
+static inline __attribute__((always_inline)) quad narrow(const params *p, int8x16_t q, int e) {
     (void)e;
-    const int8x16_t zp = vdupq_n_s8((int8_t)c->zero_point);
-    const float32x4_t s = vdupq_n_f32(c->scale);
+    const int8x16_t zp = p->zp8;
+    const float32x4_t s = p->scale;
     int16x8_t lo = vsubl_s8(vget_low_s8(q), vget_low_s8(zp));
     int16x8_t hi = vsubl_high_s8(q, zp);
     quad r = {{vmulq_f32(widen_convert(vget_low_s16(lo)), s), vmulq_f32(vcvtq_f32_s32(vmovl_high_s16(lo)), s),
@@ -49,8 +71,8 @@ static inline __attribute__((always_inline)) quad narrow(const sk_dequant_ctx *c
 
 /* INT8-range zero point and scale 2^e: the exact difference, scaled while
  * converting; no multiply. */
-static inline __attribute__((always_inline)) quad narrow_pow2(const sk_dequant_ctx *c, int8x16_t q, int e) {
-    const int8x16_t zp = vdupq_n_s8((int8_t)c->zero_point);
+static inline __attribute__((always_inline)) quad narrow_pow2(const params *p, int8x16_t q, int e) {
+    const int8x16_t zp = p->zp8;
     quad r;
     scaled_convert(vsubl_s8(vget_low_s8(q), vget_low_s8(zp)), e, &r.v[0], &r.v[1]);
     scaled_convert(vsubl_high_s8(q, zp), e, &r.v[2], &r.v[3]);
@@ -59,12 +81,12 @@ static inline __attribute__((always_inline)) quad narrow_pow2(const sk_dequant_c
 
 /* Bounded wide zero point and scale 2^e: q*2^e and zp*2^e are exact, so one
  * exact subtraction gives the staged result. */
-static inline __attribute__((always_inline)) quad wide_pow2(const sk_dequant_ctx *c, int8x16_t q, int e) {
-    const float32x4_t zs = vdupq_n_f32(c->zp_scaled);
+static inline __attribute__((always_inline)) quad wide_pow2(const params *p, int8x16_t q, int e) {
+    const float32x4_t zs = p->zs;
     quad r;
     scaled_convert(vmovl_s8(vget_low_s8(q)), e, &r.v[0], &r.v[1]);
     scaled_convert(vmovl_high_s8(q), e, &r.v[2], &r.v[3]);
-    for (int k = 0; k < 4; ++k) r.v[k] = vsubq_f32(r.v[k], zs);
+    EACH_VECTOR r.v[k] = vsubq_f32(r.v[k], zs);
     return r;
 }
 
@@ -77,26 +99,26 @@ static inline __attribute__((always_inline)) quad convert_q(int8x16_t q) {
     return r;
 }
 
-static inline __attribute__((always_inline)) quad wide_unit(const sk_dequant_ctx *c, int8x16_t q, int e) {
+static inline __attribute__((always_inline)) quad wide_unit(const params *p, int8x16_t q, int e) {
     (void)e;
-    const float32x4_t zp = vdupq_n_f32(c->zp);
+    const float32x4_t zp = p->zp;
     quad r = convert_q(q);
-    for (int k = 0; k < 4; ++k) r.v[k] = vsubq_f32(r.v[k], zp);
+    EACH_VECTOR r.v[k] = vsubq_f32(r.v[k], zp);
     return r;
 }
 
-static inline __attribute__((always_inline)) quad wide(const sk_dequant_ctx *c, int8x16_t q, int e) {
+static inline __attribute__((always_inline)) quad wide(const params *p, int8x16_t q, int e) {
     (void)e;
-    const float32x4_t zp = vdupq_n_f32(c->zp), s = vdupq_n_f32(c->scale);
+    const float32x4_t zp = p->zp, s = p->scale;
     quad r = convert_q(q);
-    for (int k = 0; k < 4; ++k) r.v[k] = vmulq_f32(vsubq_f32(r.v[k], zp), s);
+    EACH_VECTOR r.v[k] = vmulq_f32(vsubq_f32(r.v[k], zp), s);
     return r;
 }
 
-typedef quad (*block_fn)(const sk_dequant_ctx *c, int8x16_t q, int e);
+typedef quad (*block_fn)(const params *p, int8x16_t q, int e);
 
 static inline void store_f32(float *out, quad r) {
-    for (int k = 0; k < 4; ++k) vst1q_f32(out + 4 * k, r.v[k]);
+    EACH_VECTOR vst1q_f32(out + 4 * k, r.v[k]);
 }
 
 /* FP32 -> BF16 nearest-even on the result bits, as the scalar rule. */
@@ -113,15 +135,16 @@ static inline void store_bf16(uint16_t *out, quad r) {
 
 static inline __attribute__((always_inline)) void run_f32(const sk_dequant_ctx *c, const int8_t *in,
                                                            float *out, size_t n, block_fn f, int e) {
+    const params p = make_params(c);
     size_t i = 0;
     for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) {
-        quad a = f(c, vld1q_s8(in + i), e);
-        quad b = f(c, vld1q_s8(in + i + SK_BLOCK), e);
+        quad a = f(&p, vld1q_s8(in + i), e);
+        quad b = f(&p, vld1q_s8(in + i + SK_BLOCK), e);
         store_f32(out + i, a);
         store_f32(out + i + SK_BLOCK, b);
     }
     if (i + SK_BLOCK <= n) {
-        store_f32(out + i, f(c, vld1q_s8(in + i), e));
+        store_f32(out + i, f(&p, vld1q_s8(in + i), e));
         i += SK_BLOCK;
     }
     for (; i < n; ++i) out[i] = sk_dequant_staged(c, in[i]);
@@ -129,15 +152,16 @@ static inline __attribute__((always_inline)) void run_f32(const sk_dequant_ctx *
 
 static inline __attribute__((always_inline)) void run_bf16(const sk_dequant_ctx *c, const int8_t *in,
                                                             uint16_t *out, size_t n, block_fn f, int e) {
+    const params p = make_params(c);
     size_t i = 0;
     for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) {
-        quad a = f(c, vld1q_s8(in + i), e);
-        quad b = f(c, vld1q_s8(in + i + SK_BLOCK), e);
+        quad a = f(&p, vld1q_s8(in + i), e);
+        quad b = f(&p, vld1q_s8(in + i + SK_BLOCK), e);
         store_bf16(out + i, a);
         store_bf16(out + i + SK_BLOCK, b);
     }
     if (i + SK_BLOCK <= n) {
-        store_bf16(out + i, f(c, vld1q_s8(in + i), e));
+        store_bf16(out + i, f(&p, vld1q_s8(in + i), e));
         i += SK_BLOCK;
     }
     for (; i < n; ++i) out[i] = sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(c, in[i])));

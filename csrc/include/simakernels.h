@@ -89,7 +89,8 @@ void sk_stream_override(size_t bytes);
 /* ---- Shared strided traversal ----------------------------------------- */
 /* A prepared walk over two ports with the same logical shape: `runs` inner
  * runs of `run_length` elements each, elements `in_step`/`out_step` bytes
- * apart; the outer axes (fastest first) advance both ports by carry. */
+ * apart; the outer axes (fastest first) advance both ports by carry.
+ * Elements are `in_size`/`out_size` bytes. */
 typedef struct sk_walk {
     int64_t runs;
     int64_t run_length;
@@ -97,6 +98,8 @@ typedef struct sk_walk {
     int64_t out_step;
     int32_t outer_rank;
     int32_t dense;                /* both runs are packed scalars */
+    int32_t in_size;
+    int32_t out_size;
     int64_t extent[6];
     int64_t in_stride[6];
     int64_t out_stride[6];

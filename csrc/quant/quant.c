@@ -96,8 +96,11 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
     if (sk_fenv_unmet(SK_NEED_NEAREST | SK_NEED_NO_TRAPS)) return SK_UNSUPPORTED_ENVIRONMENT;
     sk_quant_ctx c;
     sk_quant_ctx_init(&c, plan->multiplier_bits, plan->zero_point, plan->input);
+    /* Only the scalar reference walks non-packed runs element by element;
+     * the walk stages them through the other routes' dense leaves. */
     const sk_kernel k = {sk_quant_leaf(plan->route, plan->input, plan->rounding),
-                         sk_quant_strided[plan->input][plan->rounding]};
+                         plan->route == SK_ROUTE_SCALAR ? sk_quant_strided[plan->input][plan->rounding]
+                                                        : NULL};
     sk_walk_run(&plan->walk, src, dst, k, &c);
     return SK_OK;
 }

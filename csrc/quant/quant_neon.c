@@ -1,125 +1,116 @@
-/* NEON Quant.  Per 16-element block: decode to FP32 bits with integer
- * operations, one binary32 multiply for the product, then integer operations
- * for the rounding mode, zero point and saturation.  A block that may hold an
- * inexact or flushed product (subnormal input, zero-exponent product from a
- * nonzero input) is recomputed by the exact integer path; so is every tail,
- * and every block when the multiplier is subnormal. */
+/* NEON Quant, 16 elements per block.
+ *
+ * The fast path is one binary32 multiply (FMUL, round-to-nearest: the
+ * execute entry requires it), a conversion to int32 with the mode's rounding
+ * written into the instruction (FCVTNS/FCVTZS/FCVTPS/FCVTMS, independent of
+ * FPCR.RMode), two saturating narrows with the zero point added in int16
+ * between them: no clamp and no NaN select.  The conversions already give
+ * the contract's answers for the exceptional lanes: a NaN converts to 0 (the
+ * zero point), infinities and products beyond int32 saturate by sign, and
+ * int16 saturation keeps any |r| >= 2^15 beyond the INT8 range after any
+ * zero point in [-128, 127], so sat8(sat16(sat16(r) + zp)) = sat8(r + zp).
+ * FP16 inputs are widened by FCVTL, which is exact and never flushes (the
+ * architecture's FPUnpackCV ignores FZ16 and FZ for half inputs).
+ *
+ * So without flushing the fast path is exact for every lane and needs no
+ * test.  FPCR.FZ (and FZ16, or FEAT_AFP's FIZ/AH, RES0 on cores without it)
+ * is read once per call; under it FMUL flushes subnormal inputs and
+ * products to zero, and a block is recomputed by the exact integer path when
+ * a nonzero input has a product with a zero exponent field (flushed,
+ * subnormal or from a flushed input).  Every tail and every block of a
+ * subnormal multiplier take the exact path too. */
 #include "quant.h"
 #if SK_HAVE_NEON
 #include <arm_neon.h>
 
-typedef struct quad { uint32x4_t v[4]; } quad;
+enum { FPCR_FIZ = 1u << 0, FPCR_AH = 1u << 1, FPCR_FZ16 = 1u << 19, FPCR_FZ = 1u << 24 };
 
-/* IEEE half -> FP32 bits with integer operations; half subnormals f * 2^-24
- * are normalised exactly with a leading-zero count (they are normal FP32). */
-static inline uint32x4_t widen_f16(uint32x4_t h) {
-    const uint32x4_t sign = vshlq_n_u32(vandq_u32(h, vdupq_n_u32(0x8000u)), 16);
-    const uint32x4_t e = vandq_u32(vshrq_n_u32(h, 10), vdupq_n_u32(0x1fu));
-    const uint32x4_t f = vandq_u32(h, vdupq_n_u32(0x3ffu));
-    const uint32x4_t f13 = vshlq_n_u32(f, 13);
-    const uint32x4_t normal = vorrq_u32(vshlq_n_u32(vaddq_u32(e, vdupq_n_u32(112u)), 23), f13);
-    const uint32x4_t special = vorrq_u32(vdupq_n_u32(0x7f800000u), f13);
-    /* Leading one of f at bit 31-lz: value 2^(31-lz-24), so the FP32 exponent
-     * field is 134-lz and the fraction is f shifted up by lz-8. */
-    const int32x4_t lz = vreinterpretq_s32_u32(vclzq_u32(f));
-    const uint32x4_t sub_exp = vshlq_n_u32(vreinterpretq_u32_s32(vsubq_s32(vdupq_n_s32(134), lz)), 23);
-    const uint32x4_t sub_frac = vandq_u32(vshlq_u32(f, vsubq_s32(lz, vdupq_n_s32(8))), vdupq_n_u32(0x7fffffu));
-    const uint32x4_t sub = vandq_u32(vorrq_u32(sub_exp, sub_frac), vtstq_u32(f, f));
-    const uint32x4_t is_special = vceqq_u32(e, vdupq_n_u32(31u));
-    const uint32x4_t is_sub = vceqq_u32(e, vdupq_n_u32(0u));
-    uint32x4_t r = vbslq_u32(is_special, special, vbslq_u32(is_sub, sub, normal));
-    return vorrq_u32(sign, r);
+static inline int fpcr_flushes(void) {
+    uint64_t fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    return (fpcr & (FPCR_FZ | FPCR_FZ16 | FPCR_FIZ | FPCR_AH)) != 0;
 }
 
-static inline __attribute__((always_inline)) quad load_block(const void *src, size_t i, int input) {
-    quad x;
+/* Written out vector by vector: GCC 12 -O2 keeps 4-trip loops over arrays
+ * of vectors rolled, through the stack. */
+typedef struct block { float32x4_t x0, x1, x2, x3; } block;
+
+static inline __attribute__((always_inline)) block load_block(const void *src, size_t i, int input) {
+    block b;
     if (input == SK_QUANT_F32) {
-        const uint32_t *in = (const uint32_t *)src + i;
-        for (int k = 0; k < 4; ++k) x.v[k] = vld1q_u32(in + 4 * k);
+        const float *in = (const float *)src + i;
+        b.x0 = vld1q_f32(in);
+        b.x1 = vld1q_f32(in + 4);
+        b.x2 = vld1q_f32(in + 8);
+        b.x3 = vld1q_f32(in + 12);
     } else {
         const uint16_t *in = (const uint16_t *)src + i;
-        const uint16x8_t a = vld1q_u16(in), b = vld1q_u16(in + 8);
+        const uint16x8_t a = vld1q_u16(in), c = vld1q_u16(in + 8);
         if (input == SK_QUANT_BF16) {  /* the BF16 word is the upper FP32 half */
-            x.v[0] = vshll_n_u16(vget_low_u16(a), 16);
-            x.v[1] = vshll_high_n_u16(a, 16);
-            x.v[2] = vshll_n_u16(vget_low_u16(b), 16);
-            x.v[3] = vshll_high_n_u16(b, 16);
+            b.x0 = vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(a), 16));
+            b.x1 = vreinterpretq_f32_u32(vshll_high_n_u16(a, 16));
+            b.x2 = vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(c), 16));
+            b.x3 = vreinterpretq_f32_u32(vshll_high_n_u16(c, 16));
         } else {
-            x.v[0] = widen_f16(vmovl_u16(vget_low_u16(a)));
-            x.v[1] = widen_f16(vmovl_high_u16(a));
-            x.v[2] = widen_f16(vmovl_u16(vget_low_u16(b)));
-            x.v[3] = widen_f16(vmovl_high_u16(b));
+            const float16x8_t ha = vreinterpretq_f16_u16(a), hc = vreinterpretq_f16_u16(c);
+            b.x0 = vcvt_f32_f16(vget_low_f16(ha));
+            b.x1 = vcvt_high_f32_f16(ha);
+            b.x2 = vcvt_f32_f16(vget_low_f16(hc));
+            b.x3 = vcvt_high_f32_f16(hc);
         }
     }
-    return x;
+    return b;
 }
 
-/* Rounds the product bits to an integer by the mode, adds the zero point and
- * narrows with saturation: all integer operations on the representation. */
-static inline __attribute__((always_inline)) int32x4_t finish(uint32x4_t pb, int mode, int32x4_t zp) {
-    const uint32x4_t a = vandq_u32(pb, vdupq_n_u32(0x7fffffffu));
-    const int32x4_t sgn = vshrq_n_s32(vreinterpretq_s32_u32(pb), 31);        /* 0 or -1 */
-    const uint32x4_t big = vcgeq_u32(a, vdupq_n_u32(0x44000000u));           /* |p| >= 512, inf, NaN */
-    const uint32x4_t nan = vcgtq_u32(a, vdupq_n_u32(0x7f800000u));
-    const uint32x4_t e = vshrq_n_u32(a, 23);
-    const uint32x4_t sig = vandq_u32(vorrq_u32(vandq_u32(a, vdupq_n_u32(0x7fffffu)), vdupq_n_u32(0x800000u)),
-                                     vtstq_u32(e, e));                      /* zero product: 0 */
-    /* value = sig * 2^(e-150); shifting right by k = min(150-e, 31) leaves the
-     * integer part (0 when k >= 25) and the discarded bits below. */
-    const int32x4_t k = vminq_s32(vsubq_s32(vdupq_n_s32(150), vreinterpretq_s32_u32(e)), vdupq_n_s32(31));
-    const uint32x4_t ip = vshlq_u32(sig, vnegq_s32(k));
-    const uint32x4_t rem = vsubq_u32(sig, vshlq_u32(ip, k));
-    uint32x4_t up;
+/* A product to int32 by the mode's rounding, saturating; NaN gives 0. */
+static inline __attribute__((always_inline)) int32x4_t to_int(float32x4_t p, int mode) {
     switch (mode) {
-    case SK_QUANT_NEAREST_EVEN: {
-        const uint32x4_t half = vshlq_u32(vdupq_n_u32(1u), vsubq_s32(k, vdupq_n_s32(1)));
-        const uint32x4_t odd = vtstq_u32(ip, vdupq_n_u32(1u));
-        up = vorrq_u32(vcgtq_u32(rem, half), vandq_u32(vceqq_u32(rem, half), odd));
-        break;
+    case SK_QUANT_NEAREST_EVEN: return vcvtnq_s32_f32(p);
+    case SK_QUANT_TOWARD_ZERO: return vcvtq_s32_f32(p);
+    case SK_QUANT_TOWARD_POSITIVE: return vcvtpq_s32_f32(p);
+    default: return vcvtmq_s32_f32(p);
     }
-    case SK_QUANT_TOWARD_ZERO: up = vdupq_n_u32(0); break;
-    case SK_QUANT_TOWARD_POSITIVE: up = vbicq_u32(vtstq_u32(rem, rem), vreinterpretq_u32_s32(sgn)); break;
-    default: up = vandq_u32(vtstq_u32(rem, rem), vreinterpretq_u32_s32(sgn)); break;
-    }
-    const int32x4_t mag = vreinterpretq_s32_u32(vsubq_u32(ip, up));         /* up is 0 or all ones */
-    int32x4_t r = vsubq_s32(veorq_s32(mag, sgn), sgn);                       /* apply the sign */
-    const int32x4_t saturated = vsubq_s32(veorq_s32(vdupq_n_s32(512), sgn), sgn);
-    r = vbslq_s32(big, saturated, r);
-    r = vbslq_s32(nan, vdupq_n_s32(0), r);
-    return vaddq_s32(r, zp);
 }
 
-static inline int8x16_t narrow_saturating(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d) {
-    const int16x8_t lo = vcombine_s16(vqmovn_s32(a), vqmovn_s32(b));
-    const int16x8_t hi = vcombine_s16(vqmovn_s32(c), vqmovn_s32(d));
-    return vcombine_s8(vqmovn_s16(lo), vqmovn_s16(hi));
+static inline __attribute__((always_inline)) int8x16_t to_bytes(block p, int mode, int16x8_t zp) {
+    const int16x8_t lo = vqmovn_high_s32(vqmovn_s32(to_int(p.x0, mode)), to_int(p.x1, mode));
+    const int16x8_t hi = vqmovn_high_s32(vqmovn_s32(to_int(p.x2, mode)), to_int(p.x3, mode));
+    return vqmovn_high_s16(vqmovn_s16(vqaddq_s16(lo, zp)), vqaddq_s16(hi, zp));
+}
+
+static inline __attribute__((always_inline)) block products(block x, float32x4_t m) {
+    block p = {vmulq_f32(x.x0, m), vmulq_f32(x.x1, m), vmulq_f32(x.x2, m), vmulq_f32(x.x3, m)};
+    return p;
+}
+
+/* Lanes (all ones) whose input is nonzero and whose product has a zero
+ * exponent field: the only ones flushing can make wrong. */
+static inline __attribute__((always_inline)) uint32x4_t flushed(float32x4_t x, float32x4_t p) {
+    const uint32x4_t xa = vandq_u32(vreinterpretq_u32_f32(x), vdupq_n_u32(0x7fffffffu));
+    const uint32x4_t pe = vandq_u32(vreinterpretq_u32_f32(p), vdupq_n_u32(0x7f800000u));
+    return vbicq_u32(vtstq_u32(xa, xa), vtstq_u32(pe, pe));
 }
 
 static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src,
                                                        int8_t *out, size_t n, int input, int mode) {
     size_t i = 0;
-    if (!c->exact_only) {
+    const size_t end = n / SK_BLOCK * SK_BLOCK;
+    if (!c->exact_only && end) {
         const float32x4_t m = vdupq_n_f32(c->multiplier);
-        const int32x4_t zp = vdupq_n_s32(c->zero_point);
-        const uint32x4_t abs_mask = vdupq_n_u32(0x7fffffffu), exp_mask = vdupq_n_u32(0x7f800000u);
-        const uint32x4_t min_normal = vdupq_n_u32(0x00800000u);
-        for (; i + SK_BLOCK <= n; i += SK_BLOCK) {
-            const quad x = load_block(src, i, input);
-            quad p;
-            uint32x4_t repair = vdupq_n_u32(0);
-            for (int k = 0; k < 4; ++k) {
-                p.v[k] = vreinterpretq_u32_f32(vmulq_f32(vreinterpretq_f32_u32(x.v[k]), m));
-                const uint32x4_t xa = vandq_u32(x.v[k], abs_mask);
-                const uint32x4_t nonzero_finite = vandq_u32(vtstq_u32(xa, xa), vcltq_u32(xa, exp_mask));
-                const uint32x4_t subnormal_in = vcltq_u32(xa, min_normal);
-                const uint32x4_t zero_exp_product = vceqq_u32(vandq_u32(p.v[k], exp_mask), vdupq_n_u32(0));
-                repair = vorrq_u32(repair, vandq_u32(nonzero_finite, vorrq_u32(subnormal_in, zero_exp_product)));
-            }
-            if (vmaxvq_u32(repair)) {
-                sk_quant_exact_span(c, src, out, i, i + SK_BLOCK, input, mode);
-            } else {
-                vst1q_s8(out + i, narrow_saturating(finish(p.v[0], mode, zp), finish(p.v[1], mode, zp),
-                                                    finish(p.v[2], mode, zp), finish(p.v[3], mode, zp)));
+        const int16x8_t zp = vdupq_n_s16((int16_t)c->zero_point);
+        if (!fpcr_flushes()) {
+            for (; i < end; i += SK_BLOCK)
+                vst1q_s8(out + i, to_bytes(products(load_block(src, i, input), m), mode, zp));
+        } else {
+            for (; i < end; i += SK_BLOCK) {
+                const block x = load_block(src, i, input);
+                const block p = products(x, m);
+                const uint32x4_t repair = vorrq_u32(vorrq_u32(flushed(x.x0, p.x0), flushed(x.x1, p.x1)),
+                                                    vorrq_u32(flushed(x.x2, p.x2), flushed(x.x3, p.x3)));
+                if (vmaxvq_u32(repair))
+                    sk_quant_exact_span(c, src, out, i, i + SK_BLOCK, input, mode);
+                else
+                    vst1q_s8(out + i, to_bytes(p, mode, zp));
             }
         }
     }

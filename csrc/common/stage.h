@@ -1,0 +1,27 @@
+/* Data movement for the shared traversal: non-packed runs are staged
+ * through small packed scratch buffers so that every route's dense leaf
+ * serves them.  Elements are 1, 2 or 4 bytes; nothing here interprets them,
+ * and nothing reads or writes a byte outside the elements it names. */
+#ifndef SK_COMMON_STAGE_H
+#define SK_COMMON_STAGE_H
+#include <stddef.h>
+
+/* dst[k] = the element at src + k*step, k < n (step may be 0: broadcast). */
+void sk_stage_gather(const char *src, ptrdiff_t step, char *dst, size_t n, size_t size);
+
+/* The element at dst + k*step = src[k], k < n (step is never 0: outputs
+ * never overlap). */
+void sk_stage_scatter(const char *src, char *dst, ptrdiff_t step, size_t n, size_t size);
+
+/* A rows x cols matrix whose rows start src_pitch bytes apart (elements
+ * packed within a row) into its transpose, whose rows (one per source
+ * column) start dst_pitch bytes apart. */
+void sk_stage_transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                        size_t rows, size_t cols, size_t size);
+
+/* `lines` runs of `bytes` bytes each, from src (src_pitch apart) to dst
+ * (dst_pitch apart). */
+void sk_stage_copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                         size_t lines, size_t bytes);
+
+#endif
