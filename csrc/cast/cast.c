@@ -13,8 +13,8 @@ static const sk_kernel cast_routes[SK_ROUTE_COUNT][2] = {
 #if SK_HAVE_AVX512
     /* 512-bit Cast is no faster: the AVX2 leaves already reach the copy. */
     [SK_ROUTE_AVX512] = {
-        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__avx2, sk_cast_f32_bf16_strided__scalar},
-        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__avx2, sk_cast_bf16_f32_strided__scalar},
+        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__avx2, NULL},
+        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__avx2, NULL},
     },
 #endif
 #if SK_HAVE_AVX2
