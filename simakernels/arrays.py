@@ -94,6 +94,8 @@ def _out_key(out: Optional[np.ndarray]) -> Any:
     array layer allocates it C-contiguous from the input's shape)."""
     if out is None:
         return None
+    if type(out) is np.ndarray:  # the callers inline this case
+        return out.shape, out.strides, out.dtype
     if isinstance(out, np.ndarray):
         return type(out), out.shape, out.strides, out.dtype
     return [out]  # unhashable: never cached (_output rejects it anyway)
@@ -126,6 +128,7 @@ else:  # pragma: no cover - non-POSIX os.environ
 
 _DOUBLE = struct.Struct("<d")
 _ENUMS = frozenset({DType, ops_quant.Rounding})
+_FLOAT32_KEY = (DType, id(DType.FLOAT32))  # what _param_key gives the default
 _pack_double = _DOUBLE.pack
 
 
@@ -229,7 +232,9 @@ def cast(x: Any, dtype: Any, *, out: Optional[np.ndarray] = None, workers: int =
     axis across N threads.  Raises :class:`KernelError`."""
     if type(x) is not np.ndarray:
         x = np.asarray(x)
-    key = ("cast", x.shape, x.strides, x.dtype, _param_key(dtype), _out_key(out), _forced_route())
+    key = ("cast", x.shape, x.strides, x.dtype, _param_key(dtype),
+           (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
+           _forced_route())
     plan = _cached(key)
     if plan is None or out is None:
         out = _output(x, to_dtype(dtype), out)
@@ -253,8 +258,11 @@ def dequantize(
     (``INVALID_PARAMS``, ``UNSUPPORTED_ENVIRONMENT``, ...)."""
     if type(x) is not np.ndarray:
         x = np.asarray(x)
-    key = ("dequant", x.shape, x.strides, x.dtype, _param_key(dtype), _out_key(out),
-           _param_key(scale), _param_key(zero_point), _forced_route())
+    key = ("dequant", x.shape, x.strides, x.dtype,
+           _FLOAT32_KEY if dtype is DType.FLOAT32 else _param_key(dtype),
+           (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
+           _param_key(scale), zero_point if type(zero_point) is int else _param_key(zero_point),
+           _forced_route())
     plan = _cached(key)
     if plan is None or out is None:
         out = _output(x, to_dtype(dtype), out)
@@ -279,8 +287,10 @@ def quantize(
     splits the outermost axis across N threads.  Raises :class:`KernelError`."""
     if type(x) is not np.ndarray:
         x = np.asarray(x)
-    key = ("quant", x.shape, x.strides, x.dtype, _out_key(out), _param_key(multiplier),
-           _param_key(zero_point), _param_key(rounding), _forced_route())
+    key = ("quant", x.shape, x.strides, x.dtype,
+           (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
+           _param_key(multiplier), zero_point if type(zero_point) is int else _param_key(zero_point),
+           rounding if type(rounding) is str else _param_key(rounding), _forced_route())
     plan = _cached(key)
     if plan is None or out is None:
         out = _output(x, DType.INT8, out)
