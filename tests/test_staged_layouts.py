@@ -139,10 +139,11 @@ def test_stepped_runs_around_the_chunk(route, op, steps):
 @op_param
 @route_param
 def test_every_other_element_lengths(route, op):
-    """a[::2] at every length up to 70 and a few long ones: the vector blocks
-    (4, 8 or 16 elements, each reading the gap after its last element) stop
-    while another element follows, the rest goes one by one."""
-    lengths = list(range(1, 71)) + [CHUNK + 8, CHUNK + 9, 1000]
+    """a[::2] at every length up to 100 and a few long ones: the vector
+    blocks (AVX2: 8, 16 or 32 elements, then SSE2: 4, 8 or 16, each reading
+    the gap after its last element) stop while another element follows, the
+    rest goes one by one."""
+    lengths = list(range(1, 101)) + [CHUNK + 8, CHUNK + 9, 1000]
     fail_if(run(op, route, (n,), (2,), None, seed=n) for n in lengths)
 
 
@@ -333,7 +334,7 @@ def _guarded(nbytes):
 _KEEP = []
 # (shape, input strides, output strides) in elements: each port in turn
 # ends right before a page that faults on any access.
-GUARDED = ([((n,), (2,), None) for n in list(range(1, 40)) + [CHUNK + 7, CHUNK + 8]]
+GUARDED = ([((n,), (2,), None) for n in list(range(1, 72)) + [CHUNK + 7, CHUNK + 8]]
            + [((n,), None, (2,)) for n in (1, 17, CHUNK + 1)]
            + [((r, c), (1, r), None) for r, c in [(3, 5), (16, 16), (17, 9), (64, 65), (65, 70), (8, 129)]]
            + [((r, c), None, (1, r)) for r, c in [(3, 5), (17, 9), (65, 70), (129, 8)]])
