@@ -1,8 +1,9 @@
 """Staged strided runs and tiled transposes (csrc/common/walk.c, stage.c).
 
 The vector routes convert non-packed runs by gathering them in chunks of
-512 elements into scratch (a vector path for every second element, blocks
-of 16 bytes taken only while another element follows), converting with the
+2048 elements into scratch (a vector path for every second element, blocks
+of 32 bytes (AVX2) then 16 bytes taken only while another element follows),
+converting with the
 dense leaf and scattering back; transposes go tile by tile (64 elements
 across, 64 or 128 along the leaf's lines) through in-register blocks of
 16 bytes.  These cases sit on each of those boundaries, for every operation
@@ -51,7 +52,7 @@ from quant_helpers import MODES, quant_report, quant_request, useful_values
 from quant_helpers import oracle as quant_oracle
 from simakernels._ffi import ffi, lib
 
-CHUNK = 512          # elements per staged chunk (walk.c SK_STAGE_CHUNK)
+CHUNK = 2048         # elements per staged chunk (walk.c SK_STAGE_CHUNK)
 CROSS = 64           # a tile's extent across the transposed port's lines
 DEQUANT_PARAMS = [(0x4037CED9, -123), (0x3E000000, 5), (0x40800000, 16777088)]
 QUANT_PARAMS = [(0x3E99999A, -3), (0x3F800000, 127), (0x00400000, 17)]
