@@ -1,8 +1,9 @@
 """Staged strided runs and tiled transposes (csrc/common/walk.c, stage.c).
 
 The vector routes convert non-packed runs by gathering them in chunks of
-512 elements into scratch (a vector path for every second element, blocks
-of 16 bytes taken only while another element follows), converting with the
+2048 elements into scratch (a vector path for every second element, blocks
+of 32 bytes (AVX2) then 16 bytes taken only while another element follows),
+converting with the
 dense leaf and scattering back; transposes go tile by tile (64 elements
 across, 64 or 128 along the leaf's lines) through in-register blocks of
 16 bytes.  These cases sit on each of those boundaries, for every operation
@@ -51,7 +52,7 @@ from quant_helpers import MODES, quant_report, quant_request, useful_values
 from quant_helpers import oracle as quant_oracle
 from simakernels._ffi import ffi, lib
 
-CHUNK = 512          # elements per staged chunk (walk.c SK_STAGE_CHUNK)
+CHUNK = 2048         # elements per staged chunk (walk.c SK_STAGE_CHUNK)
 CROSS = 64           # a tile's extent across the transposed port's lines
 DEQUANT_PARAMS = [(0x4037CED9, -123), (0x3E000000, 5), (0x40800000, 16777088)]
 QUANT_PARAMS = [(0x3E99999A, -3), (0x3F800000, 127), (0x00400000, 17)]
@@ -139,10 +140,11 @@ def test_stepped_runs_around_the_chunk(route, op, steps):
 @op_param
 @route_param
 def test_every_other_element_lengths(route, op):
-    """a[::2] at every length up to 70 and a few long ones: the vector blocks
-    (4, 8 or 16 elements, each reading the gap after its last element) stop
-    while another element follows, the rest goes one by one."""
-    lengths = list(range(1, 71)) + [CHUNK + 8, CHUNK + 9, 1000]
+    """a[::2] at every length up to 100 and a few long ones: the vector
+    blocks (AVX2: 8, 16 or 32 elements, then SSE2: 4, 8 or 16, each reading
+    the gap after its last element) stop while another element follows, the
+    rest goes one by one."""
+    lengths = list(range(1, 101)) + [CHUNK + 8, CHUNK + 9, 1000]
     fail_if(run(op, route, (n,), (2,), None, seed=n) for n in lengths)
 
 
@@ -333,7 +335,7 @@ def _guarded(nbytes):
 _KEEP = []
 # (shape, input strides, output strides) in elements: each port in turn
 # ends right before a page that faults on any access.
-GUARDED = ([((n,), (2,), None) for n in list(range(1, 40)) + [CHUNK + 7, CHUNK + 8]]
+GUARDED = ([((n,), (2,), None) for n in list(range(1, 72)) + [CHUNK + 7, CHUNK + 8]]
            + [((n,), None, (2,)) for n in (1, 17, CHUNK + 1)]
            + [((r, c), (1, r), None) for r, c in [(3, 5), (16, 16), (17, 9), (64, 65), (65, 70), (8, 129)]]
            + [((r, c), None, (1, r)) for r, c in [(3, 5), (17, 9), (65, 70), (129, 8)]])

@@ -1,7 +1,8 @@
 /* Staging moves (stage.h): element copies specialised by element size, with
  * SSE2 blocks on x86-64 (the baseline, so no dispatch) for the two layouts
  * that dominate strided work: every second element (a[:, ::2]) and square
- * tiles of a transpose.  Elements move as bit patterns, so every path
+ * tiles of a transpose (and, where the CPU has AVX2, 32-byte blocks for the
+ * former from stage_avx2.c).  Elements move as bit patterns, so every path
  * agrees bit for bit; the vector blocks only load bytes between elements
  * that are read anyway. */
 #include <string.h>
@@ -47,6 +48,13 @@ void sk_stage_scatter(const char *src, char *dst, ptrdiff_t step, size_t n, size
 static void gather_every_other(const char *src, char *dst, size_t n, size_t size, size_t *done) {
     const size_t per_block = 16 / size;
     size_t k = 0;
+#if SK_HAVE_AVX2
+    if (__builtin_cpu_supports("avx2")) {  /* wider blocks first; the SSE2 ones finish */
+        k = sk_stage_every_other_avx2(src, dst, n, size);
+        src += 2 * k * size;
+        dst += k * size;
+    }
+#endif
     for (; k + per_block < n; k += per_block, src += 32, dst += 16) {
         const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)src);
         const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + 16));

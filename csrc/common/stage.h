@@ -24,4 +24,9 @@ void sk_stage_transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff
 void sk_stage_copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
                          size_t lines, size_t bytes);
 
+/* x86-64 with AVX2 only (stage_avx2.c; stage.c calls it where the CPU has
+ * AVX2): the first elements of sk_stage_gather(src, 2*size, dst, n, size)
+ * in 32-byte blocks; returns how many it wrote. */
+size_t sk_stage_every_other_avx2(const char *src, char *dst, size_t n, size_t size);
+
 #endif
