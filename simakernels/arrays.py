@@ -127,6 +127,9 @@ else:  # pragma: no cover - non-POSIX os.environ
 
 
 _DOUBLE = struct.Struct("<d")
+_FLOAT32 = np.float32
+_ONE_WORKER = 1  # the default object: an identity test on the fast path
+_memoryview = memoryview
 _ENUMS = frozenset({DType, ops_quant.Rounding})
 _FLOAT32_KEY = (DType, id(DType.FLOAT32))  # what _param_key gives the default
 _pack_double = _DOUBLE.pack
@@ -141,6 +144,8 @@ def _param_key(p: Any) -> Any:
         return p
     if kind is float:
         return _pack_double(p)  # bytes never equal an int or a tuple
+    if kind is _FLOAT32:
+        return kind, _memoryview(p).tobytes()
     if kind in _ENUMS:  # members are singletons; Enum.__hash__ is slow Python
         return kind, id(p)
     if isinstance(p, np.generic):
@@ -160,15 +165,6 @@ _CHAR_ARRAY = ffi.typeof("char[]")
 _NOT_A_PLAIN_BUFFER = (TypeError, BufferError, ValueError)
 
 
-def _cached(key: Any) -> Any:
-    """The cached plan (or Error) for ``key``; None when absent or when the
-    key is unhashable (e.g. a 0-d array parameter: never cached)."""
-    try:
-        return _PLANS.get(key)
-    except TypeError:
-        return None
-
-
 def _remember(key: Any, plan: Any) -> Any:
     try:
         if len(_PLANS) >= _MAX_PLANS:
@@ -182,7 +178,10 @@ def _remember(key: Any, plan: Any) -> Any:
 def _plan(key: Any, build: Callable[[], Any]) -> Any:
     """The cached plan for ``key``, built and remembered on a miss (for
     callers with keys of their own, e.g. the Hurray bridge)."""
-    plan = _cached(key)
+    try:
+        plan = _PLANS.get(key)
+    except TypeError:  # unhashable parameters: never cached
+        plan = None
     return _remember(key, build()) if plan is None else plan
 
 
@@ -192,7 +191,7 @@ def _execute(plan: Any, backend: Any, native: Any, x: np.ndarray, out: np.ndarra
     Contiguous arrays take one native call, which checks the bindings; other
     views, and calls the native check refuses, go through the backend's
     ``execute`` and its Python checks, which name the fault."""
-    if isinstance(plan, Error):
+    if type(plan) is Error:
         raise KernelError(plan)
     try:
         src = _from_buffer(x)
@@ -235,13 +234,16 @@ def cast(x: Any, dtype: Any, *, out: Optional[np.ndarray] = None, workers: int =
     key = ("cast", x.shape, x.strides, x.dtype, _param_key(dtype),
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
            _forced_route())
-    plan = _cached(key)
+    try:
+        plan = _PLANS.get(key)
+    except TypeError:  # unhashable parameters: never cached
+        plan = None
     if plan is None or out is None:
         out = _output(x, to_dtype(dtype), out)
     if plan is None:
         request = ops_cast.Request([_spec(x, "input 0")], [_spec(out, "output 0")])
         plan = _remember(key, a65.cast.check_inference(request, _route()))
-    if workers != 1 or type(workers) is not int:
+    if workers is not _ONE_WORKER:  # anything else is checked by _split_run
         return _split_run(plan, "cast", x, out, workers, lambda xs, os: cast(xs, dtype, out=os))
     return _execute(plan, a65.cast, lib.sk_cast_execute, x, out)
 
@@ -263,14 +265,17 @@ def dequantize(
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
            _param_key(scale), zero_point if type(zero_point) is int else _param_key(zero_point),
            _forced_route())
-    plan = _cached(key)
+    try:
+        plan = _PLANS.get(key)
+    except TypeError:  # unhashable parameters: never cached
+        plan = None
     if plan is None or out is None:
         out = _output(x, to_dtype(dtype), out)
     if plan is None:
         request = ops_dequant.Request([_spec(x, "input 0")], [_spec(out, "output 0")],
                                       ops_dequant.Params(scale, zero_point))
         plan = _remember(key, a65.dequant.check_inference(request, _route()))
-    if workers != 1 or type(workers) is not int:
+    if workers is not _ONE_WORKER:  # anything else is checked by _split_run
         return _split_run(plan, "dequant", x, out, workers,
                           lambda xs, os: dequantize(xs, scale, zero_point, dtype=dtype, out=os))
     return _execute(plan, a65.dequant, lib.sk_dequant_execute, x, out)
@@ -291,12 +296,15 @@ def quantize(
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
            _param_key(multiplier), zero_point if type(zero_point) is int else _param_key(zero_point),
            rounding if type(rounding) is str else _param_key(rounding), _forced_route())
-    plan = _cached(key)
+    try:
+        plan = _PLANS.get(key)
+    except TypeError:  # unhashable parameters: never cached
+        plan = None
     if plan is None or out is None:
         out = _output(x, DType.INT8, out)
     if plan is None:
         plan = _remember(key, _quant_plan(x, out, multiplier, zero_point, rounding))
-    if workers != 1 or type(workers) is not int:
+    if workers is not _ONE_WORKER:  # anything else is checked by _split_run
         return _split_run(plan, "quant", x, out, workers,
                           lambda xs, os: quantize(xs, multiplier, zero_point, rounding=rounding, out=os))
     return _execute(plan, a65.quant, lib.sk_quant_execute, x, out)
