@@ -14,7 +14,8 @@ import ml_dtypes
 import numpy as np
 
 from . import _split, a65
-from ._ffi import ffi, lib
+from ._ffi import lib
+from .a65._backend import _CHAR_ARRAY, _NOT_A_PLAIN_BUFFER, _from_buffer
 from .buffers import ConstHostBuffer, HostBuffer
 from .core import DType, Error, ErrorCode, KernelError, Strided, TensorSpec
 from .ops import cast as ops_cast
@@ -160,9 +161,6 @@ def _route() -> Optional[str]:
     return os.environ.get(a65.FORCE_ROUTE_ENV) or None
 
 
-_from_buffer = ffi.from_buffer
-_CHAR_ARRAY = ffi.typeof("char[]")
-_NOT_A_PLAIN_BUFFER = (TypeError, BufferError, ValueError)
 
 
 def _remember(key: Any, plan: Any) -> Any:

@@ -62,24 +62,6 @@ class HostBuffer(ConstHostBuffer):
 BufferLike = Union[ConstHostBuffer, Any]
 
 
-def fast_view(obj: BufferLike, writable: bool) -> Optional[Tuple[Any, int]]:
-    """(pointer, length) for the native entry points, or None when only the
-    full Python checks can describe the binding."""
-    kind = type(obj)
-    if kind is HostBuffer or kind is ConstHostBuffer:
-        if obj._ptr is None or (writable and kind is ConstHostBuffer):
-            return None
-        return obj._ptr, obj.nbytes
-    try:
-        view = _from_buffer("char[]", obj, writable)
-    except (TypeError, BufferError, ValueError):
-        return None
-    return view, len(view)
-
-
-_from_buffer = ffi.from_buffer
-
-
 def _view(obj: BufferLike, writable: bool, name: str) -> Union[ConstHostBuffer, Error]:
     if isinstance(obj, ConstHostBuffer):
         if writable and not isinstance(obj, HostBuffer):

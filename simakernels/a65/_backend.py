@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple, Union
 
 from .._ffi import ffi, lib
 from ..admission import Admitted
-from ..buffers import BufferLike, ConstHostBuffer, HostBuffer, bind, fast_view
+from ..buffers import BufferLike, ConstHostBuffer, HostBuffer, bind
 from ..core import Error, ErrorCode, Requirement
 from ..fenv import describe_unmet
 from ..ops._base import SharedPlan
@@ -92,6 +92,7 @@ def _status_error(status: int, operation: str, fenv_needs: int) -> Error:
     return Error(ErrorCode(status), f"{operation}: the native core rejected the call (status {status})")
 
 
+# The fast path's views (the array layer shares them).
 _from_buffer = ffi.from_buffer
 _CHAR_ARRAY = ffi.typeof("char[]")
 _NOT_A_PLAIN_BUFFER = (TypeError, BufferError, ValueError)
@@ -154,16 +155,9 @@ def _execute_checked(
     outputs: Sequence[BufferLike],
     native_execute: Callable[[Any, Any, int, Any, int], int],
 ) -> Union[None, Error]:
-    """``execute`` for host-buffer views and for calls the native binding
-    check refused: the full Python checks first."""
-    if type(plan) is plan_type and len(inputs) == 1 and len(outputs) == 1:
-        src, dst = fast_view(inputs[0], False), fast_view(outputs[0], True)
-        if src is not None and dst is not None:
-            status = native_execute(plan._native, src[0], src[1], dst[0], dst[1])
-            if status == lib.SK_OK:
-                return None
-            if status != lib.SK_INVALID_BINDING:
-                return _status_error(status, operation, plan._fenv_needs)
+    """``execute`` for calls the fast path could not take (arity, a port
+    that is not a plain buffer or a host view) or that the native binding
+    check refused: the Python checks name the fault."""
     if not isinstance(plan, plan_type):
         return Error(
             ErrorCode.INVALID_OPERATION,
