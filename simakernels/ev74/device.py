@@ -20,6 +20,7 @@ validation.
 from __future__ import annotations
 
 import concurrent.futures
+import queue
 import threading
 from dataclasses import dataclass
 from typing import Any, List, Tuple, Union
@@ -72,7 +73,13 @@ class Device:
         self._host_base = int(ffi.cast("uintptr_t", self._host))
         self._next = base
         self._lock = threading.Lock()
-        self._queue = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="ev74")
+        # One worker thread, the modelled device.  Not a ThreadPoolExecutor:
+        # its submit does float arithmetic (a semaphore timeout) on the
+        # caller's thread, which an enabled FP trap turns into SIGFPE.
+        self._jobs: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+        self._closed = False
+        self._worker = threading.Thread(target=self._serve, name="ev74", daemon=True)
+        self._worker.start()
 
     # ---- memory -----------------------------------------------------------
     def allocate(self, nbytes: int, alignment: int = 64) -> DeviceRegion:
@@ -103,15 +110,37 @@ class Device:
     # ---- submission -------------------------------------------------------
     def submit(self, bound: ev_quant.BoundPacket) -> "concurrent.futures.Future[Union[Completion, Error]]":
         """Queues a bound packet; the future completes (with a Completion, or
-        an Error for a packet the device rejects) after the work is done."""
+        an Error for a packet the device rejects) after the work is done.
+        No FP arithmetic on the caller's thread, whatever its FP state."""
+        done: concurrent.futures.Future = concurrent.futures.Future()
         if isinstance(bound, ev_quant.BoundPacket) and bound.empty:
-            done: concurrent.futures.Future = concurrent.futures.Future()
             done.set_result(Completion(0, ()))  # no numerical submission
             return done
-        return self._queue.submit(self._execute, bound)
+        if self._closed:
+            raise RuntimeError("cannot submit to a closed Device")
+        self._jobs.put((done, bound))
+        return done
 
     def close(self) -> None:
-        self._queue.shutdown(wait=True)
+        """Waits for the queued work, then stops the worker."""
+        if not self._closed:
+            self._closed = True
+            self._jobs.put(None)
+            self._worker.join()
+
+    def _serve(self) -> None:
+        _device_fp_environment()
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            done, bound = job
+            if not done.set_running_or_notify_cancel():
+                continue
+            try:
+                done.set_result(self._execute(bound))
+            except BaseException as exc:  # noqa: BLE001 - delivered through the future
+                done.set_exception(exc)
 
     def __enter__(self) -> "Device":
         return self
@@ -164,6 +193,18 @@ class Device:
                                      self._host_base + dst - self.base, count)
                 records.append(WorkUnit(cpu, kind, src, dst, count))
         return records
+
+
+def _device_fp_environment() -> None:
+    """Puts the worker thread (the modelled EV74) in the device's own FP
+    environment: round-to-nearest-even, gradual underflow, every exception
+    masked.  A new thread inherits its creator's FP state (POSIX), i.e. the
+    state of whichever thread submitted first; without this, a first
+    submission under an enabled trap would SIGFPE the process and one under
+    another rounding mode would skew every later result."""
+    device_state = ffi.new("sk_fenv_state *")
+    device_state.rounding = lib.SK_ROUND_NEAREST
+    lib.sk_fenv_set(device_state)
 
 
 def _work_units(desc: ev_quant.Descriptor) -> List[Tuple[str, int, int, int]]:
