@@ -60,6 +60,7 @@ from helpers import (
     bf16_table,
     dequant_request,
     environment_message_report,
+    f32_pool,
     fp_state_id,
     fp_state_value,
     mismatch_report,
@@ -152,28 +153,28 @@ def a65_calls(operation: str, route: str) -> List[Call]:
     kind = "quant" if operation.startswith("quant") else operation
     module = getattr(sk.a65, kind)
 
-    def add(label, req, src_dtype, dst_dtype, values, expected):
+    def add(label, req, src_dtype, dst_dtype, values, expected, shape=SHAPE):
         plan = ok_plan(req, route)
         item = 4 if dst_dtype is F32 else 2 if dst_dtype in (BF16, F16) else 1
-        src = Storage.make(SHAPE, src_dtype, fill=INPUT_FILL)
+        src = Storage.make(shape, src_dtype, fill=INPUT_FILL)
         src.write(values)
-        out = Storage.make(SHAPE, dst_dtype, (OUT_ROW * item, item), excess=24)
+        out = Storage.make(shape, dst_dtype, ((shape[1] + 3) * item, item), excess=24)
         bindings = ([src.buf], [out.buf])
         calls.append(StorageCall(f"{route} {label}", kind, lambda: module.execute(plan, *bindings), src, out,
                                  values, expected))
 
     n = SHAPE[0] * SHAPE[1]
     if operation == "cast":
-        rng = np.random.default_rng(1)
-        f32 = np.concatenate([np.array(SPECIAL_F32, np.uint32),
-                              rng.integers(0, 1 << 32, n - len(SPECIAL_F32), dtype=np.uint64).astype(np.uint32)])
-        add("cast FLOAT32->BFLOAT16", request(SHAPE, F32, BF16, None, (OUT_ROW * 2, 2)), F32, BF16,
-            f32, oracle_f32_to_bf16(f32))
-        bf16 = np.array([0x0000, 0x8000, 0x0001, 0x8001, 0x007F, 0x807F, 0x0080, 0x3F80, 0xBF80, 0x7F7F, 0xFF7F,
-                         0x7F80, 0xFF80, 0x7F81, 0xFFBF, 0x7FC0, 0xFFC1, 0x7FFF, 0xFFFF], np.uint16)
-        bf16 = np.concatenate([bf16, rng.integers(0, 1 << 16, n - bf16.size, dtype=np.uint32).astype(np.uint16)])
-        add("cast BFLOAT16->FLOAT32", request(SHAPE, BF16, F32, None, (OUT_ROW * 4, 4)), BF16, F32,
-            bf16, bf16_table()[bf16])
+        # The whole FP32 pool (every special class, then random patterns) and
+        # every BF16 pattern, in two padded rows each.
+        f32, bf16_of_f32 = f32_pool()
+        shape = (2, f32.size // 2)
+        add("cast FLOAT32->BFLOAT16", request(shape, F32, BF16, None, ((shape[1] + 3) * 2, 2)), F32, BF16,
+            f32, bf16_of_f32, shape)
+        bf16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+        shape = (2, bf16.size // 2)
+        add("cast BFLOAT16->FLOAT32", request(shape, BF16, F32, None, ((shape[1] + 3) * 4, 4)), BF16, F32,
+            bf16, bf16_table(), shape)
     elif operation == "dequant":
         q = np.random.default_rng(2).permutation(256).astype(np.uint8)[:n]
         q[:6] = [0x80, 0x81, 0xFF, 0x00, 0x01, 0x7F]   # -128, -127, -1, 0, 1, 127
