@@ -364,6 +364,10 @@ ROWS: List[Row] = [
         "from this plan",
         lambda: ev.bind(ev_packet(), ev_plan(m=0x3E99999A), [IN_OK], [OUT_OK]), E.PACKET_MISMATCH,
         "multiplier (offset 208)", "0x3f800000"),
+    Row("packet length", EVQ, "packet descriptor of {} bytes, this plan's has {}: the packet was not encoded "
+        "from this plan",
+        lambda: ev.bind(ev.Packet(b"\x00" * 200), ev_plan(), [IN_OK], [OUT_OK]), E.PACKET_MISMATCH,
+        "packet descriptor", "200 bytes"),
     Row("region arity", EVQ, "bind takes 1 input and 1 output region, got {} and {}",
         ev_bind([], [OUT_OK]), E.INVALID_ARITY, "input", "got 0"),
     Row("region overlap", EVQ, "input 0 [{}, +{}) and output 0 [{}, +{}): accessed device ranges overlap",
@@ -549,7 +553,9 @@ def python_rejection_sites() -> List[Tuple[str, str]]:
 def c_rejection_sites() -> List[Tuple[str, str]]:
     """(file, format string) of every REJECT of the native decoder."""
     text = (ROOT / DEC).read_text()
-    return [(DEC, m.group(1)) for m in re.finditer(r'REJECT\(\s*"((?:[^"\\]|\\.)*)"', text)]
+    literal = r'"(?:[^"\\]|\\.)*"'
+    return [(DEC, "".join(s[1:-1] for s in re.findall(literal, m.group(1))))
+            for m in re.finditer(rf"REJECT\(\s*((?:{literal}\s*)+)", text)]
 
 
 def _sources_present() -> Optional[str]:

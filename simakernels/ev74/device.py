@@ -155,7 +155,8 @@ class Device:
         if isinstance(desc, Error):
             return desc
         if not desc.bound:
-            return Error(ErrorCode.INVALID_BINDING, "the packet is relocatable: bind it to device regions first")
+            return Error(ErrorCode.INVALID_BINDING, "packet fields input_address and output_address are 0 "
+                                                    "(relocatable): bind it to device regions first")
         for name, address, span in (("input", desc.input_address, desc.input_span),
                                     ("output", desc.output_address, desc.output_span)):
             if not (self.base <= address and address + span <= self.base + self.size):

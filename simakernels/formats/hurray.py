@@ -223,5 +223,6 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: Any, count: Opti
         unmet = lib.sk_fenv_unmet(lib.SK_NEED_NEAREST | lib.SK_NEED_GRADUAL_UNDERFLOW | lib.SK_NEED_NO_TRAPS)
         raise KernelError(Error(ErrorCode.UNSUPPORTED_ENVIRONMENT, f"hurray.dequantize: {describe_unmet(unmet)}"))
     if status != lib.SK_OK:
-        raise KernelError(Error(ErrorCode(status), f"hurray.dequantize: native status {status}"))
+        raise KernelError(Error(ErrorCode(status), f"hurray.dequantize: the native kernel rejected storage code "
+                                                   f"{_NATIVE[kind]} (status {status})"))
     return out
