@@ -22,6 +22,7 @@ from __future__ import annotations
 import concurrent.futures
 import queue
 import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any, List, Tuple, Union
 
@@ -76,10 +77,13 @@ class Device:
         # One worker thread, the modelled device.  Not a ThreadPoolExecutor:
         # its submit does float arithmetic (a semaphore timeout) on the
         # caller's thread, which an enabled FP trap turns into SIGFPE.
+        # The worker holds no reference to the Device between jobs, so an
+        # unclosed Device is still collected (and its worker then stopped).
         self._jobs: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
         self._closed = False
-        self._worker = threading.Thread(target=self._serve, name="ev74", daemon=True)
+        self._worker = threading.Thread(target=_serve, args=(self._jobs,), name="ev74", daemon=True)
         self._worker.start()
+        self._stop = weakref.finalize(self, self._jobs.put, None)
 
     # ---- memory -----------------------------------------------------------
     def allocate(self, nbytes: int, alignment: int = 64) -> DeviceRegion:
@@ -118,29 +122,15 @@ class Device:
             return done
         if self._closed:
             raise RuntimeError("cannot submit to a closed Device")
-        self._jobs.put((done, bound))
+        self._jobs.put((done, self._execute, bound))
         return done
 
     def close(self) -> None:
         """Waits for the queued work, then stops the worker."""
         if not self._closed:
             self._closed = True
-            self._jobs.put(None)
+            self._stop()
             self._worker.join()
-
-    def _serve(self) -> None:
-        _device_fp_environment()
-        while True:
-            job = self._jobs.get()
-            if job is None:
-                return
-            done, bound = job
-            if not done.set_running_or_notify_cancel():
-                continue
-            try:
-                done.set_result(self._execute(bound))
-            except BaseException as exc:  # noqa: BLE001 - delivered through the future
-                done.set_exception(exc)
 
     def __enter__(self) -> "Device":
         return self
@@ -206,6 +196,23 @@ def _device_fp_environment() -> None:
     device_state = ffi.new("sk_fenv_state *")
     device_state.rounding = lib.SK_ROUND_NEAREST
     lib.sk_fenv_set(device_state)
+
+
+def _serve(jobs: "queue.SimpleQueue[Any]") -> None:
+    """The worker: in the device's FP state, runs ``(future, run, packet)``
+    jobs in order until it takes None."""
+    _device_fp_environment()
+    while True:
+        job = jobs.get()
+        if job is None:
+            return
+        done, run, bound = job
+        if done.set_running_or_notify_cancel():
+            try:
+                done.set_result(run(bound))
+            except BaseException as exc:  # noqa: BLE001 - delivered through the future
+                done.set_exception(exc)
+        del job, done, run, bound  # no reference to the Device while waiting
 
 
 def _work_units(desc: ev_quant.Descriptor) -> List[Tuple[str, int, int, int]]:
