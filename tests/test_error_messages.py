@@ -195,7 +195,8 @@ class Row(NamedTuple):
     value: str                    # the offending value
 
 
-ADM, BUF, ARR, SPL = "simakernels/admission.py", "simakernels/buffers.py", "simakernels/arrays.py", "simakernels/_split.py"
+ADM, BUF = "simakernels/admission.py", "simakernels/buffers.py"
+ARR, SPL = "simakernels/arrays.py", "simakernels/_split.py"
 BACK, ROUTES_PY = "simakernels/a65/_backend.py", "simakernels/a65/_routes.py"
 EVQ, EVD, HUR = "simakernels/ev74/quant.py", "simakernels/ev74/device.py", "simakernels/formats/hurray.py"
 DEC = "csrc/ev74/decode.c"

@@ -52,6 +52,7 @@ from helpers import (
     F32,
     I8,
     INPUT_FILL,
+    ITEMSIZE,
     ROUTES,
     SENTINEL,
     SPECIAL_F32,
@@ -77,7 +78,14 @@ from quant_helpers import MODES, oracle, pow2, quant_request, useful_values
 H = sk.formats.hurray
 ST = H.StorageType
 UNSUPPORTED = sk.ErrorCode.UNSUPPORTED_ENVIRONMENT
-SHAPE, OUT_ROW = (2, 40), 43     # padded output rows: blocks, a tail, gaps
+SHAPE = (2, 40)                  # two rows: vector blocks and a tail each
+GUARD = 0xA5A5A5A5               # Hurray output guard words
+
+
+def padded(shape, dtype):
+    """Byte strides of an output whose rows are padded by 3 elements (sentinel gaps)."""
+    item = ITEMSIZE[dtype]
+    return ((shape[1] + 3) * item, item)
 ROUTE_ENV = sk.a65.FORCE_ROUTE_ENV
 
 
@@ -155,10 +163,9 @@ def a65_calls(operation: str, route: str) -> List[Call]:
 
     def add(label, req, src_dtype, dst_dtype, values, expected, shape=SHAPE):
         plan = ok_plan(req, route)
-        item = 4 if dst_dtype is F32 else 2 if dst_dtype in (BF16, F16) else 1
         src = Storage.make(shape, src_dtype, fill=INPUT_FILL)
         src.write(values)
-        out = Storage.make(shape, dst_dtype, ((shape[1] + 3) * item, item), excess=24)
+        out = Storage.make(shape, dst_dtype, padded(shape, dst_dtype), excess=24)
         bindings = ([src.buf], [out.buf])
         calls.append(StorageCall(f"{route} {label}", kind, lambda: module.execute(plan, *bindings), src, out,
                                  values, expected))
@@ -169,11 +176,11 @@ def a65_calls(operation: str, route: str) -> List[Call]:
         # every BF16 pattern, in two padded rows each.
         f32, bf16_of_f32 = f32_pool()
         shape = (2, f32.size // 2)
-        add("cast FLOAT32->BFLOAT16", request(shape, F32, BF16, None, ((shape[1] + 3) * 2, 2)), F32, BF16,
+        add("cast FLOAT32->BFLOAT16", request(shape, F32, BF16, None, padded(shape, BF16)), F32, BF16,
             f32, bf16_of_f32, shape)
         bf16 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
         shape = (2, bf16.size // 2)
-        add("cast BFLOAT16->FLOAT32", request(shape, BF16, F32, None, ((shape[1] + 3) * 4, 4)), BF16, F32,
+        add("cast BFLOAT16->FLOAT32", request(shape, BF16, F32, None, padded(shape, F32)), BF16, F32,
             bf16, bf16_table(), shape)
     elif operation == "dequant":
         q = np.random.default_rng(2).permutation(256).astype(np.uint8)[:n]
@@ -183,16 +190,15 @@ def a65_calls(operation: str, route: str) -> List[Call]:
         # a narrow form whose products round.
         for scale, zp in ((0x4037CED9, 16777217), (0x7F7FFFFF, -(2**31)), (0x00000001, 0), (0x3DCCCCCD, -3)):
             for dst in (F32, BF16):
-                item = 4 if dst is F32 else 2
                 add(f"dequant INT8->{dst.name} scale {scale:#010x} zp {zp}",
-                    dequant_request(SHAPE, dst, scale, zp, None, (OUT_ROW * item, item)), I8, dst, q,
+                    dequant_request(SHAPE, dst, scale, zp, None, padded(SHAPE, dst)), I8, dst, q,
                     oracle_dequant(q, dst, scale, zp))
     else:
         src_dtype, mode = operation_detail(operation)
         for m, zp in ((0x3E99999A, -3), (pow2(-126), 5), (0x7F7FFFFF, 0), (0x00000001, 9)):
             values = useful_values(src_dtype, n, m & 0xFFFF, m)
             add(f"quant {src_dtype.name} {mode} m {m:#010x} zp {zp}",
-                quant_request(SHAPE, src_dtype, m, zp, mode, None, (OUT_ROW, 1)), src_dtype, I8, values,
+                quant_request(SHAPE, src_dtype, m, zp, mode, None, padded(SHAPE, I8)), src_dtype, I8, values,
                 oracle(src_dtype, values, m, zp, mode).view(np.uint8))
     return calls
 
@@ -218,7 +224,7 @@ class HurrayCall(Call):
         self.values = unpack(self.data, storage)
         self.expected = expected(self.values, storage, scale_bits, zero_point)
         n = len(self.data) * 8 // width(storage)
-        self.whole = np.full(n + 8, 0xA5A5A5A5, np.uint32)
+        self.whole = np.full(n + 8, GUARD, np.uint32)   # 3 guard words before, 5 after
         self.out = self.whole.view(np.float32)[3:3 + n]
         d, data = descriptor(scale_bits, zero_point), self.data
         self._run = raised_error(lambda: H.dequantize(data, d, storage, out=self.out))
@@ -227,17 +233,17 @@ class HurrayCall(Call):
         return self._run()
 
     def reset(self):
-        self.whole[...] = 0xA5A5A5A5
+        self.whole[...] = GUARD
 
     def result_report(self):
         found = [mismatch_report(self.out.view(np.uint32), self.expected, self.values.astype(np.int64), self.label)]
         guards = np.r_[self.whole[:3], self.whole[3 + self.out.size:]]
-        if np.any(guards != 0xA5A5A5A5):
+        if np.any(guards != GUARD):
             found.append(f"{self.label}: guard elements written")
         return "\n".join(f for f in found if f) or None
 
     def untouched_report(self):
-        return None if np.all(self.whole == 0xA5A5A5A5) else f"{self.label}: output written"
+        return None if np.all(self.whole == GUARD) else f"{self.label}: output written"
 
 
 def hurray_calls(route: str) -> List[Call]:
@@ -263,12 +269,9 @@ def array_calls(route: str) -> List[Call]:
     def add(label, operation, src_dtype, dst_dtype, values, expected, fn):
         src = Storage.make(SHAPE, src_dtype, fill=INPUT_FILL)
         src.write(values)
-        item = src.itemsize
-        x = np.ndarray(SHAPE, sk.arrays.numpy_dtype(src_dtype), src.buf, 0, (SHAPE[1] * item, item))
-        out = Storage.make(SHAPE, dst_dtype, (OUT_ROW * Storage.make((1,), dst_dtype).itemsize,
-                                              Storage.make((1,), dst_dtype).itemsize), excess=24)
-        o_item = out.itemsize
-        y = np.ndarray(SHAPE, sk.arrays.numpy_dtype(dst_dtype), out.buf, 0, (OUT_ROW * o_item, o_item))
+        x = np.ndarray(SHAPE, sk.arrays.numpy_dtype(src_dtype), src.buf, 0, src.strides)
+        out = Storage.make(SHAPE, dst_dtype, padded(SHAPE, dst_dtype), excess=24)
+        y = np.ndarray(SHAPE, sk.arrays.numpy_dtype(dst_dtype), out.buf, 0, out.strides)   # not contiguous
         for workers in (1, 2):
             calls.append(StorageCall(f"{route} {label} workers={workers}", operation,
                                      raised_error(lambda w=workers: fn(x, y, w)), src, out, values, expected))
@@ -305,13 +308,14 @@ class DeviceCall(Call):
         n = SHAPE[0] * SHAPE[1]
         self.values = useful_values(dtype, n, 7, m)
         self.expected = oracle(dtype, self.values, m, zp, mode).view(np.uint8)
-        req = sk.ops.quant.Request([sk.TensorSpec(SHAPE, dtype)], [sk.TensorSpec(SHAPE, I8, sk.Strided((OUT_ROW, 1)))],
+        out_spec = sk.TensorSpec(SHAPE, I8, sk.Strided(padded(SHAPE, I8)))
+        req = sk.ops.quant.Request([sk.TensorSpec(SHAPE, dtype)], [out_spec],
                                    sk.ops.quant.Params.from_bits(m, zp, sk.ops.quant.Rounding[mode.upper()]))
         plan = ev.check_inference(req)
         self.base = 0x1000_0000
         self.in_addr, self.out_addr = self.base + 64, self.base + 1024
         self.in_bytes = self.values.view(np.uint8).tobytes()
-        self.out_len = SHAPE[0] * OUT_ROW + 24
+        self.out_len = SHAPE[0] * padded(SHAPE, I8)[0] + 24
         self.bound = ev.encode(plan, [DeviceRegion(self.in_addr, len(self.in_bytes))],
                                [DeviceRegion(self.out_addr, self.out_len)])
         assert not isinstance(self.bound, sk.Error), self.bound
@@ -335,7 +339,8 @@ class DeviceCall(Call):
 
     def result_report(self):
         memory = self._memory()
-        offsets = (np.arange(SHAPE[0])[:, None] * OUT_ROW + np.arange(SHAPE[1])).reshape(-1) + (self.out_addr - self.base)
+        row = padded(SHAPE, I8)[0]
+        offsets = (np.arange(SHAPE[0])[:, None] * row + np.arange(SHAPE[1])).reshape(-1) + (self.out_addr - self.base)
         found = [mismatch_report(memory[offsets], self.expected, self.values, self.label)]
         image = np.full(1 << 12, SENTINEL, np.uint8)
         image[64:64 + len(self.in_bytes)] = np.frombuffer(self.in_bytes, np.uint8)
