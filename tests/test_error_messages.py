@@ -365,7 +365,7 @@ ROWS: List[Row] = [
         "from this plan",
         lambda: ev.bind(ev_packet(), ev_plan(m=0x3E99999A), [IN_OK], [OUT_OK]), E.PACKET_MISMATCH,
         "multiplier (offset 208)", "0x3f800000"),
-    Row("packet length", EVQ, "packet descriptor of {} bytes, this plan's has {}: the packet was not encoded "
+    Row("packet length", EVQ, "packet descriptor is {}, this plan's is {} bytes: the packet was not encoded "
         "from this plan",
         lambda: ev.bind(ev.Packet(b"\x00" * 200), ev_plan(), [IN_OK], [OUT_OK]), E.PACKET_MISMATCH,
         "packet descriptor", "200 bytes"),

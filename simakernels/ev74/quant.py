@@ -174,9 +174,12 @@ def bind(packet: Packet, plan: Plan, inputs: Sequence[DeviceRegion],
     expected = encode_relocatable(plan)
     if isinstance(expected, Error):
         return expected
-    if not isinstance(packet.descriptor, bytes) or len(packet.descriptor) != len(expected.descriptor):
-        return Error(ErrorCode.PACKET_MISMATCH, f"packet descriptor of {len(packet.descriptor)} bytes, this plan's "
-                                                f"has {len(expected.descriptor)}: the packet was not encoded from this plan")
+    got = packet.descriptor
+    if not isinstance(got, bytes) or len(got) != len(expected.descriptor):
+        what = f"{len(got)} bytes" if isinstance(got, bytes) else type(got).__qualname__
+        return Error(ErrorCode.PACKET_MISMATCH, f"packet descriptor is {what}, this plan's is "
+                                                f"{len(expected.descriptor)} bytes: the packet was not encoded "
+                                                "from this plan")
     if packet.descriptor != expected.descriptor:
         name, offset, got, want = wire.first_difference(packet.descriptor, expected.descriptor)
         return Error(ErrorCode.PACKET_MISMATCH, f"packet field {name} (offset {offset}) is {got:#x}, this plan's is "
