@@ -56,10 +56,11 @@ static inline __attribute__((always_inline)) __m256i every_other8(const void *sr
     return _mm256_loadu_si256((const __m256i *)((const uint16_t *)src + 2 * j));
 }
 
-/* Such lanes for the low test (16-bit inputs: their low words). */
+/* Such lanes for the low test (16-bit inputs: the magnitude bits of their
+ * low words; the doubling in 32-bit lanes keeps no sign to shift out). */
 static inline __attribute__((always_inline)) __m256i every_other_less1(const void *src, size_t j, int input) {
     __m256i x = every_other8(src, j, input);
-    if (input != SK_QUANT_F32) x = _mm256_and_si256(x, _mm256_set1_epi32(0xffff));
+    if (input != SK_QUANT_F32) x = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff));
     return twice_less1_32(x);
 }
 

@@ -40,10 +40,11 @@ static inline __attribute__((always_inline)) __m512i every_other16(const void *s
     return _mm512_loadu_si512((const uint16_t *)src + 2 * j);
 }
 
-/* The low test on sixteen such lanes (16-bit inputs: their low words). */
+/* The low test on sixteen such lanes (16-bit inputs: the magnitude bits of
+ * their low words; the doubling in 32-bit lanes keeps no sign to shift out). */
 static inline __attribute__((always_inline)) __m512i every_other_less1(const void *src, size_t j, int input) {
     __m512i x = every_other16(src, j, input);
-    if (input != SK_QUANT_F32) x = _mm512_and_si512(x, _mm512_set1_epi32(0xffff));
+    if (input != SK_QUANT_F32) x = _mm512_and_si512(x, _mm512_set1_epi32(0x7fff));
     return twice_less1_32(x);
 }
 
