@@ -27,7 +27,7 @@
 #pragma GCC target("avx2,f16c")
 #include <immintrin.h>
 
-enum { QBLOCK = 32, QCHUNK = 32 * QBLOCK, QALIGN = 32 };
+enum { QBLOCK = 32, QCHUNK = 32 * QBLOCK, QALIGN = 32, Q_GAP_AFTER = 1 };
 typedef __m256i q_vec;
 typedef __m256 q_mul;
 
@@ -44,7 +44,8 @@ static inline __attribute__((always_inline)) __m256i twice_less1_16(__m256i x) {
 /* Eight elements from element j of every other element, as 32-bit lanes:
  * FP32 picked from 128-bit loads whose halves land in the lanes that keep
  * them (as stage_avx2.c does), BF16/FP16 in the low half of each lane (the
- * high half is the gap's word).  Reads end at the gap after element j + 7. */
+ * high half is the gap's word).  Reads end at the gap after element j + 7:
+ * Q_GAP_AFTER 1. */
 static inline __attribute__((always_inline)) __m256i every_other8(const void *src, size_t j, int input) {
     if (input == SK_QUANT_F32) {
         const __m128i *in = (const __m128i *)((const uint32_t *)src + 2 * j);

@@ -5,6 +5,8 @@
  * other element, whose block reads end at the gap after its last element):
  *   QBLOCK, QCHUNK   elements per block and per tested chunk
  *   QALIGN           output bytes streamed stores align to
+ *   Q_GAP_AFTER      1 if a step-2 block reads the gap after its last
+ *                    element (then it is only taken while another follows)
  *   q_vec            a vector of int16 lanes, half a block
  *   q_mul            the multiplier in every FP32 lane
  *   q_mul q_multiplier(const sk_quant_ctx *c)
@@ -93,12 +95,12 @@ static inline __attribute__((always_inline)) void q_blocks(const sk_quant_ctx *c
 /* The blocks of a run: whole blocks on the fast path (streamed from an
  * exact head up to QALIGN-byte alignment when the output is at least
  * sk_stream_min_bytes()); returns where they stopped.  Every other element
- * (step 2): only blocks that another element follows, whose last gap then
- * lies inside the run. */
+ * (step 2) with Q_GAP_AFTER: only blocks that another element follows,
+ * whose last gap then lies inside the run. */
 static inline __attribute__((always_inline)) size_t q_steps(const sk_quant_ctx *c, const void *src, int8_t *out,
                                                             size_t n, int input, int mode, size_t step) {
     size_t i = 0;
-    const size_t reach = step == 1 ? n : n - 1;  /* n >= 1 */
+    const size_t reach = step == 2 && Q_GAP_AFTER ? n - 1 : n;  /* n >= 1 */
     if (!c->exact_only && reach >= QBLOCK) {
         const int stream = n >= sk_stream_min_bytes();
         if (stream) {
