@@ -96,6 +96,7 @@ static const sk_every_other_fn quant_every_other[SK_ROUTE_COUNT][3][4] = {
 #if SK_HAVE_AVX2
     [SK_ROUTE_AVX2] = {ROW(avx2, f32), ROW(avx2, bf16), ROW(avx2, f16)},
 #endif
+    [SK_ROUTE_SCALAR] = {{NULL}},  /* (never empty braces, which C11 forbids) */
 };
 #undef ROW
 
