@@ -17,7 +17,10 @@ quant_avx512.c; the other routes see ordinary inputs):
 * sizes around the blocks and the chunk, output addresses at several
   offsets modulo 64 (the streaming heads), and the streaming threshold
   forced low, at and next to the size (``lib.sk_stream_override``, restored
-  in ``finally``); one slow test streams above the real threshold.
+  in ``finally``); one slow test streams above the real threshold;
+* all of these again through the every_other leaves of the x86 routes
+  (input a[::2], step 2, its gaps poisoned with NaNs, infinities, huge and
+  subnormal values, its buffer ending at the last element).
 
 Every output is framed by sentinel bytes that must stay untouched.
 """
@@ -108,27 +111,31 @@ def in_every_lane(pool: np.ndarray, specials, seed: int) -> np.ndarray:
     return np.concatenate(blocks)
 
 
-def run(route, dtype, m, zp, mode, values, env=None, out_offset=0, in_offset=0):
-    """One dense execution of ``values`` with the output at ``out_offset``
-    bytes past a 64-byte boundary (and the input ``in_offset`` elements
-    past one), framed by sentinels; a report or None.  The expectation is
-    the oracle's, computed before the environment is entered."""
+def run(route, dtype, m, zp, mode, values, env=None, out_offset=0, in_offset=0, step=1):
+    """One execution of ``values`` with the output at ``out_offset`` bytes
+    past a 64-byte boundary (and the input ``in_offset`` elements past one),
+    framed by sentinels; a report or None.  The expectation is the oracle's,
+    computed before the environment is entered.  ``step`` 2 lays the input
+    out as every other element (a[::2], the x86 routes' every_other leaves),
+    the gaps holding NaNs, infinities, huge and subnormal values that must
+    not influence any result; its buffer ends at the last element."""
     values = np.ascontiguousarray(values, dtype=UINT[dtype])
     n = values.size
     unique, inverse = np.unique(values, return_inverse=True)
     expected = np.array(quant_many(unique.tolist(), FORMAT[dtype], m, zp, mode), dtype=np.int8)
     expected = expected[inverse.reshape(-1)].view(np.uint8)
-    plan = quant_plan(quant_request((n,), dtype, m, zp, mode), route)
-    src_big = np.zeros(n + in_offset + 64, dtype=UINT[dtype])
+    in_strides = None if step == 1 else (step * src_itemsize(dtype),)
+    plan = quant_plan(quant_request((n,), dtype, m, zp, mode, in_strides), route)
+    src_big = np.resize(np.array(GAP_POISON[dtype], dtype=UINT[dtype]), step * n + in_offset + 64)
     start = (-src_big.ctypes.data // src_big.itemsize) % (64 // src_big.itemsize)
-    src = src_big[start + in_offset: start + in_offset + n]
-    src[...] = values
+    src = src_big[start + in_offset: start + in_offset + step * (n - 1) + 1]
+    src[::step] = values
     out_big = np.full(n + 128, SENTINEL, dtype=np.uint8)
     base = (-out_big.ctypes.data) % 64 + out_offset
     out = out_big[base: base + n]
     with (fp_or_skip(**env) if env else _nothing()):
         status = sk.a65.quant.execute(plan, [src], [out])
-    what = f"{route} {dtype.name} m={m:#010x} zp={zp} {mode} n={n} out+{out_offset} in+{in_offset}"
+    what = f"{route} {dtype.name} m={m:#010x} zp={zp} {mode} n={n} out+{out_offset} in+{in_offset} step {step}"
     if status is not None:
         return f"{what}: {status}"
     gaps = np.ones(out_big.size, dtype=bool)
@@ -136,6 +143,21 @@ def run(route, dtype, m, zp, mode, values, env=None, out_offset=0, in_offset=0):
     problems = [mismatch_report(out_big[base: base + n], expected, values, what),
                 untouched_report(out_big, SENTINEL, gaps, f"{what}: output frame")]
     return "\n".join(p for p in problems if p) or None
+
+
+# Gap values for step-2 inputs: quiet and signalling NaNs, infinities, the
+# largest finite values, subnormals, 1.0.
+GAP_POISON = {F32: (0x7FC00001, 0x7F800001, 0xFF800000, 0x7F7FFFFF, 0x00000001, 0x807FFFFF, 0x3F800000),
+              BF16: (0x7FC1, 0x7F81, 0xFF80, 0x7F7F, 0x0001, 0x807F, 0x3F80),
+              F16: (0x7E01, 0x7C01, 0xFC00, 0x7BFF, 0x0001, 0x83FF, 0x3C00)}
+# Steps per route: 2 (every other element) where the route reads it in place.
+STEPS = {route: (1, 2) if route in ("avx512", "avx2") else (1,) for route in ROUTES}
+ROUTE_STEPS = [(route, step) for route in ROUTES for step in STEPS[route]]
+ROUTE_STEP_IDS = [f"{route}-step{step}" for route, step in ROUTE_STEPS]
+
+
+def src_itemsize(dtype: sk.DType) -> int:
+    return 4 if dtype is F32 else 2
 
 
 class _nothing:
@@ -177,8 +199,8 @@ def test_low_bound_examples():
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 @pytest.mark.parametrize("input", INPUTS)
-@pytest.mark.parametrize("route", ROUTES)
-def test_inputs_at_and_next_to_the_low_bound(route, input, env):
+@pytest.mark.parametrize("route,step", ROUTE_STEPS, ids=ROUTE_STEP_IDS)
+def test_inputs_at_and_next_to_the_low_bound(route, step, input, env):
     """T-2..T+2 of both signs (kept finite and nonzero), and the largest
     subnormal, in every lane of a block, for each multiplier, every mode."""
     dtype = INPUTS[input]
@@ -189,7 +211,7 @@ def test_inputs_at_and_next_to_the_low_bound(route, input, env):
         specials = near + [a | SIGN[dtype] for a in near]
         values = in_every_lane(fast_pool(dtype, m), specials, seed=t)
         for mode in MODES:
-            r = run(route, dtype, m, -7, mode, values, ENVIRONMENTS[env])
+            r = run(route, dtype, m, -7, mode, values, ENVIRONMENTS[env], step=step)
             reports.append(r and f"[{why}, T={t:#x}] {r}")
     fail_if(reports)
 
@@ -216,15 +238,15 @@ def high_values(dtype: sk.DType, m: int) -> list:
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 @pytest.mark.parametrize("input", INPUTS)
-@pytest.mark.parametrize("route", ROUTES)
-def test_products_around_the_high_test(route, input, env):
+@pytest.mark.parametrize("route,step", ROUTE_STEPS, ids=ROUTE_STEP_IDS)
+def test_products_around_the_high_test(route, step, input, env):
     dtype = INPUTS[input]
     reports = []
     for m in HIGH_MULTIPLIERS[dtype]:
         values = in_every_lane(fast_pool(dtype, m), high_values(dtype, m), seed=m & 0xFFFF)
         for mode in MODES:
             for zp in (-128, 5, 127):
-                reports.append(run(route, dtype, m, zp, mode, values, ENVIRONMENTS[env]))
+                reports.append(run(route, dtype, m, zp, mode, values, ENVIRONMENTS[env], step=step))
     fail_if(reports)
 
 
@@ -247,8 +269,8 @@ def chunk_values(dtype: sk.DType, m: int, bad: int) -> np.ndarray:
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 @pytest.mark.parametrize("input", INPUTS)
-@pytest.mark.parametrize("route", ROUTES)
-def test_exceptional_lanes_in_later_chunks(route, input, env):
+@pytest.mark.parametrize("route,step", ROUTE_STEPS, ids=ROUTE_STEP_IDS)
+def test_exceptional_lanes_in_later_chunks(route, step, input, env):
     dtype = INPUTS[input]
     m = 0x3E99999A if dtype is not F16 else pow2(16)
     t = low_bound(dtype, m)
@@ -256,7 +278,8 @@ def test_exceptional_lanes_in_later_chunks(route, input, env):
     reports = []
     for bad in bads:
         for mode in MODES:
-            reports.append(run(route, dtype, m, 3, mode, chunk_values(dtype, m, bad), ENVIRONMENTS[env]))
+            reports.append(run(route, dtype, m, 3, mode, chunk_values(dtype, m, bad), ENVIRONMENTS[env],
+                                  step=step))
     fail_if(reports)
 
 
@@ -268,8 +291,8 @@ OFFSETS = (0, 1, 7, 16, 31, 33, 63)  # the streaming head: 32-byte (avx2), 64-by
 
 @pytest.mark.parametrize("stream", ["default", "tiny", "at-size"])
 @pytest.mark.parametrize("input", INPUTS)
-@pytest.mark.parametrize("route", ROUTES)
-def test_sizes_offsets_and_streaming(route, input, stream):
+@pytest.mark.parametrize("route,step", ROUTE_STEPS, ids=ROUTE_STEP_IDS)
+def test_sizes_offsets_and_streaming(route, step, input, stream):
     """Every size and output offset, with the streaming threshold as built,
     forced to 1 byte (every block streams after an aligned head) and to
     the size itself and its neighbours; fast-path data with some
@@ -288,12 +311,12 @@ def test_sizes_offsets_and_streaming(route, input, stream):
                 with stream_threshold(nbytes):
                     for data in (values, clean):
                         reports.append(run(route, dtype, m, -3, mode, data, out_offset=offset,
-                                           in_offset=k % 3))
+                                           in_offset=k % 3, step=step))
     fail_if(reports)
 
 
-@pytest.mark.parametrize("route", ROUTES)
-def test_streaming_under_ftz_daz(route):
+@pytest.mark.parametrize("route,step", ROUTE_STEPS, ids=ROUTE_STEP_IDS)
+def test_streaming_under_ftz_daz(route, step):
     """The streamed blocks with the low test (FTZ/DAZ), every input."""
     reports = []
     for input, dtype in INPUTS.items():
@@ -302,7 +325,7 @@ def test_streaming_under_ftz_daz(route):
         values = in_every_lane(fast_pool(dtype, m), [t - 1, t, 1], seed=5)
         with stream_threshold(1):
             for mode in MODES:
-                reports.append(run(route, dtype, m, 0, mode, values, FTZ_DAZ, out_offset=9))
+                reports.append(run(route, dtype, m, 0, mode, values, FTZ_DAZ, out_offset=9, step=step))
     fail_if(reports)
 
 

@@ -335,7 +335,13 @@ def _guarded(nbytes):
 _KEEP = []
 # (shape, input strides, output strides) in elements: each port in turn
 # ends right before a page that faults on any access.
-GUARDED = ([((n,), (2,), None) for n in list(range(1, 72)) + [CHUNK + 7, CHUNK + 8]]
+# Every other element (the x86 routes' every_other leaves) at the lengths
+# around their blocks (8 to 64 elements) and the staging chunk.
+EVERY_OTHER_GUARDED = list(range(1, 72)) + [95, 96, 97, 127, 128, 129, 192, 193, 256, 257,
+                                            CHUNK, CHUNK + 7, CHUNK + 8, 2 * CHUNK, 2 * CHUNK + 1]
+GUARDED = ([((n,), (2,), None) for n in EVERY_OTHER_GUARDED]
+           + [((r, c), (2 * c, 2), None) for r, c in [(3, 64), (64, 64), (5, 33)]]
+           + [((r, c), (2 * c + 1, 2), None) for r, c in [(3, 64), (4, 65)]]
            + [((n,), None, (2,)) for n in (1, 17, CHUNK + 1)]
            + [((r, c), (1, r), None) for r, c in [(3, 5), (16, 16), (17, 9), (64, 65), (65, 70), (8, 129)]]
            + [((r, c), None, (1, r)) for r, c in [(3, 5), (17, 9), (65, 70), (129, 8)]])

@@ -2,36 +2,37 @@
 #include "cast.h"
 
 /* [route][kind]; only the scalar reference has a strided leaf: the walk
- * stages the vector routes' non-packed runs through their dense leaves. */
+ * stages the vector routes' non-packed runs through their dense leaves,
+ * except every other element, which the AVX2 leaves read in place. */
 static const sk_kernel cast_routes[SK_ROUTE_COUNT][2] = {
 #if SK_HAVE_NEON
     [SK_ROUTE_NEON] = {
-        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__neon, NULL},
-        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__neon, NULL},
+        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__neon, NULL, NULL},
+        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__neon, NULL, NULL},
     },
 #endif
 #if SK_HAVE_AVX512
     /* 512-bit Cast is no faster: the AVX2 leaves already reach the copy. */
     [SK_ROUTE_AVX512] = {
-        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__avx2, NULL},
-        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__avx2, NULL},
+        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__avx2, NULL, sk_cast_f32_bf16_every_other__avx2},
+        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__avx2, NULL, sk_cast_bf16_f32_every_other__avx2},
     },
 #endif
 #if SK_HAVE_AVX2
     [SK_ROUTE_AVX2] = {
-        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__avx2, NULL},
-        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__avx2, NULL},
+        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__avx2, NULL, sk_cast_f32_bf16_every_other__avx2},
+        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__avx2, NULL, sk_cast_bf16_f32_every_other__avx2},
     },
 #endif
 #if SK_HAVE_SSE2
     [SK_ROUTE_SSE2] = {
-        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__sse2, NULL},
-        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__sse2, NULL},
+        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__sse2, NULL, NULL},
+        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__sse2, NULL, NULL},
     },
 #endif
     [SK_ROUTE_SCALAR] = {
-        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__scalar, sk_cast_f32_bf16_strided__scalar},
-        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__scalar, sk_cast_bf16_f32_strided__scalar},
+        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__scalar, sk_cast_f32_bf16_strided__scalar, NULL},
+        [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__scalar, sk_cast_bf16_f32_strided__scalar, NULL},
     },
 };
 

@@ -39,12 +39,21 @@ typedef void (*sk_span_fn)(const void *ctx, const void *src, void *dst, size_t n
 typedef void (*sk_strided_fn)(const void *ctx, const char *src, ptrdiff_t src_step,
                               char *dst, ptrdiff_t dst_step, size_t n);
 
+/* Every second element of an input (a[::2], a[:, ::2]) into a packed
+ * output: converts a prefix of the `n` elements and returns its length.
+ * It reads no byte outside elements [0, n) and their gaps before element
+ * n-1 (never the gap after the last one), so it converts vector blocks
+ * while another element follows; the walk stages the rest through `span`. */
+typedef size_t (*sk_every_other_fn)(const void *ctx, const void *src, void *dst, size_t n);
+
 /* A route's leaves.  `strided` is the scalar reference's element-by-element
  * leaf; vector routes leave it NULL and the walk stages their non-packed
- * runs through `span` (walk.c). */
+ * runs through `span` (walk.c), or, where the route has `every_other`,
+ * hands it the runs that take every second input element. */
 typedef struct sk_kernel {
     sk_span_fn span;
     sk_strided_fn strided;
+    sk_every_other_fn every_other;
 } sk_kernel;
 
 /* Runs `kernel` over every run of the walk. */

@@ -184,13 +184,13 @@ static int tile_axes_of(const sk_walk *w, tile_axes *t) {
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* One inner run, staged in chunks. */
-static void staged_run(const sk_walk *w, const char *src, char *dst, sk_span_fn span, const void *ctx) {
+/* An inner run (or its last `left` elements), staged in chunks. */
+static void staged_run(const sk_walk *w, const char *src, char *dst, size_t left, sk_span_fn span,
+                       const void *ctx) {
     _Alignas(64) char in_buf[SK_STAGE_CHUNK * SK_MAX_ELEMENT];
     _Alignas(64) char out_buf[SK_STAGE_CHUNK * SK_MAX_ELEMENT];
     const size_t in_size = (size_t)w->in_size, out_size = (size_t)w->out_size;
     const int in_packed = w->in_step == w->in_size, out_packed = w->out_step == w->out_size;
-    size_t left = (size_t)w->run_length;
     for (;;) {
         const size_t k = left < SK_STAGE_CHUNK ? left : SK_STAGE_CHUNK;
         const char *in = src;
@@ -261,7 +261,23 @@ static void tiled_plane(const sk_walk *w, const tile_axes *t, const char *src, c
             tile_run(&j, l0, (size_t)min64(tl, t->l_extent - l0), x0, (size_t)min64(tx, t->x_extent - x0));
 }
 
-enum run_kind { RUN_DENSE, RUN_STRIDED, RUN_STAGED, RUN_TILED };
+/* An inner run of every second input element into a packed output: the
+ * route's every_other leaf reads it in place (no staging pass), and the
+ * few elements it leaves are staged. */
+static void every_other_run(const sk_walk *w, const char *src, char *dst, const sk_kernel *kernel,
+                            const void *ctx) {
+    const size_t n = (size_t)w->run_length;
+    const size_t done = kernel->every_other(ctx, src, dst, n);
+    if (done < n)
+        staged_run(w, src + w->in_step * (int64_t)done, dst + w->out_step * (int64_t)done, n - done,
+                   kernel->span, ctx);
+}
+
+static int every_other_of(const sk_walk *w) {
+    return w->in_step == 2 * (int64_t)w->in_size && w->out_step == w->out_size;
+}
+
+enum run_kind { RUN_DENSE, RUN_STRIDED, RUN_EVERY_OTHER, RUN_STAGED, RUN_TILED };
 
 void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_kernel kernel,
                  const void *ctx) {
@@ -269,7 +285,8 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
     char *dst = dst_base;
     tile_axes tiles = {0, 0, 0, 0};
     enum run_kind kind = walk->dense ? RUN_DENSE : kernel.strided ? RUN_STRIDED
-                       : tile_axes_of(walk, &tiles) ? RUN_TILED : RUN_STAGED;
+                       : tile_axes_of(walk, &tiles) ? RUN_TILED
+                       : kernel.every_other && every_other_of(walk) ? RUN_EVERY_OTHER : RUN_STAGED;
     /* A tiled step covers the fastest outer axis too: carry from the next. */
     const int first = kind == RUN_TILED ? 1 : 0;
     const int64_t steps = kind == RUN_TILED ? walk->runs / walk->extent[0] : walk->runs;
@@ -281,7 +298,8 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
         case RUN_STRIDED:
             kernel.strided(ctx, src, (ptrdiff_t)walk->in_step, dst, (ptrdiff_t)walk->out_step, n);
             break;
-        case RUN_STAGED: staged_run(walk, src, dst, kernel.span, ctx); break;
+        case RUN_EVERY_OTHER: every_other_run(walk, src, dst, &kernel, ctx); break;
+        case RUN_STAGED: staged_run(walk, src, dst, n, kernel.span, ctx); break;
         case RUN_TILED: tiled_plane(walk, &tiles, src, dst, kernel.span, ctx); break;
         }
         /* Carry: step the fastest outer axis; on wrap, rewind it (by

@@ -109,6 +109,30 @@ static sk_span_fn form_leaf(int route, int output, int form, int exponent) {
     return scalar[output][form];
 }
 
+/* Every other element read in place (kernel.h), on the AVX2 and AVX-512
+ * routes (their FP32 leaves are shared, as the dense ones are). */
+static sk_every_other_fn every_other_leaf(int route, int output, int form) {
+#if SK_HAVE_AVX2
+    static const sk_every_other_fn avx2[2][SK_DEQUANT_FORM_COUNT] = {
+        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow_every_other__avx2, sk_dequant_i8_f32_narrow_every_other__avx2,
+                            sk_dequant_i8_f32_wide_pow2_every_other__avx2,
+                            sk_dequant_i8_f32_wide_unit_every_other__avx2, sk_dequant_i8_f32_wide_every_other__avx2},
+        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow_every_other__avx2,
+                             sk_dequant_i8_bf16_narrow_pow2_every_other__avx2,
+                             sk_dequant_i8_bf16_wide_pow2_every_other__avx2,
+                             sk_dequant_i8_bf16_wide_unit_every_other__avx2,
+                             sk_dequant_i8_bf16_wide_every_other__avx2},
+    };
+    if (route == SK_ROUTE_AVX2) return avx2[output][form];
+#endif
+#if SK_HAVE_AVX512
+    if (route == SK_ROUTE_AVX512)
+        return output == SK_DEQUANT_BF16 ? sk_dequant_i8_bf16_table_every_other__avx512 : avx2[output][form];
+#endif
+    (void)route, (void)output, (void)form;
+    return NULL;
+}
+
 #if SK_HAVE_NEON
 static sk_span_fn neon_leaf(int output, int form) {
     static const sk_span_fn leaves[2][SK_DEQUANT_FORM_COUNT] = {
@@ -146,8 +170,9 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
     c.bf16_table = plan->bf16_table;
 
     /* Only the scalar reference walks non-packed runs element by element;
-     * the walk stages them through the other routes' dense leaves. */
-    sk_kernel k = {NULL, NULL};
+     * the walk stages them through the other routes' dense leaves, or
+     * reads every other element in place where the route can. */
+    sk_kernel k = {NULL, NULL, every_other_leaf(plan->route, plan->output, plan->form)};
     if (plan->route == SK_ROUTE_SCALAR)
         k.strided = plan->output == SK_DEQUANT_F32 ? sk_dequant_i8_f32_strided__scalar
                                                    : sk_dequant_i8_bf16_strided__scalar;

@@ -73,6 +73,22 @@ SK_DEQUANT_LEAF(sk_dequant_i8_bf16_shift__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_pow2__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__scalar);
+/* Every other element read in place (kernel.h). */
+#define SK_DEQUANT_EVERY_OTHER(name) size_t name(const void *ctx, const void *src, void *dst, size_t n)
+#if SK_HAVE_AVX2
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_narrow_every_other__avx2);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_wide_pow2_every_other__avx2);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_wide_unit_every_other__avx2);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_wide_every_other__avx2);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_narrow_every_other__avx2);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_narrow_pow2_every_other__avx2);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_pow2_every_other__avx2);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_unit_every_other__avx2);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_every_other__avx2);
+#endif
+#if SK_HAVE_AVX512
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_table_every_other__avx512);
+#endif
 #if SK_HAVE_AVX2
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow__avx2);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_pow2__avx2);

@@ -45,9 +45,18 @@ static inline __attribute__((always_inline)) __m256i arith8(const params *p, __m
     }
 }
 
-/* FP32 bits of eight elements, sign-extended straight from memory. */
-static inline __attribute__((always_inline)) __m256i bits8(const params *p, const int8_t *in, enum form f) {
-    __m256i q = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)in));
+/* FP32 bits of eight elements, sign-extended straight from memory; every
+ * other element (step 2) is the low byte of each 16-bit word, sign-extended
+ * by shifts (the reads end at the gap after the eighth element). */
+static inline __attribute__((always_inline)) __m256i bits8(const params *p, const int8_t *in, enum form f,
+                                                           size_t step) {
+    __m256i q;
+    if (step == 2) {
+        const __m128i w = _mm_loadu_si128((const __m128i *)in);
+        q = _mm256_cvtepi16_epi32(_mm_srai_epi16(_mm_slli_epi16(w, 8), 8));
+    } else {
+        q = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)in));
+    }
     if (f == NARROW || f == NARROW_POW2) q = _mm256_sub_epi32(q, p->zero_point);
     return arith8(p, q, f);
 }
@@ -57,8 +66,10 @@ static inline __attribute__((always_inline)) __m256i bits8(const params *p, cons
  * become INT32 lanes by multiply-adds with 1 and 0; each 32-bit lane then
  * holds one even and one odd result, whose low and high words interleave
  * back into element order by blends, with no permute. */
-static inline __attribute__((always_inline)) __m256i bf16_16(const params *p, const int8_t *in, enum form f) {
-    __m256i w = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)in));
+static inline __attribute__((always_inline)) __m256i bf16_16(const params *p, const int8_t *in, enum form f,
+                                                             size_t step) {
+    __m256i w = step == 2 ? _mm256_srai_epi16(_mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)in), 8), 8)
+                          : _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)in));
     if (f == NARROW || f == NARROW_POW2) w = _mm256_sub_epi16(w, p->zero_point16);
     const __m256i even = arith8(p, _mm256_madd_epi16(w, _mm256_set1_epi32(1)), f);
     const __m256i odd = arith8(p, _mm256_madd_epi16(w, _mm256_set1_epi32(0x10000)), f);
@@ -68,74 +79,91 @@ static inline __attribute__((always_inline)) __m256i bf16_16(const params *p, co
     return sk_avx2_bf16_round_words(low, high);
 }
 
+/* Blocks over the first n elements (for step 2, n is one short of the run,
+ * so that every block is followed by another element). */
 static inline __attribute__((always_inline)) size_t f32_blocks(const params *p, const int8_t *in, float *out,
-                                                               size_t n, enum form f, int stream) {
+                                                               size_t n, enum form f, size_t step, int stream) {
     size_t i = 0;
     for (; i + SK_AVX2_BLOCK <= n; i += SK_AVX2_BLOCK) {
-        sk_avx2_store(out + i, bits8(p, in + i, f), stream);
-        sk_avx2_store(out + i + 8, bits8(p, in + i + 8, f), stream);
-        sk_avx2_store(out + i + 16, bits8(p, in + i + 16, f), stream);
-        sk_avx2_store(out + i + 24, bits8(p, in + i + 24, f), stream);
+        sk_avx2_store(out + i, bits8(p, in + i * step, f, step), stream);
+        sk_avx2_store(out + i + 8, bits8(p, in + (i + 8) * step, f, step), stream);
+        sk_avx2_store(out + i + 16, bits8(p, in + (i + 16) * step, f, step), stream);
+        sk_avx2_store(out + i + 24, bits8(p, in + (i + 24) * step, f, step), stream);
     }
-    for (; i + 8 <= n; i += 8) sk_avx2_store(out + i, bits8(p, in + i, f), 0);
+    for (; i + 8 <= n; i += 8) sk_avx2_store(out + i, bits8(p, in + i * step, f, step), 0);
     return i;
 }
 
 static inline __attribute__((always_inline)) size_t bf16_blocks(const params *p, const int8_t *in,
                                                                 uint16_t *out, size_t n, enum form f,
-                                                                int stream) {
+                                                                size_t step, int stream) {
     size_t i = 0;
     for (; i + SK_AVX2_BLOCK <= n; i += SK_AVX2_BLOCK) {
-        const __m256i a = bf16_16(p, in + i, f), b = bf16_16(p, in + i + 16, f);
+        const __m256i a = bf16_16(p, in + i * step, f, step), b = bf16_16(p, in + (i + 16) * step, f, step);
         sk_avx2_store(out + i, a, stream);
         sk_avx2_store(out + i + 16, b, stream);
     }
     if (i + 16 <= n) {
-        sk_avx2_store(out + i, bf16_16(p, in + i, f), 0);
+        sk_avx2_store(out + i, bf16_16(p, in + i * step, f, step), 0);
         i += 16;
     }
     return i;
 }
 
-static inline __attribute__((always_inline)) void run_f32(const sk_dequant_ctx *c, const int8_t *in,
-                                                           float *out, size_t n, enum form f) {
+/* A run of elements `step` apart (1: packed; 2: every other element, of
+ * which the blocks are converted and their count returned: the walk stages
+ * the rest, kernel.h). */
+static inline __attribute__((always_inline)) size_t run_f32(const sk_dequant_ctx *c, const int8_t *in,
+                                                             float *out, size_t n, enum form f, size_t step) {
     const params p = params_of(c);
-    size_t i = sk_avx2_head(out, sizeof *out, n);
-    for (size_t j = 0; j < i; ++j) out[j] = sk_dequant_staged(c, in[j]);
+    const size_t reach = step == 1 ? n : n - 1;  /* n >= 1 */
+    size_t i = sk_avx2_head(out, sizeof *out, reach);
+    for (size_t j = 0; j < i; ++j) out[j] = sk_dequant_staged(c, in[j * step]);
     if (sk_avx2_streams(n, sizeof *out)) {
-        i += f32_blocks(&p, in + i, out + i, n - i, f, 1);
+        i += f32_blocks(&p, in + i * step, out + i, reach - i, f, step, 1);
         _mm_sfence();  /* streamed lines are visible before the call returns */
     } else {
-        i += f32_blocks(&p, in + i, out + i, n - i, f, 0);
+        i += f32_blocks(&p, in + i * step, out + i, reach - i, f, step, 0);
     }
+    if (step == 2) return i;
     for (; i < n; ++i) out[i] = sk_dequant_staged(c, in[i]);
+    return n;
 }
 
 static inline uint16_t staged_bf16(const sk_dequant_ctx *c, int8_t q) {
     return sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(c, q)));
 }
 
-static inline __attribute__((always_inline)) void run_bf16(const sk_dequant_ctx *c, const int8_t *in,
-                                                            uint16_t *out, size_t n, enum form f) {
+static inline __attribute__((always_inline)) size_t run_bf16(const sk_dequant_ctx *c, const int8_t *in,
+                                                              uint16_t *out, size_t n, enum form f, size_t step) {
     const params p = params_of(c);
-    size_t i = sk_avx2_head(out, sizeof *out, n);
-    for (size_t j = 0; j < i; ++j) out[j] = staged_bf16(c, in[j]);
+    const size_t reach = step == 1 ? n : n - 1;  /* n >= 1 */
+    size_t i = sk_avx2_head(out, sizeof *out, reach);
+    for (size_t j = 0; j < i; ++j) out[j] = staged_bf16(c, in[j * step]);
     if (sk_avx2_streams(n, sizeof *out)) {
-        i += bf16_blocks(&p, in + i, out + i, n - i, f, 1);
+        i += bf16_blocks(&p, in + i * step, out + i, reach - i, f, step, 1);
         _mm_sfence();
     } else {
-        i += bf16_blocks(&p, in + i, out + i, n - i, f, 0);
+        i += bf16_blocks(&p, in + i * step, out + i, reach - i, f, step, 0);
     }
+    if (step == 2) return i;
     for (; i < n; ++i) out[i] = staged_bf16(c, in[i]);
+    return n;
 }
 
-#define LEAVES(name, f)                                                                          \
-    SK_DEQUANT_LEAF(sk_dequant_i8_f32_##name##__avx2) { run_f32(ctx, src, dst, n, f); }          \
-    SK_DEQUANT_LEAF(sk_dequant_i8_bf16_##name##__avx2) { run_bf16(ctx, src, dst, n, f); }
-LEAVES(narrow, NARROW)
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow_pow2__avx2) { run_bf16(ctx, src, dst, n, NARROW_POW2); }
-LEAVES(wide_pow2, WIDE_POW2)
-LEAVES(wide_unit, WIDE_UNIT)
-LEAVES(wide, WIDE)
+#define LEAVES(out, name, f, run)                                                                \
+    SK_DEQUANT_LEAF(sk_dequant_i8_##out##_##name##__avx2) { run(ctx, src, dst, n, f, 1); }       \
+    SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_##out##_##name##_every_other__avx2) {                 \
+        return run(ctx, src, dst, n, f, 2);                                                      \
+    }
+LEAVES(f32, narrow, NARROW, run_f32)
+LEAVES(f32, wide_pow2, WIDE_POW2, run_f32)
+LEAVES(f32, wide_unit, WIDE_UNIT, run_f32)
+LEAVES(f32, wide, WIDE, run_f32)
+LEAVES(bf16, narrow, NARROW, run_bf16)
+LEAVES(bf16, narrow_pow2, NARROW_POW2, run_bf16)
+LEAVES(bf16, wide_pow2, WIDE_POW2, run_bf16)
+LEAVES(bf16, wide_unit, WIDE_UNIT, run_bf16)
+LEAVES(bf16, wide, WIDE, run_bf16)
 #undef LEAVES
 #endif

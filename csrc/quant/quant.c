@@ -84,6 +84,26 @@ sk_span_fn sk_quant_leaf(int route, int input, int rounding) {
     return quant_leaves[route][input][rounding];
 }
 
+/* Every other element read in place (kernel.h): the x86 vector routes
+ * (SSE2 and the portable routes stage such runs). */
+#define ROW(isa, in)                                                                                \
+    {sk_quant_##in##_i8_ne_every_other__##isa, sk_quant_##in##_i8_tz_every_other__##isa,           \
+     sk_quant_##in##_i8_tp_every_other__##isa, sk_quant_##in##_i8_tn_every_other__##isa}
+static const sk_every_other_fn quant_every_other[SK_ROUTE_COUNT][3][4] = {
+#if SK_HAVE_AVX512
+    [SK_ROUTE_AVX512] = {ROW(avx512, f32), ROW(avx512, bf16), ROW(avx512, f16)},
+#endif
+#if SK_HAVE_AVX2
+    [SK_ROUTE_AVX2] = {ROW(avx2, f32), ROW(avx2, bf16), ROW(avx2, f16)},
+#endif
+    [SK_ROUTE_SCALAR] = {{NULL}},  /* (never empty braces, which C11 forbids) */
+};
+#undef ROW
+
+sk_every_other_fn sk_quant_every_other_leaf(int route, int input, int rounding) {
+    return quant_every_other[route][input][rounding];
+}
+
 int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_len, void *dst,
                      uint64_t dst_len) {
     int status = sk_quant_prepare(plan);
@@ -97,10 +117,12 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
     sk_quant_ctx c;
     sk_quant_ctx_init(&c, plan->multiplier_bits, plan->zero_point, plan->input);
     /* Only the scalar reference walks non-packed runs element by element;
-     * the walk stages them through the other routes' dense leaves. */
+     * the walk stages them through the other routes' dense leaves, or
+     * reads every other element in place where the route can. */
     const sk_kernel k = {sk_quant_leaf(plan->route, plan->input, plan->rounding),
                          plan->route == SK_ROUTE_SCALAR ? sk_quant_strided[plan->input][plan->rounding]
-                                                        : NULL};
+                                                        : NULL,
+                         sk_quant_every_other_leaf(plan->route, plan->input, plan->rounding)};
     sk_walk_run(&plan->walk, src, dst, k, &c);
     return SK_OK;
 }

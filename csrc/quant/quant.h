@@ -115,27 +115,41 @@ static inline int8_t sk_quant_exact(const sk_quant_ctx *c, sk_q_decoded d, int m
     return sk_q_saturate(r + c->zero_point);
 }
 
-/* The exact path over elements [i, n) of a packed source: tails, repaired
- * blocks and the whole scalar route. */
+/* The exact path over elements [i, n) of a source whose elements are
+ * `step` elements apart (1: packed; 2: every other): tails, repaired blocks
+ * and the whole scalar route. */
+static inline void sk_quant_exact_steps(const sk_quant_ctx *c, const void *src, int8_t *out, size_t i,
+                                        size_t n, int input, int mode, size_t step) {
+    for (; i < n; ++i) out[i] = sk_quant_exact(c, sk_q_decode_at(input, src, i * step), mode);
+}
+
 static inline void sk_quant_exact_span(const sk_quant_ctx *c, const void *src, int8_t *out, size_t i,
                                        size_t n, int input, int mode) {
-    for (; i < n; ++i) out[i] = sk_quant_exact(c, sk_q_decode_at(input, src, i), mode);
+    sk_quant_exact_steps(c, src, out, i, n, input, mode, 1);
 }
 
 #define SK_QUANT_LEAF(name) void name(const void *ctx, const void *src, void *dst, size_t n)
+#define SK_QUANT_EVERY_OTHER(name) size_t name(const void *ctx, const void *src, void *dst, size_t n)
 /* Defines the 12 entries of a route from its always-inline runner
- * run(ctx, src, out, n, input, mode). */
+ * run(ctx, src, out, n, input, mode); the x86 vector routes also define
+ * 12 every_other leaves (kernel.h) from theirs, which returns the count. */
 #define SK_QUANT_ENTRY(isa, run, in_name, input, mode_name, mode)                                   \
     SK_QUANT_LEAF(sk_quant_##in_name##_i8_##mode_name##__##isa) { run(ctx, src, dst, n, input, mode); }
-#define SK_QUANT_ENTRIES_FOR(isa, run, in_name, input)                        \
-    SK_QUANT_ENTRY(isa, run, in_name, input, ne, SK_QUANT_NEAREST_EVEN)       \
-    SK_QUANT_ENTRY(isa, run, in_name, input, tz, SK_QUANT_TOWARD_ZERO)        \
-    SK_QUANT_ENTRY(isa, run, in_name, input, tp, SK_QUANT_TOWARD_POSITIVE)    \
-    SK_QUANT_ENTRY(isa, run, in_name, input, tn, SK_QUANT_TOWARD_NEGATIVE)
-#define SK_QUANT_ENTRIES(isa, run)                         \
-    SK_QUANT_ENTRIES_FOR(isa, run, f32, SK_QUANT_F32)      \
-    SK_QUANT_ENTRIES_FOR(isa, run, bf16, SK_QUANT_BF16)    \
-    SK_QUANT_ENTRIES_FOR(isa, run, f16, SK_QUANT_F16)
+#define SK_QUANT_EVERY_OTHER_ENTRY(isa, run, in_name, input, mode_name, mode)                        \
+    SK_QUANT_EVERY_OTHER(sk_quant_##in_name##_i8_##mode_name##_every_other__##isa) {                \
+        return run(ctx, src, dst, n, input, mode);                                                  \
+    }
+#define SK_QUANT_ENTRIES_FOR(entry, isa, run, in_name, input)              \
+    entry(isa, run, in_name, input, ne, SK_QUANT_NEAREST_EVEN)                \
+    entry(isa, run, in_name, input, tz, SK_QUANT_TOWARD_ZERO)                 \
+    entry(isa, run, in_name, input, tp, SK_QUANT_TOWARD_POSITIVE)             \
+    entry(isa, run, in_name, input, tn, SK_QUANT_TOWARD_NEGATIVE)
+#define SK_QUANT_ENTRIES_OF(entry, isa, run)                         \
+    SK_QUANT_ENTRIES_FOR(entry, isa, run, f32, SK_QUANT_F32)         \
+    SK_QUANT_ENTRIES_FOR(entry, isa, run, bf16, SK_QUANT_BF16)       \
+    SK_QUANT_ENTRIES_FOR(entry, isa, run, f16, SK_QUANT_F16)
+#define SK_QUANT_ENTRIES(isa, run) SK_QUANT_ENTRIES_OF(SK_QUANT_ENTRY, isa, run)
+#define SK_QUANT_EVERY_OTHER_ENTRIES(isa, run) SK_QUANT_ENTRIES_OF(SK_QUANT_EVERY_OTHER_ENTRY, isa, run)
 #define SK_QUANT_LEAVES(isa)                                                   \
     SK_QUANT_LEAF(sk_quant_f32_i8_ne__##isa); SK_QUANT_LEAF(sk_quant_f32_i8_tz__##isa);   \
     SK_QUANT_LEAF(sk_quant_f32_i8_tp__##isa); SK_QUANT_LEAF(sk_quant_f32_i8_tn__##isa);   \
@@ -147,11 +161,26 @@ SK_QUANT_LEAVES(scalar)
 #if SK_HAVE_SSE2
 SK_QUANT_LEAVES(sse2)
 #endif
+#define SK_QUANT_EVERY_OTHER_LEAVES(isa)                                                            \
+    SK_QUANT_EVERY_OTHER(sk_quant_f32_i8_ne_every_other__##isa);                                    \
+    SK_QUANT_EVERY_OTHER(sk_quant_f32_i8_tz_every_other__##isa);                                    \
+    SK_QUANT_EVERY_OTHER(sk_quant_f32_i8_tp_every_other__##isa);                                    \
+    SK_QUANT_EVERY_OTHER(sk_quant_f32_i8_tn_every_other__##isa);                                    \
+    SK_QUANT_EVERY_OTHER(sk_quant_bf16_i8_ne_every_other__##isa);                                   \
+    SK_QUANT_EVERY_OTHER(sk_quant_bf16_i8_tz_every_other__##isa);                                   \
+    SK_QUANT_EVERY_OTHER(sk_quant_bf16_i8_tp_every_other__##isa);                                   \
+    SK_QUANT_EVERY_OTHER(sk_quant_bf16_i8_tn_every_other__##isa);                                   \
+    SK_QUANT_EVERY_OTHER(sk_quant_f16_i8_ne_every_other__##isa);                                    \
+    SK_QUANT_EVERY_OTHER(sk_quant_f16_i8_tz_every_other__##isa);                                    \
+    SK_QUANT_EVERY_OTHER(sk_quant_f16_i8_tp_every_other__##isa);                                    \
+    SK_QUANT_EVERY_OTHER(sk_quant_f16_i8_tn_every_other__##isa);
 #if SK_HAVE_AVX2
 SK_QUANT_LEAVES(avx2)
+SK_QUANT_EVERY_OTHER_LEAVES(avx2)
 #endif
 #if SK_HAVE_AVX512
 SK_QUANT_LEAVES(avx512)
+SK_QUANT_EVERY_OTHER_LEAVES(avx512)
 #endif
 #if SK_HAVE_NEON
 SK_QUANT_LEAVES(neon)
@@ -159,6 +188,8 @@ SK_QUANT_LEAVES(neon)
 
 /* The dense leaf of a route for an input dtype and rounding mode. */
 sk_span_fn sk_quant_leaf(int route, int input, int rounding);
+/* Its every_other leaf (kernel.h), NULL where the route has none. */
+sk_every_other_fn sk_quant_every_other_leaf(int route, int input, int rounding);
 
 /* Non-packed runs: the exact path element by element, one per input/mode. */
 typedef void (*sk_quant_strided_fn)(const void *ctx, const char *src, ptrdiff_t src_step,

@@ -27,7 +27,7 @@
 #pragma GCC target("avx2,f16c")
 #include <immintrin.h>
 
-enum { QBLOCK = 32, QCHUNK = 32 * QBLOCK, QALIGN = 32 };
+enum { QBLOCK = 32, QCHUNK = 32 * QBLOCK, QALIGN = 32, Q_GAP_AFTER = 1 };
 typedef __m256i q_vec;
 typedef __m256 q_mul;
 
@@ -41,10 +41,41 @@ static inline __attribute__((always_inline)) __m256i twice_less1_16(__m256i x) {
     return _mm256_add_epi16(_mm256_add_epi16(x, x), _mm256_set1_epi16(-1));
 }
 
+/* Eight elements from element j of every other element, as 32-bit lanes:
+ * FP32 picked from 128-bit loads whose halves land in the lanes that keep
+ * them (as stage_avx2.c does), BF16/FP16 in the low half of each lane (the
+ * high half is the gap's word).  Reads end at the gap after element j + 7:
+ * Q_GAP_AFTER 1. */
+static inline __attribute__((always_inline)) __m256i every_other8(const void *src, size_t j, int input) {
+    if (input == SK_QUANT_F32) {
+        const __m128i *in = (const __m128i *)((const uint32_t *)src + 2 * j);
+        const __m256i a = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(in)), _mm_loadu_si128(in + 2), 1);
+        const __m256i b = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(in + 1)), _mm_loadu_si128(in + 3), 1);
+        return _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),
+                                                     _MM_SHUFFLE(2, 0, 2, 0)));
+    }
+    return _mm256_loadu_si256((const __m256i *)((const uint16_t *)src + 2 * j));
+}
+
+/* Such lanes for the low test (16-bit inputs: the magnitude bits of their
+ * low words; the doubling in 32-bit lanes keeps no sign to shift out). */
+static inline __attribute__((always_inline)) __m256i every_other_less1(const void *src, size_t j, int input) {
+    __m256i x = every_other8(src, j, input);
+    if (input != SK_QUANT_F32) x = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff));
+    return twice_less1_32(x);
+}
+
 /* The low test of a block (only under FTZ/DAZ): every lane zero or of
  * magnitude bits at least fast_min. */
 static inline __attribute__((always_inline)) int q_above_min(const void *src, size_t i, int input,
-                                                           uint32_t low) {
+                                                           uint32_t low, size_t step) {
+    if (step == 2) {
+        const __m256i lo = _mm256_min_epu32(
+            _mm256_min_epu32(every_other_less1(src, i, input), every_other_less1(src, i + 8, input)),
+            _mm256_min_epu32(every_other_less1(src, i + 16, input), every_other_less1(src, i + 24, input)));
+        const __m256i bound = _mm256_set1_epi32((int)low);
+        return _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(lo, bound), lo)) == -1;
+    }
     if (input == SK_QUANT_F32) {
         const __m256i *in = (const __m256i *)((const uint32_t *)src + i);
         const __m256i lo = _mm256_min_epu32(
@@ -78,15 +109,42 @@ static inline __attribute__((always_inline)) __m256i product(__m256 x, __m256 m,
     return to_int(_mm256_mul_ps(x, m), mode);
 }
 
+/* Every other element as FP32 lanes in element order: eight FP32 or BF16
+ * (shifted up), or sixteen FP16, whose words are packed (the low word of
+ * each lane, unsigned, so the saturating pack keeps it) and widened by F16C. */
+static inline __attribute__((always_inline)) __m256 every_other_f32(const void *src, size_t j, int input) {
+    const __m256i x = every_other8(src, j, input);
+    return _mm256_castsi256_ps(input == SK_QUANT_BF16 ? _mm256_slli_epi32(x, 16) : x);
+}
+
+static inline __attribute__((always_inline)) void every_other_f16(const void *src, size_t j, __m256 *lo,
+                                                                  __m256 *hi) {
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i words = _mm256_packus_epi32(_mm256_blend_epi16(every_other8(src, j, SK_QUANT_F16), zero, 0xaa),
+                                              _mm256_blend_epi16(every_other8(src, j + 8, SK_QUANT_F16), zero, 0xaa));
+    const __m256i ordered = _mm256_permute4x64_epi64(words, _MM_SHUFFLE(3, 1, 2, 0));
+    *lo = _mm256_cvtph_ps(_mm256_castsi256_si128(ordered));
+    *hi = _mm256_cvtph_ps(_mm256_extracti128_si256(ordered, 1));
+}
+
 /* The block's rounded products saturated to int16, 16 lanes in each of
  * *a and *b.  BF16: unpacking works within 128-bit lanes (elements 0-3 and
  * 8-11, then 4-7 and 12-15), and the int32 -> int16 pack undoes exactly
- * that, so *a holds elements 0-15 and *b 16-31 in order.  FP32/FP16: *a
- * holds 0-3 8-11 4-7 12-15 and *b the same 16 later (see to_bytes). */
+ * that, so *a holds elements 0-15 and *b 16-31 in order.  FP32/FP16 and
+ * every other element: *a holds 0-3 8-11 4-7 12-15 and *b the same 16
+ * later (see to_bytes). */
 static inline __attribute__((always_inline)) void q_products(const void *src, size_t i, int input, __m256 m,
-                                                             int mode, __m256i *a, __m256i *b) {
+                                                             int mode, __m256i *a, __m256i *b, size_t step) {
     __m256 v0, v1, v2, v3;
-    if (input == SK_QUANT_F32) {
+    if (step == 2 && input == SK_QUANT_F16) {
+        every_other_f16(src, i, &v0, &v1);
+        every_other_f16(src, i + 16, &v2, &v3);
+    } else if (step == 2) {
+        v0 = every_other_f32(src, i, input);
+        v1 = every_other_f32(src, i + 8, input);
+        v2 = every_other_f32(src, i + 16, input);
+        v3 = every_other_f32(src, i + 24, input);
+    } else if (input == SK_QUANT_F32) {
         const float *in = (const float *)src + i;
         v0 = _mm256_loadu_ps(in);
         v1 = _mm256_loadu_ps(in + 8);
@@ -121,17 +179,18 @@ static inline __attribute__((always_inline)) int q_no_indefinite(__m256i a, __m2
  * int16 values: int16 saturation of |r| >= 2^15 keeps r beyond the INT8
  * range after any zero point in [-128, 127], so saturate8(sat16(sat16(r) +
  * zp)) = saturate8(r + zp). */
-static inline __attribute__((always_inline)) __m256i to_bytes(__m256i a, __m256i b, __m256i zp, int input) {
+static inline __attribute__((always_inline)) __m256i to_bytes(__m256i a, __m256i b, __m256i zp, int input,
+                                                              size_t step) {
     const __m256i bytes = _mm256_packs_epi16(_mm256_adds_epi16(a, zp), _mm256_adds_epi16(b, zp));
-    if (input == SK_QUANT_BF16)  /* 8-byte groups: 0-7, 16-23, 8-15, 24-31 */
+    if (input == SK_QUANT_BF16 && step == 1)  /* 8-byte groups: 0-7, 16-23, 8-15, 24-31 */
         return _mm256_permute4x64_epi64(bytes, _MM_SHUFFLE(3, 1, 2, 0));
     /* 4-byte groups: 0-3, 8-11, 16-19, 24-27, then 4-7, 12-15, ... */
     return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
 static inline __attribute__((always_inline)) void q_store(int8_t *out, __m256i a, __m256i b, __m256i zp,
-                                                          int input, int stream) {
-    const __m256i v = to_bytes(a, b, zp, input);
+                                                          int input, size_t step, int stream) {
+    const __m256i v = to_bytes(a, b, zp, input, step);
     if (stream)
         _mm256_stream_si256((__m256i *)out, v);
     else
@@ -150,4 +209,5 @@ static inline __attribute__((always_inline)) __m256i q_min(__m256i a, __m256i b)
 #include "quant_blocks.h"
 
 SK_QUANT_ENTRIES(avx2, q_run)
+SK_QUANT_EVERY_OTHER_ENTRIES(avx2, q_every_other)
 #endif

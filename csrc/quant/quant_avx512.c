@@ -16,7 +16,7 @@
 #pragma GCC target("avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")
 #include <immintrin.h>
 
-enum { QBLOCK = 64, QCHUNK = 16 * QBLOCK, QALIGN = 64 };
+enum { QBLOCK = 64, QCHUNK = 16 * QBLOCK, QALIGN = 64, Q_GAP_AFTER = 0 };
 typedef __m512i q_vec;
 typedef __m512 q_mul;
 
@@ -27,10 +27,38 @@ static inline __attribute__((always_inline)) __m512i twice_less1_16(__m512i x) {
     return _mm512_add_epi16(_mm512_add_epi16(x, x), _mm512_set1_epi16(-1));
 }
 
+/* Sixteen elements from element j of every other element, as 32-bit
+ * lanes: FP32 picked from two loads, BF16/FP16 in the low half of each
+ * lane (the high half is the gap's word, zero in the last lane).  The
+ * loads leave out the gap after element j + 15 (masked-off bytes are not
+ * read, nor fault), so that a block may end the run: Q_GAP_AFTER 0. */
+static inline __attribute__((always_inline)) __m512i every_other16(const void *src, size_t j, int input) {
+    if (input == SK_QUANT_F32) {
+        const uint32_t *in = (const uint32_t *)src + 2 * j;
+        const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        return _mm512_permutex2var_epi32(_mm512_loadu_si512(in), even, _mm512_maskz_loadu_epi32(0x7fff, in + 16));
+    }
+    return _mm512_maskz_loadu_epi16(0x7fffffff, (const uint16_t *)src + 2 * j);
+}
+
+/* The low test on sixteen such lanes (16-bit inputs: the magnitude bits of
+ * their low words; the doubling in 32-bit lanes keeps no sign to shift out). */
+static inline __attribute__((always_inline)) __m512i every_other_less1(const void *src, size_t j, int input) {
+    __m512i x = every_other16(src, j, input);
+    if (input != SK_QUANT_F32) x = _mm512_and_si512(x, _mm512_set1_epi32(0x7fff));
+    return twice_less1_32(x);
+}
+
 /* The low test of a block (only under FTZ/DAZ): every lane zero or of
  * magnitude bits at least fast_min; `low` is 2 fast_min - 1. */
 static inline __attribute__((always_inline)) int q_above_min(const void *src, size_t i, int input,
-                                                           uint32_t low) {
+                                                           uint32_t low, size_t step) {
+    if (step == 2) {
+        const __m512i lo = _mm512_min_epu32(
+            _mm512_min_epu32(every_other_less1(src, i, input), every_other_less1(src, i + 16, input)),
+            _mm512_min_epu32(every_other_less1(src, i + 32, input), every_other_less1(src, i + 48, input)));
+        return _mm512_cmplt_epu32_mask(lo, _mm512_set1_epi32((int)low)) == 0;
+    }
     if (input == SK_QUANT_F32) {
         const uint32_t *in = (const uint32_t *)src + i;
         const __m512i lo = _mm512_min_epu32(
@@ -61,11 +89,21 @@ static inline __attribute__((always_inline)) __m512i product(__m512 x, __m512 m,
  * widened exactly by vcvtph2ps (on 256-bit halves: measured faster on Zen 4
  * than the 512-bit form); BF16 split, each 32-bit pair of words into its even
  * element (shifted up) and its odd one (masked), with no shuffle, the BF16
- * word being the upper FP32 half. */
+ * word being the upper FP32 half.  Every other element comes as sixteen
+ * 32-bit lanes in element order, as FP32 does. */
 enum widen { WIDE_F32, WIDE_CVT, WIDE_PAIRS };
 
-static inline enum widen widen_of(int input) {
-    return input == SK_QUANT_F32 ? WIDE_F32 : input == SK_QUANT_BF16 ? WIDE_PAIRS : WIDE_CVT;
+static inline enum widen widen_of(int input, size_t step) {
+    return input == SK_QUANT_F32 || step == 2 ? WIDE_F32 : input == SK_QUANT_BF16 ? WIDE_PAIRS : WIDE_CVT;
+}
+
+/* Sixteen elements of every other element as FP32 lanes: BF16 shifted up,
+ * FP16 narrowed to its words (vpmovdw) and widened exactly. */
+static inline __attribute__((always_inline)) __m512 every_other_f32(const void *src, size_t j, int input) {
+    const __m512i x = every_other16(src, j, input);
+    if (input == SK_QUANT_F32) return _mm512_castsi512_ps(x);
+    if (input == SK_QUANT_BF16) return _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
+    return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(x));
 }
 
 static inline __attribute__((always_inline)) __m512 f16_widen16(const __m128i *in) {
@@ -77,10 +115,15 @@ static inline __attribute__((always_inline)) __m512 f16_widen16(const __m128i *i
  * and *b, in the order the packs leave them (to_bytes restores element
  * order). */
 static inline __attribute__((always_inline)) void q_products(const void *src, size_t i, int input, __m512 m,
-                                                             int mode, __m512i *a, __m512i *b) {
-    const enum widen w = widen_of(input);
+                                                             int mode, __m512i *a, __m512i *b, size_t step) {
+    const enum widen w = widen_of(input, step);
     __m512 v0, v1, v2, v3;
-    if (w == WIDE_F32) {
+    if (step == 2) {
+        v0 = every_other_f32(src, i, input);
+        v1 = every_other_f32(src, i + 16, input);
+        v2 = every_other_f32(src, i + 32, input);
+        v3 = every_other_f32(src, i + 48, input);
+    } else if (w == WIDE_F32) {
         const float *in = (const float *)src + i;
         v0 = _mm512_loadu_ps(in);
         v1 = _mm512_loadu_ps(in + 16);
@@ -132,8 +175,8 @@ static inline __attribute__((always_inline)) __m512i to_bytes(__m512i a, __m512i
 }
 
 static inline __attribute__((always_inline)) void q_store(int8_t *out, __m512i a, __m512i b, __m512i zp,
-                                                          int input, int stream) {
-    const __m512i v = to_bytes(a, b, zp, widen_of(input));
+                                                          int input, size_t step, int stream) {
+    const __m512i v = to_bytes(a, b, zp, widen_of(input, step));
     if (stream)
         _mm512_stream_si512((void *)out, v);
     else
@@ -152,4 +195,5 @@ static inline __attribute__((always_inline)) __m512i q_min(__m512i a, __m512i b)
 #include "quant_blocks.h"
 
 SK_QUANT_ENTRIES(avx512, q_run)
+SK_QUANT_EVERY_OTHER_ENTRIES(avx512, q_every_other)
 #endif
