@@ -261,3 +261,20 @@ def test_another_thread_runs_during_a_call():
         if seen:
             break
     assert seen, "no other thread ran while execute was converting (the GIL was held?)"
+
+
+def test_the_overlap_measurement_reports_every_row():
+    """``python -m simakernels.bench.threads`` on a tiny size: one row per
+    route and op plus the memcpy reference, each with an overlap figure
+    (the figures themselves are the benchmark's, never asserted)."""
+    import io
+
+    from simakernels.bench import cases, threads
+
+    text = io.StringIO()
+    threads.run(["scalar"], [cases.OPS[0], cases.OPS[4]], 4096, 2, 1, out=text)
+    rows = [line.split() for line in text.getvalue().splitlines()[3:]]
+    assert [r[0] for r in rows] == ["scalar", "memcpy", "scalar", "memcpy"], text.getvalue()
+    assert all(r[-1].endswith("x") and float(r[-1][:-1]) > 0 for r in rows), text.getvalue()
+    with pytest.raises(SystemExit):
+        threads.main(["--routes", "no-such-route"])
