@@ -179,13 +179,14 @@ def _element_count(nbytes: int, kind: StorageType, count: Optional[int]) -> int:
 
 def _bridge(q: np.ndarray, descriptor: PerTensorAffine, out: np.ndarray) -> np.ndarray:
     """INT8 storage with a positive scale through the A65 Dequant kernel.  The
-    plan is cached by integers only (no float is converted or hashed)."""
+    plan is cached by integers only (no float is converted or hashed) and by
+    the forced route, like the array layer's plans."""
     from .. import a65
-    from ..arrays import _plan
+    from ..arrays import _forced_route, _plan
     from ..core import DType, TensorSpec
 
     n, bits, zp = q.size, descriptor.scale_bits, descriptor.zero_point
-    plan = _plan(("hurray-int8", n, bits, zp), lambda: a65.dequant.check_inference(ops_dequant.Request(
+    plan = _plan(("hurray-int8", n, bits, zp, _forced_route()), lambda: a65.dequant.check_inference(ops_dequant.Request(
         [TensorSpec((n,), DType.INT8)], [TensorSpec((n,), DType.FLOAT32)], descriptor.to_dequant_params())))
     if isinstance(plan, Error):
         raise KernelError(plan)
