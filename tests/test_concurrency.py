@@ -21,8 +21,8 @@ import pytest
 
 import simakernels as sk
 from helpers import ROUTES
-from oracle_pools import (BF16, F16, F32, H, HURRAY_SCALES, I8, OPERATIONS, WORD, hurray_descriptor, hurray_pack,
-                          hurray_pool, rng)
+from oracle_pools import (BF16, DEQUANT_PARAMS, F16, F32, H, HURRAY_SCALES, I8, OPERATIONS, QUANT_PARAMS, WORD,
+                          hurray_descriptor, hurray_pack, hurray_pool, rng)
 from oracle_pools import spec as tensor_spec
 
 THREADS = 8
@@ -114,12 +114,10 @@ def _array_call(name: str, variant_index: int):
         dst = OPERATIONS[name].dst
         return lambda x, out: sk.cast(x, NUMPY_VIEW[dst], out=out)
     if name.startswith("dequant"):
-        from oracle_pools import DEQUANT_PARAMS
         scale, zp = DEQUANT_PARAMS[variant_index]
         scale = np.uint32(scale).view(np.float32)
         dtype = OPERATIONS[name].dst
         return lambda x, out: sk.dequantize(x, scale, zp, dtype=dtype, out=out)
-    from oracle_pools import QUANT_PARAMS
     m, zp, mode = QUANT_PARAMS[variant_index]
     m = np.uint32(m).view(np.float32)
     return lambda x, out: sk.quantize(x, m, zp, rounding=mode, out=out)
@@ -129,14 +127,14 @@ def test_array_layer_from_threads():
     """sk.cast / sk.dequantize / sk.quantize from eight threads at once,
     every operation and parameter set, dense and strided views: the plan
     cache is shared (plans made by one thread run in the others)."""
-    calls = [(name, k, variant, _array_call(name, k))
+    calls = [(name, variant, _array_call(name, k))
              for name, op in OPERATIONS.items() for k, variant in enumerate(op.variants())]
 
     def work(t: int) -> List[str]:
         draws = rng(f"array layer thread {t}")
         problems = []
         for i in range(ITERATIONS):
-            for name, k, variant, call in calls:
+            for name, variant, call in calls:
                 op = OPERATIONS[name]
                 backing = np.empty((ROWS, 2 * COLS), WORD[op.src])
                 values, expected = variant.draw(draws, (ROWS, COLS), tame=i % 2 == 0)
