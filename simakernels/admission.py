@@ -173,7 +173,7 @@ def admit_port(name: str, spec: TensorSpec, empty: bool) -> Union[Port, Error]:
     for axis, (extent, stride) in enumerate(zip(spec.shape, strides)):
         nbytes += (extent - 1) * stride
         if nbytes > INT64_MAX:
-            return Error(ErrorCode.OVERFLOW, f"{name} axis {axis}: accessed span exceeds 2^63-1 bytes")
+            return Error(ErrorCode.OVERFLOW, f"{name} axis {axis}: accessed span of {nbytes} bytes exceeds 2^63-1")
     overlap = _nonoverlap_proof(name, spec.shape, strides, item)
     if overlap is not None:
         return overlap

@@ -137,6 +137,7 @@ def bind(
             ):
                 return Error(
                     ErrorCode.INVALID_BINDING,
-                    f"input {i} and output {o}: accessed byte ranges overlap",
+                    f"input {i} [{src.address:#x}, +{src_need.nbytes}) and output {o} "
+                    f"[{dst.address:#x}, +{dst_need.nbytes}): accessed byte ranges overlap",
                 )
     return in_views, out_views

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
+import platform
+import random
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
@@ -339,6 +342,120 @@ def fp_or_skip(**state):
         except sk.testing.UnsupportedFPState as exc:
             pytest.skip(f"UnsupportedFPState: {exc}")
         yield entered
+
+
+# ------------------------------------------------------------------ FP states
+# One generator of FP states for every FP-environment test (the matrix in
+# test_fp_state_matrix.py and the per-operation files), and the contract's
+# rule for which states each operation must accept, written from API.md ("FP
+# environment") and the specification, never from the library's admission.
+
+Rounding, Trap = sk.fenv.Rounding, sk.fenv.Trap
+AARCH64 = platform.machine().lower() in {"aarch64", "arm64"}
+DEFAULT_STATE = sk.fenv.State(Rounding.NEAREST, False, False, frozenset())
+
+NEAREST, GRADUAL_UNDERFLOW, NO_TRAPS = "nearest rounding", "gradual underflow", "no traps"
+FP_CONTRACT = {
+    # 003: representation bits only, no FP arithmetic: any state.
+    "cast": frozenset(),
+    # 000: "Nonempty execution requires nearest rounding, gradual FP32
+    # underflow and masked FP traps."
+    "dequant": frozenset({NEAREST, GRADUAL_UNDERFLOW, NO_TRAPS}),
+    # 001 and API.md: the product needs round-to-nearest-even and no trap may
+    # fire; flush-to-zero and denormals-are-zero are repaired exactly.
+    "quant": frozenset({NEAREST, NO_TRAPS}),
+    # Hurray (002): the same binary32 conversion and product as Dequant.
+    "hurray": frozenset({NEAREST, GRADUAL_UNDERFLOW, NO_TRAPS}),
+    # The EV74 is another processor with its own FP environment: the host
+    # model's results never depend on the submitting thread's state.
+    "ev74": frozenset(),
+}
+
+
+def fp_state(rounding=Rounding.NEAREST, flush_to_zero=False, denormals_are_zero=False, traps=()) -> dict:
+    """``fp_environment`` arguments naming every field (traps sorted)."""
+    return dict(rounding=rounding, flush_to_zero=flush_to_zero, denormals_are_zero=denormals_are_zero,
+                traps=tuple(sorted(traps, key=lambda t: t.name)))
+
+
+def fp_state_value(state: dict) -> "sk.fenv.State":
+    """What ``sk.fenv.query()`` reads inside ``fp_environment(**state)``."""
+    return sk.fenv.State(state["rounding"], state["flush_to_zero"], state["denormals_are_zero"],
+                         frozenset(state["traps"]))
+
+
+def fp_state_id(state: dict) -> str:
+    """A readable id: ``nearest``, ``upward+ftz+daz+traps=INEXACT,INVALID``."""
+    parts = [state["rounding"].name.lower()]
+    parts += [flag for flag, on in (("ftz", state["flush_to_zero"]), ("daz", state["denormals_are_zero"])) if on]
+    if state["traps"]:
+        parts.append("traps=" + ",".join(t.name for t in state["traps"]))
+    return "+".join(parts)
+
+
+def all_fp_states() -> Tuple[dict, ...]:
+    """Every state this platform can express: 4 rounding modes x FTZ x DAZ
+    (one FZ bit on AArch64: both or neither) x every subset of the
+    enableable traps (``sk.fenv.Trap``)."""
+    flushes = ((False, False), (True, True)) if AARCH64 else tuple(itertools.product((False, True), repeat=2))
+    trap_sets = [c for k in range(len(Trap) + 1) for c in itertools.combinations(list(Trap), k)]
+    return tuple(fp_state(r, ftz, daz, traps) for r in Rounding for ftz, daz in flushes for traps in trap_sets)
+
+
+def single_feature_states() -> Tuple[dict, ...]:
+    """The default state, each feature alone (each non-nearest rounding mode,
+    FTZ, DAZ, each trap), both flush bits, every trap, and everything at once."""
+    states = [fp_state()]
+    states += [fp_state(rounding=r) for r in Rounding if r is not Rounding.NEAREST]
+    if AARCH64:
+        states.append(fp_state(flush_to_zero=True, denormals_are_zero=True))
+    else:
+        states += [fp_state(flush_to_zero=True), fp_state(denormals_are_zero=True),
+                   fp_state(flush_to_zero=True, denormals_are_zero=True)]
+    states += [fp_state(traps=[t]) for t in Trap]
+    states.append(fp_state(traps=list(Trap)))
+    states.append(fp_state(Rounding.UPWARD, True, True, list(Trap)))
+    return tuple(states)
+
+
+def sampled_fp_states(fraction: float = 0.1, seed: int = 0x5EED) -> Tuple[dict, ...]:
+    """:func:`single_feature_states` plus a seeded random ``fraction`` of the
+    other states of :func:`all_fp_states` (the quick subset)."""
+    singles = single_feature_states()
+    ids = {fp_state_id(s) for s in singles}
+    rest = [s for s in all_fp_states() if fp_state_id(s) not in ids]
+    return singles + tuple(random.Random(seed).sample(rest, round(fraction * len(rest))))
+
+
+def unmet_requirements(operation: str, state: dict) -> frozenset:
+    """The contract's requirements (of :data:`FP_CONTRACT`) that ``state``
+    fails for nonempty work of ``operation``."""
+    failed = set()
+    if state["rounding"] is not Rounding.NEAREST:
+        failed.add(NEAREST)
+    if state["flush_to_zero"] or state["denormals_are_zero"]:
+        failed.add(GRADUAL_UNDERFLOW)
+    if state["traps"]:
+        failed.add(NO_TRAPS)
+    return frozenset(failed) & FP_CONTRACT[operation]
+
+
+def environment_message_report(message: str, state: dict, unmet: frozenset) -> Optional[str]:
+    """None when an UNSUPPORTED_ENVIRONMENT message names exactly what is
+    unmet: the rounding mode, the flush modes, the enabled traps by name;
+    nothing that is met."""
+    text = message.lower()
+    problems = []
+    named = {NEAREST: "rounding" in text and state["rounding"].name.lower() in text,
+             GRADUAL_UNDERFLOW: "flush-to-zero" in text or "denormals-are-zero" in text,
+             NO_TRAPS: "trap" in text and all(t.name.lower() in text for t in state["traps"])}
+    mentioned = {NEAREST: "rounding" in text, GRADUAL_UNDERFLOW: "flush" in text, NO_TRAPS: "trap" in text}
+    for need in (NEAREST, GRADUAL_UNDERFLOW, NO_TRAPS):
+        if need in unmet and not named[need]:
+            problems.append(f"does not name the unmet requirement {need!r}")
+        if need not in unmet and mentioned[need]:
+            problems.append(f"names {need!r}, which the state meets")
+    return f"message {message!r}: " + "; ".join(problems) if problems else None
 
 
 def fail_if(reports) -> None:

@@ -1,16 +1,15 @@
-"""The FP environment: the default state, exact set/restore by
-``sk.testing.fp_environment``, and Cast (bit manipulation, no FP check) being
-bit-exact under any state and leaving the caller's state unchanged.
+"""The FP environment: the default state and exact set/restore by
+``sk.testing.fp_environment`` (Cast under every state is in
+test_fp_state_matrix.py).
 
 Bodies that enable traps only call into the library: no NumPy and no Python
 float arithmetic between entering and leaving the environment."""
 import platform
 
-import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import BF16, F32, ROUTES, Storage, assert_bits_equal, bf16_table, f32_pool, fp_or_skip, ok_plan, request
+from helpers import BF16, F32, ROUTES, Storage, fp_or_skip, ok_plan, request
 
 Rounding, Trap = sk.fenv.Rounding, sk.fenv.Trap
 AARCH64 = platform.machine().lower() in {"aarch64", "arm64"}
@@ -79,49 +78,7 @@ def test_restored_after_an_exception_and_when_nested():
     assert sk.fenv.query() == before
 
 
-# Every state Cast must survive: non-nearest rounding, FTZ, DAZ, both, traps.
-STATES = {
-    "toward-zero": dict(rounding=Rounding.TOWARD_ZERO),
-    "upward": dict(rounding=Rounding.UPWARD),
-    "downward": dict(rounding=Rounding.DOWNWARD),
-    "ftz": dict(flush_to_zero=True),
-    "daz": dict(denormals_are_zero=True),
-    "ftz-daz-downward": dict(rounding=Rounding.DOWNWARD, flush_to_zero=True, denormals_are_zero=True),
-    "all-traps": dict(traps=list(Trap)),
-    "everything": dict(rounding=Rounding.UPWARD, flush_to_zero=True, denormals_are_zero=True, traps=list(Trap)),
-}
-
-
-@pytest.mark.parametrize("state", STATES, ids=list(STATES))
-@pytest.mark.parametrize("route", ROUTES)
-def test_cast_is_bit_exact_and_state_preserving_under_any_environment(route, state):
-    # Everything allocated and computed before entering the environment.
-    f32_in, bf16_expected = f32_pool()
-    bf16_in = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)  # subnormals included
-    down = ok_plan(request(f32_in.shape, F32, BF16), route)
-    up = ok_plan(request(bf16_in.shape, BF16, F32, None, (8,)), route)
-    src_down = Storage.make(f32_in.shape, F32)
-    src_down.write(f32_in)
-    dst_down = Storage.make(f32_in.shape, BF16, excess=16)
-    src_up = Storage.make(bf16_in.shape, BF16)
-    src_up.write(bf16_in)
-    dst_up = Storage.make(bf16_in.shape, F32, (8,), excess=16)
-    bindings_down = ([src_down.buf], [dst_down.buf])
-    bindings_up = ([src_up.buf], [dst_up.buf])
-
-    with fp_or_skip(**STATES[state]) as entered:
-        status_down = sk.a65.cast.execute(down, *bindings_down)
-        after_down = sk.fenv.query()
-        status_up = sk.a65.cast.execute(up, *bindings_up)
-        after_up = sk.fenv.query()
-
-    assert sk.fenv.query() == DEFAULT
-    assert status_down is None and status_up is None, (status_down, status_up)
-    assert after_down == entered and after_up == entered, "execute changed the caller's FP state"
-    assert_bits_equal(dst_down.read(), bf16_expected, f32_in, f"{route} under {state}")
-    assert_bits_equal(dst_up.read(), bf16_table(), bf16_in, f"{route} under {state}")
-    dst_down.assert_gaps_untouched()
-    dst_up.assert_gaps_untouched()
+# Cast under every FP state, on every route: test_fp_state_matrix.py.
 
 
 @pytest.mark.parametrize("route", ROUTES)

@@ -277,16 +277,17 @@ def test_route_to_dequant_only_for_int8_with_a_positive_scale(dequant_calls, sto
         fail_if([report(bits_of(whole), want, values, f"scale {scale_bits:#010x}")])
 
 
-def test_the_bridge_follows_the_forced_route(dequant_calls, monkeypatch):
-    """The bridge's cached plan follows SIMAKERNELS_FORCE_ROUTE, as the
-    array layer's do: the same call after the variable changes runs the
-    newly named route, and an unknown name is an error, never the plan
-    cached under the previous one."""
-    d = descriptor(0x4037CED9, 3)
-    for route in ROUTES + ROUTES[:1]:
+def test_bridge_plan_follows_the_forced_route(monkeypatch):
+    """The bridge's cached Dequant plan is keyed by SIMAKERNELS_FORCE_ROUTE,
+    as the array layer's are: forcing another route after a call takes
+    effect instead of reusing the first route's plan."""
+    from helpers import ROUTES
+
+    sk.arrays.clear_plans()
+    data, d = bytes(range(16)), descriptor(0x3F800000, 3)
+    for route in ROUTES:
         monkeypatch.setenv(sk.a65.FORCE_ROUTE_ENV, route)
-        H.dequantize(ALL_Q, d, ST.INT8)
-        assert dequant_calls[-1][0][0].route == route
-    monkeypatch.setenv(sk.a65.FORCE_ROUTE_ENV, "no-such-route")
-    with pytest.raises(sk.KernelError, match="no-such-route"):
-        H.dequantize(ALL_Q, d, ST.INT8)
+        H.dequantize(data, d, ST.INT8)
+    cached = {plan.route for key, plan in sk.arrays._PLANS.items() if key[0] == "hurray-int8"}
+    sk.arrays.clear_plans()
+    assert cached == set(ROUTES)

@@ -57,8 +57,8 @@ static int port_span(const char *port, int off_strides, const sk_ev74_descriptor
                        (unsigned long long)stride[a]);
             total += (d->extent[a] - 1) * stride[a];  /* < 2^32 * 2^32: no wrap */
             if (total >= DOMAIN)
-                REJECT("field %s_strides (offset %d): accessed span exceeds the 32-bit device domain", port,
-                       off_strides);
+                REJECT("field %s_strides (offset %d): accessed span %llu exceeds the 32-bit device domain", port,
+                       off_strides, (unsigned long long)total);
             /* insertion by stride for the proof below */
             int j = active++;
             while (j > 0 && stride[order[j - 1]] > stride[a]) {
@@ -98,8 +98,11 @@ int sk_ev74_decode(const uint8_t *b, size_t length, sk_ev74_descriptor *d, char 
     d->flags = (uint32_t)rd(b, SK_EV74_OFF_FLAGS, 4);
     if (d->flags & ~(uint32_t)SK_EV74_FLAG_SCALAR)
         REJECT("field flags (offset 16): %#x has reserved bits set", d->flags);
-    if (rd(b, SK_EV74_OFF_RESERVED0, 4)) REJECT("field reserved (offset 20): must be 0");
-    if (rd(b, SK_EV74_OFF_RESERVED1, 4)) REJECT("field reserved (offset 220): must be 0");
+    for (int i = 0; i < 2; ++i) {
+        const int off = i ? SK_EV74_OFF_RESERVED1 : SK_EV74_OFF_RESERVED0;
+        if (rd(b, off, 4))
+            REJECT("field reserved (offset %d): %#llx, expected 0", off, (unsigned long long)rd(b, off, 4));
+    }
     d->input_address = rd(b, SK_EV74_OFF_INPUT_ADDRESS, 8);
     d->output_address = rd(b, SK_EV74_OFF_OUTPUT_ADDRESS, 8);
     d->count = rd(b, SK_EV74_OFF_COUNT, 8);
@@ -126,18 +129,22 @@ int sk_ev74_decode(const uint8_t *b, size_t length, sk_ev74_descriptor *d, char 
     /* Geometry: unused axes zero, the count and spans consistent. */
     for (uint32_t a = d->rank; a < SK_EV74_MAX_RANK; ++a)
         if (d->extent[a] || d->input_stride[a] || d->output_stride[a])
-            REJECT("unused axis %u (offsets %u/%u/%u): extents and strides must be 0", a,
+            REJECT("unused axis %u (offsets %u/%u/%u): extent %llu, strides %llu/%llu, expected 0", a,
                    SK_EV74_OFF_EXTENTS + 8 * a, SK_EV74_OFF_INPUT_STRIDES + 8 * a,
-                   SK_EV74_OFF_OUTPUT_STRIDES + 8 * a);
+                   SK_EV74_OFF_OUTPUT_STRIDES + 8 * a, (unsigned long long)d->extent[a],
+                   (unsigned long long)d->input_stride[a], (unsigned long long)d->output_stride[a]);
     if ((d->flags & SK_EV74_FLAG_SCALAR) && (d->rank != 1 || d->extent[0] != 1))
-        REJECT("field flags (offset 16): a lowered scalar must have rank 1 and extent 1");
+        REJECT("field flags (offset 16): a lowered scalar must have rank 1 and extent 1, got rank %u, extent %llu",
+               d->rank, (unsigned long long)d->extent[0]);
     uint64_t count = 1;
     for (uint32_t a = 0; a < d->rank; ++a) {
         if (d->extent[a] >= DOMAIN)
             REJECT("field extents[%u] (offset %u): %llu is beyond the device domain", a, SK_EV74_OFF_EXTENTS + 8 * a,
                    (unsigned long long)d->extent[a]);
         count *= d->extent[a];
-        if (count >= DOMAIN) REJECT("field extents (offset 64): element count exceeds the device domain");
+        if (count >= DOMAIN)
+            REJECT("field extents (offset 64): element count %llu exceeds the device domain",
+                   (unsigned long long)count);
     }
     if (count != d->count)
         REJECT("field count (offset 40): %llu, but the extents hold %llu elements", (unsigned long long)d->count,
@@ -159,8 +166,9 @@ int sk_ev74_decode(const uint8_t *b, size_t length, sk_ev74_descriptor *d, char 
      * aligned and not overlapping. */
     const uint64_t ia = d->input_address, oa = d->output_address;
     if ((ia == 0) != (oa == 0))
-        REJECT("field %s (offset %d): one relocation slot is bound and the other is not",
-               ia ? "output_address" : "input_address", ia ? SK_EV74_OFF_OUTPUT_ADDRESS : SK_EV74_OFF_INPUT_ADDRESS);
+        REJECT("field %s (offset %d): 0 while %s is %#llx: one relocation slot is bound and the other is not",
+               ia ? "output_address" : "input_address", ia ? SK_EV74_OFF_OUTPUT_ADDRESS : SK_EV74_OFF_INPUT_ADDRESS,
+               ia ? "input_address" : "output_address", (unsigned long long)(ia ? ia : oa));
     if (ia >= DOMAIN || ia + d->input_span > DOMAIN)
         REJECT("field input_address (offset 24): %#llx + %llu bytes leaves the 32-bit device domain",
                (unsigned long long)ia, (unsigned long long)d->input_span);
@@ -172,7 +180,9 @@ int sk_ev74_decode(const uint8_t *b, size_t length, sk_ev74_descriptor *d, char 
                (unsigned long long)in_item);
     d->bound = ia != 0 && oa != 0;
     if (d->bound && d->count && ia < oa + d->output_span && oa < ia + d->input_span)
-        REJECT("fields input_address/output_address (offsets 24/32): accessed ranges overlap");
+        REJECT("fields input_address/output_address (offsets 24/32): accessed ranges [%#llx, +%llu) and "
+               "[%#llx, +%llu) overlap", (unsigned long long)ia, (unsigned long long)d->input_span,
+               (unsigned long long)oa, (unsigned long long)d->output_span);
     d->entry = (int32_t)(d->conversion * 4 + d->rounding);
     return SK_OK;
 }

@@ -89,7 +89,8 @@ def _status_error(status: int, operation: str, fenv_needs: int) -> Error:
     if status == lib.SK_UNSUPPORTED_ENVIRONMENT:
         detail = describe_unmet(lib.sk_fenv_unmet(fenv_needs))
         return Error(ErrorCode.UNSUPPORTED_ENVIRONMENT, f"{operation}: {detail}; nothing was written")
-    return Error(ErrorCode(status), f"{operation}: the native core rejected the call (status {status})")
+    return Error(ErrorCode(status), f"{operation}: the native core rejected the plan (status {status} "
+                                    f"{ErrorCode(status).name})")
 
 
 # The fast path's views (the array layer shares them).

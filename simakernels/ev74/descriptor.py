@@ -76,6 +76,26 @@ def pack(geometry: Geometry, multiplier_bits: int, zero_point: int, rounding: in
     )
 
 
+# LAYOUT's values in order: (field name, element index or None).
+_VALUES = (
+    [(n, None) for n in ("magic", "version", "length", "conversion", "rank", "flags", "reserved0",
+                         "input_address", "output_address", "count", "input_span", "output_span")]
+    + [(n, i) for n in ("extents", "input_strides", "output_strides") for i in range(6)]
+    + [(n, None) for n in ("multiplier", "zero_point", "rounding", "reserved1")]
+)
+assert len(_VALUES) == len(LAYOUT.unpack(bytes(SIZE)))
+
+
+def first_difference(a: bytes, b: bytes) -> Tuple[str, int, int, int]:
+    """(field name, byte offset, value in ``a``, value in ``b``) of the first
+    field in which two descriptors differ (they must differ)."""
+    for (name, index), x, y in zip(_VALUES, LAYOUT.unpack(a), LAYOUT.unpack(b)):
+        if x != y:
+            offset = _OFFSETS[name][0] + (8 * index if index is not None else 0)
+            return (name if index is None else f"{name}[{index}]"), offset, x, y
+    raise ValueError("the descriptors are equal")
+
+
 def with_addresses(descriptor: bytes, input_address: int, output_address: int) -> bytes:
     """A copy of ``descriptor`` with its relocation slots set."""
     patched = bytearray(descriptor)

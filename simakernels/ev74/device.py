@@ -20,7 +20,9 @@ validation.
 from __future__ import annotations
 
 import concurrent.futures
+import queue
 import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any, List, Tuple, Union
 
@@ -79,7 +81,16 @@ class Device:
         self._host_base = int(ffi.cast("uintptr_t", self._host))
         self._next = base
         self._lock = threading.Lock()
-        self._queue = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="ev74")
+        # One worker thread, the modelled device.  Not a ThreadPoolExecutor:
+        # its submit does float arithmetic (a semaphore timeout) on the
+        # caller's thread, which an enabled FP trap turns into SIGFPE.
+        # The worker holds no reference to the Device between jobs, so an
+        # unclosed Device is still collected (and its worker then stopped).
+        self._jobs: "queue.SimpleQueue[Any]" = queue.SimpleQueue()
+        self._closed = False
+        self._worker = threading.Thread(target=_serve, args=(self._jobs,), name="ev74", daemon=True)
+        self._worker.start()
+        self._stop = weakref.finalize(self, self._jobs.put, None)
 
     # ---- memory -----------------------------------------------------------
     def allocate(self, nbytes: int, alignment: int = 64) -> DeviceRegion:
@@ -110,15 +121,23 @@ class Device:
     # ---- submission -------------------------------------------------------
     def submit(self, bound: ev_quant.BoundPacket) -> "concurrent.futures.Future[Union[Completion, Error]]":
         """Queues a bound packet; the future completes (with a Completion, or
-        an Error for a packet the device rejects) after the work is done."""
+        an Error for a packet the device rejects) after the work is done.
+        No FP arithmetic on the caller's thread, whatever its FP state."""
+        done: concurrent.futures.Future = concurrent.futures.Future()
         if isinstance(bound, ev_quant.BoundPacket) and bound.empty:
-            done: concurrent.futures.Future = concurrent.futures.Future()
             done.set_result(Completion(0, ()))  # no numerical submission
             return done
-        return self._queue.submit(self._execute, bound)
+        if self._closed:
+            raise RuntimeError("cannot submit to a closed Device")
+        self._jobs.put((done, self._execute, bound))
+        return done
 
     def close(self) -> None:
-        self._queue.shutdown(wait=True)
+        """Waits for the queued work, then stops the worker."""
+        if not self._closed:
+            self._closed = True
+            self._stop()
+            self._worker.join()
 
     def __enter__(self) -> "Device":
         return self
@@ -133,7 +152,8 @@ class Device:
         if isinstance(desc, Error):
             return desc
         if not desc.bound:
-            return Error(ErrorCode.INVALID_BINDING, "the packet is relocatable: bind it to device regions first")
+            return Error(ErrorCode.INVALID_BINDING, "packet fields input_address and output_address are 0 "
+                                                    "(relocatable): bind it to device regions first")
         for name, address, span in (("input", desc.input_address, desc.input_span),
                                     ("output", desc.output_address, desc.output_span)):
             if not (self.base <= address and address + span <= self.base + self.size):
@@ -171,6 +191,35 @@ class Device:
                                      self._host_base + dst - self.base, count)
                 records.append(WorkUnit(cpu, kind, src, dst, count))
         return records
+
+
+def _device_fp_environment() -> None:
+    """Puts the worker thread (the modelled EV74) in the device's own FP
+    environment: round-to-nearest-even, gradual underflow, every exception
+    masked.  A new thread inherits its creator's FP state (POSIX), i.e. the
+    state of whichever thread submitted first; without this, a first
+    submission under an enabled trap would SIGFPE the process and one under
+    another rounding mode would skew every later result."""
+    device_state = ffi.new("sk_fenv_state *")
+    device_state.rounding = lib.SK_ROUND_NEAREST
+    lib.sk_fenv_set(device_state)
+
+
+def _serve(jobs: "queue.SimpleQueue[Any]") -> None:
+    """The worker: in the device's FP state, runs ``(future, run, packet)``
+    jobs in order until it takes None."""
+    _device_fp_environment()
+    while True:
+        job = jobs.get()
+        if job is None:
+            return
+        done, run, bound = job
+        if done.set_running_or_notify_cancel():
+            try:
+                done.set_result(run(bound))
+            except BaseException as exc:  # noqa: BLE001 - delivered through the future
+                done.set_exception(exc)
+        del job, done, run, bound  # no reference to the Device while waiting
 
 
 def _work_units(desc: ev_quant.Descriptor) -> List[Tuple[str, int, int, int]]:

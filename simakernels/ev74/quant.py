@@ -174,8 +174,16 @@ def bind(packet: Packet, plan: Plan, inputs: Sequence[DeviceRegion],
     expected = encode_relocatable(plan)
     if isinstance(expected, Error):
         return expected
+    got = packet.descriptor
+    if not isinstance(got, bytes) or len(got) != len(expected.descriptor):
+        what = f"{len(got)} bytes" if isinstance(got, bytes) else type(got).__qualname__
+        return Error(ErrorCode.PACKET_MISMATCH, f"packet descriptor is {what}, this plan's is "
+                                                f"{len(expected.descriptor)} bytes: the packet was not encoded "
+                                                "from this plan")
     if packet.descriptor != expected.descriptor:
-        return Error(ErrorCode.PACKET_MISMATCH, "the packet was not encoded from this plan")
+        name, offset, got, want = wire.first_difference(packet.descriptor, expected.descriptor)
+        return Error(ErrorCode.PACKET_MISMATCH, f"packet field {name} (offset {offset}) is {got:#x}, this plan's is "
+                                                f"{want:#x}: the packet was not encoded from this plan")
     inputs, outputs = tuple(inputs), tuple(outputs)
     if len(inputs) != 1 or len(outputs) != 1:
         return Error(ErrorCode.INVALID_ARITY, f"bind takes 1 input and 1 output region, got {len(inputs)} and {len(outputs)}")
@@ -187,7 +195,8 @@ def bind(packet: Packet, plan: Plan, inputs: Sequence[DeviceRegion],
                 return error
         a, b = inputs[0].address, outputs[0].address
         if a < b + need_out.nbytes and b < a + need_in.nbytes:
-            return Error(ErrorCode.INVALID_BINDING, "input 0 and output 0: accessed device ranges overlap")
+            return Error(ErrorCode.INVALID_BINDING, f"input 0 [{a:#x}, +{need_in.nbytes}) and output 0 "
+                                                    f"[{b:#x}, +{need_out.nbytes}): accessed device ranges overlap")
         slots = (a, b)
     else:
         slots = (0, 0)  # nothing is accessed: no submission, no addresses

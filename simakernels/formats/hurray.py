@@ -180,7 +180,7 @@ def _element_count(nbytes: int, kind: StorageType, count: Optional[int]) -> int:
 def _bridge(q: np.ndarray, descriptor: PerTensorAffine, out: np.ndarray) -> np.ndarray:
     """INT8 storage with a positive scale through the A65 Dequant kernel.  The
     plan is cached by integers only (no float is converted or hashed) and by
-    the forced route, like the array layer's plans."""
+    SIMAKERNELS_FORCE_ROUTE, as the array layer's plans are."""
     from .. import a65
     from ..arrays import _forced_route, _plan
     from ..core import DType, TensorSpec
@@ -224,5 +224,6 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: Any, count: Opti
         unmet = lib.sk_fenv_unmet(lib.SK_NEED_NEAREST | lib.SK_NEED_GRADUAL_UNDERFLOW | lib.SK_NEED_NO_TRAPS)
         raise KernelError(Error(ErrorCode.UNSUPPORTED_ENVIRONMENT, f"hurray.dequantize: {describe_unmet(unmet)}"))
     if status != lib.SK_OK:
-        raise KernelError(Error(ErrorCode(status), f"hurray.dequantize: native status {status}"))
+        raise KernelError(Error(ErrorCode(status), f"hurray.dequantize: the native kernel rejected storage code "
+                                                   f"{_NATIVE[kind]} (status {status})"))
     return out
