@@ -447,3 +447,18 @@ def test_device_read_write_and_allocate():
             d.read(d.base + d.size - 2, 4)
         with pytest.raises(MemoryError):
             d.allocate(1 << 17)
+
+
+def test_device_memory_from_the_caller():
+    """``memory=`` backs device memory with the caller's bytes (the guard-page
+    tests put it between inaccessible pages); it must be writable and
+    exactly ``size`` bytes."""
+    backing = bytearray(1 << 12)
+    with sk.ev74.Device(size=1 << 12, base=0x2000_0000, memory=backing) as d:
+        d.write(0x2000_0010, b"\x07\x08")
+        assert backing[0x10:0x12] == b"\x07\x08"
+        backing[0x20] = 9
+        assert d.read(0x2000_0020, 1) == b"\x09"
+    for wrong in (bytearray(1 << 11), bytes(1 << 12)):
+        with pytest.raises(ValueError, match="writable buffer of 4096 bytes"):
+            sk.ev74.Device(size=1 << 12, memory=wrong)

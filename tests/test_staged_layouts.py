@@ -11,16 +11,13 @@ and every route (the scalar route, which walks element by element, is the
 control), with the oracle's bits expected and every byte between and
 after the output elements checked untouched.  Inputs that read an address
 twice (which admission refuses) are run below admission, and guard pages
-after each port prove that no block reaches past the last element."""
-import ctypes
-import mmap
-import os
-import subprocess
-import sys
-
+around each port prove that no block reaches past either end (the
+harness is tests/guarded.py, tested in tests/test_guard_pages.py)."""
 import numpy as np
 import pytest
 
+import guarded
+import guarded_cases
 from helpers import (
     BF16,
     F16,
@@ -315,26 +312,8 @@ def test_zero_and_overlapping_input_strides(route, op, case):
 # ------------------------------------------------------------ guard pages
 
 
-def _guarded(nbytes):
-    """An address where ``nbytes`` end exactly at an inaccessible page (the
-    mapping is kept alive for the process)."""
-    page = mmap.PAGESIZE
-    pages = max(1, -(-nbytes // page))
-    region = mmap.mmap(-1, (pages + 1) * page)
-    raw = np.frombuffer(region, dtype=np.uint8)
-    base = raw.ctypes.data
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-    assert libc.mprotect(base + pages * page, page, 0) == 0, "mprotect(PROT_NONE) failed"
-    _KEEP.append((region, raw))
-    start = pages * page - nbytes
-    raw[start - min(start, 64):start + nbytes] = INPUT_FILL
-    return raw, base + start
-
-
-_KEEP = []
-# (shape, input strides, output strides) in elements: each port in turn
-# ends right before a page that faults on any access.
+# (shape, input strides, output strides) in elements: both ports end right
+# before, then start right after, a page that faults on any access.
 # Every other element (the x86 routes' every_other leaves) at the lengths
 # around their blocks (8 to 64 elements) and the staging chunk.
 EVERY_OTHER_GUARDED = list(range(1, 72)) + [95, 96, 97, 127, 128, 129, 192, 193, 256, 257,
@@ -348,45 +327,24 @@ GUARDED = ([((n,), (2,), None) for n in EVERY_OTHER_GUARDED]
 
 
 def guarded_main():
-    """Child process: runs every GUARDED case of every op and route with the
-    input, then the output, ending at a guard page (a stray access faults,
-    killing the process)."""
-    import simakernels as sk
-    count = 0
-    for op, (src, dst, _) in OPS.items():
+    """Child process: every GUARDED case of every op (its first parameter
+    set) and route, both ports flush against guard pages at either end,
+    results checked bit for bit (a stray access faults, killing the
+    process; tests/guarded.py)."""
+    log, regions = guarded.Log(), guarded.Regions()
+    cases = [("staged", shape, in_el, out_el) for shape, in_el, out_el in GUARDED]
+    for op in OPS:
+        variants = guarded_cases.OPERATIONS[op].variants()[:1]
         for route in ROUTES:
-            for shape, in_el, out_el in GUARDED:
-                make_request, _ = _expected(op, np.zeros(0, np.uint8), 0)
-                out_strides = None if out_el is None else tuple(s * ITEMSIZE[dst] for s in out_el)
-                in_strides = None if in_el is None else tuple(s * ITEMSIZE[src] for s in in_el)
-                req = make_request(shape, in_strides, out_strides)
-                plan = ok_plan(req, route)
-                (need_in,), (need_out,) = plan.input_requirements(), plan.output_requirements()
-                for guard_input in (True, False):
-                    raw_in, in_addr = _guarded(need_in.nbytes) if guard_input else _plain(need_in.nbytes)
-                    raw_out, out_addr = _plain(need_out.nbytes) if guard_input else _guarded(need_out.nbytes)
-                    status = a65_module(req).execute(
-                        plan,
-                        [sk.ConstHostBuffer.from_address(in_addr, need_in.nbytes, keepalive=raw_in)],
-                        [sk.HostBuffer.from_address(out_addr, need_out.nbytes, keepalive=raw_out)])
-                    assert status is None, f"{op} {route} {shape} {in_el} {out_el}: {status}"
-                    count += 1
-    print(f"guarded: {count} cases")
-
-
-def _plain(nbytes):
-    raw = np.full(nbytes + 64, INPUT_FILL, dtype=np.uint8)
-    return raw, raw.ctypes.data + (-raw.ctypes.data % 64)
+            guarded_cases.run_a65(op, route, cases, log, regions, variants)
+    log.finish()
 
 
 def test_no_access_beyond_either_port():
-    """Stepped and transposed inputs and outputs that end right before an
-    inaccessible page, on every op and route: a block that loads or stores
-    one element too far faults.  Runs in a child process so that a fault
-    fails this test instead of killing the suite."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    tests = os.path.dirname(os.path.abspath(__file__))
-    child = subprocess.run([sys.executable, "-c", "import test_staged_layouts as t; t.guarded_main()"],
-                           cwd=tests, env=env, capture_output=True, text=True, timeout=600)
-    assert child.returncode == 0 and "guarded:" in child.stdout, (
-        f"child exited {child.returncode}\n{child.stdout[-2000:]}\n{child.stderr[-4000:]}")
+    """Stepped and transposed inputs and outputs that end right before (or
+    start right after) an inaccessible page, on every op and route: a
+    block that loads or stores one element too far faults.  Runs in a
+    child process so that a fault fails this test, naming the case,
+    instead of killing the suite."""
+    child = guarded.run_child(guarded.call("test_staged_layouts", "guarded_main"))
+    guarded.assert_child_clean(child, "staged layouts")

@@ -136,11 +136,12 @@ def _request(op: Op, x: np.ndarray, out: np.ndarray) -> Any:
     return ops.quant.Request(*specs, ops.quant.Params(MULTIPLIER, QUANT_ZP, op.rounding))
 
 
-def ours(op: Op, x: np.ndarray) -> Tuple[Runner, str]:
-    """The runner for ``sk.a65.<op>.execute`` and the route its plan chose."""
+def ours(op: Op, x: np.ndarray, route: Optional[str] = None) -> Tuple[Runner, str]:
+    """The runner for ``sk.a65.<op>.execute`` and the route its plan chose
+    (``route``, else the default choice)."""
     backend = getattr(a65, op.kind)
     out = np.empty(x.shape, numpy_dtype(op.dst))
-    plan = backend.check_inference(_request(op, x, out))
+    plan = backend.check_inference(_request(op, x, out), route)
     if isinstance(plan, Error):
         raise RuntimeError(f"{op.label}: no plan: {plan}")
     if x.flags.c_contiguous:

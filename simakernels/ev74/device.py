@@ -61,15 +61,22 @@ class Completion:
 
 
 class Device:
-    """``size`` bytes of device memory at device address ``base``."""
+    """``size`` bytes of device memory at device address ``base``.
 
-    def __init__(self, size: int = 1 << 24, base: int = 0x1000_0000, workgroups: int = MAX_WORKGROUPS) -> None:
+    ``memory``: the host bytes that back device memory (any writable
+    buffer of exactly ``size`` bytes, kept alive by the Device), e.g. a
+    mapping between guard pages in tests; by default new zeroed bytes."""
+
+    def __init__(self, size: int = 1 << 24, base: int = 0x1000_0000, workgroups: int = MAX_WORKGROUPS,
+                 memory: Any = None) -> None:
         if not (0 < base and 0 < size and base + size <= ev_quant.DOMAIN):
             raise ValueError("device memory must lie inside the 32-bit domain, above address 0")
         if not 1 <= workgroups:
             raise ValueError("at least one workgroup")
         self.base, self.size, self.workgroups = base, size, workgroups
-        self._memory = bytearray(size)
+        self._memory = memoryview(bytearray(size) if memory is None else memory).cast("B")
+        if self._memory.readonly or self._memory.nbytes != size:
+            raise ValueError(f"memory must be a writable buffer of {size} bytes")
         self._host = ffi.from_buffer("char[]", self._memory)
         self._host_base = int(ffi.cast("uintptr_t", self._host))
         self._next = base
