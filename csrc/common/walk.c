@@ -5,6 +5,7 @@
 #include <string.h>
 #include "kernel.h"
 #include "stage.h"
+#include "stream.h"
 
 #define SK_MAX_RANK 6
 
@@ -154,12 +155,18 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
  * each at 4-byte elements) stay in a 32 KiB L1 with the leaf's own lines;
  * 4096 measured slower for 4-byte elements. */
 #define SK_STAGE_CHUNK 2048
-/* Tiles: the transposed port's lines are TILE_CROSS elements per tile (64
- * elements: whole 64-byte lines for the 1- and 2-byte elements that are
- * transposed), the other port's lines as long as TILE_BYTES of scratch
- * allows, so that each leaf call has work enough. */
+/* Tiles: the transposed port's lines are SK_TILE_CROSS elements per tile
+ * (64 elements: whole 64-byte lines for the 1- and 2-byte elements that are
+ * transposed), the leaf's lines as long as SK_TILE_BYTES of scratch for
+ * the transposed port allows: each leaf call has work enough (16 KiB
+ * measured faster than 8 KiB at 256K elements, 32 KiB no faster).  Where
+ * the output is streamed, the tile is also held converted and in output
+ * order before it is copied out: SK_STREAM_TILE elements. */
+#ifndef SK_TILE_BYTES
+#define SK_TILE_BYTES 16384
+#endif
 #define SK_TILE_CROSS 64
-#define SK_TILE_BYTES 8192
+#define SK_STREAM_TILE 4096
 
 /* A transpose: two axes, the input packed along `x`, the output along `l`
  * (bytes: the input's step along l, the output's along x). */
@@ -210,55 +217,114 @@ static void staged_run(const sk_walk *w, const char *src, char *dst, sk_span_fn 
 /* One tile of a transpose: lines [l0, l0+nl) x [x0, x0+nx).  The port with
  * the smaller elements is the one transposed in registers (fewer shuffles
  * per element); the leaf reads or writes the other port in place, one
- * line per call. */
+ * line per call.  A streamed output is written only by whole-line copies
+ * (sk_stage_copy_lines), so the converted tile is first gathered in output
+ * order: one leaf call for the whole tile where the input is transposed,
+ * one more transpose where the output is. */
 typedef struct tile_job {
-    const sk_walk *w;
     const tile_axes *t;
     const char *src;
     char *dst;
     sk_span_fn span;
     const void *ctx;
-    char *scratch;
+    size_t in_size, out_size;
+    char *scratch;  /* the transposed port's tile */
+    char *ordered;  /* streamed: the converted tile in output order */
 } tile_job;
 
 static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_t nx) {
-    const size_t in_size = (size_t)j->w->in_size, out_size = (size_t)j->w->out_size;
+    const size_t in_size = j->in_size, out_size = j->out_size;
     const tile_axes *t = j->t;
+    const char *src = j->src + l0 * t->l_in + x0 * (int64_t)in_size;
+    char *dst = j->dst + x0 * t->x_out + l0 * (int64_t)out_size;
+    const ptrdiff_t out_line = (ptrdiff_t)(nl * out_size);  /* of `ordered` */
     if (in_size <= out_size) {
-        /* Input transposed into output-line order; the leaf writes output
-         * lines (along l) in place. */
-        sk_stage_transpose(j->src + x0 * (int64_t)in_size + l0 * t->l_in, (ptrdiff_t)t->l_in, j->scratch,
-                           (ptrdiff_t)(nl * in_size), nl, nx, in_size);
-        for (size_t x = 0; x < nx; ++x)
-            j->span(j->ctx, j->scratch + x * nl * in_size,
-                    j->dst + (x0 + (int64_t)x) * t->x_out + l0 * (int64_t)out_size, nl);
+        /* Input transposed into output-line order: nx lines of nl. */
+        sk_stage_transpose(src, (ptrdiff_t)t->l_in, j->scratch, (ptrdiff_t)(nl * in_size), nl, nx, in_size);
+        if (j->ordered) {
+            j->span(j->ctx, j->scratch, j->ordered, nl * nx);
+            sk_stage_copy_lines(j->ordered, out_line, dst, (ptrdiff_t)t->x_out, nx, nl * out_size, 1);
+        } else {
+            for (size_t x = 0; x < nx; ++x)
+                j->span(j->ctx, j->scratch + x * nl * in_size, dst + (int64_t)x * t->x_out, nl);
+        }
     } else {
-        /* The leaf reads input lines (along x) in place into scratch, which
-         * is transposed into the output. */
+        /* Input lines converted in place into nl lines of nx, transposed. */
         for (size_t l = 0; l < nl; ++l)
-            j->span(j->ctx, j->src + (l0 + (int64_t)l) * t->l_in + x0 * (int64_t)in_size,
-                    j->scratch + l * nx * out_size, nx);
-        sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), j->dst + l0 * (int64_t)out_size + x0 * t->x_out,
-                           (ptrdiff_t)t->x_out, nl, nx, out_size);
+            j->span(j->ctx, src + (int64_t)l * t->l_in, j->scratch + l * nx * out_size, nx);
+        if (j->ordered) {
+            sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), j->ordered, out_line, nl, nx, out_size);
+            sk_stage_copy_lines(j->ordered, out_line, dst, (ptrdiff_t)t->x_out, nx, nl * out_size, 1);
+        } else {
+            sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), dst, (ptrdiff_t)t->x_out, nl, nx, out_size);
+        }
     }
 }
 
-/* The plane of a transpose, tile by tile.  The transposed port's lines get
- * SK_TILE_CROSS elements per tile, the leaf's lines as many as the scratch
- * holds.  Tiles advance along l within a strip of x, so that every line the
- * leaf writes (output along l) continues where the previous tile stopped,
- * and every line it reads (input along x) is read whole in one call. */
+#ifndef SK_TILE_PREFETCH
+#define SK_TILE_PREFETCH 1
+#endif
+/* Asks for the cache lines of `lines` runs of `bytes` bytes, `pitch` apart
+ * (for writing: `write`).  The tensor's lines of one tile are dozens of
+ * runs far apart, more than the hardware prefetchers follow; asked one tile
+ * ahead, they arrive while the current tile is converted.  A prefetch never
+ * faults and changes no byte. */
+static void prefetch_lines(const char *p, int64_t pitch, size_t lines, size_t bytes, int write) {
+    for (size_t i = 0; i < lines; ++i, p += pitch) {
+        const uintptr_t first = (uintptr_t)p & ~(uintptr_t)63, last = ((uintptr_t)p + bytes - 1) & ~(uintptr_t)63;
+        for (uintptr_t a = first; a <= last; a += 64) {
+            if (write)
+                __builtin_prefetch((const void *)a, 1, 3);
+            else
+                __builtin_prefetch((const void *)a, 0, 3);
+        }
+    }
+}
+
+/* Prefetches the input lines of tile [l0, l0+nl) x [x0, x0+nx). */
+static void tile_prefetch(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_t nx) {
+    prefetch_lines(j->src + l0 * j->t->l_in + x0 * (int64_t)j->in_size, j->t->l_in, nl, nx * j->in_size, 0);
+}
+
+/* Elements before the first tile boundary of an axis, so that the other
+ * boundaries fall on 64-byte lines of the port packed along it (each line
+ * then belongs to one tile: read once, or written whole); `tile` elements
+ * where that cannot be (elements not aligned to their size, or tiles not
+ * a whole number of lines). */
+static int64_t first_tile(const char *base, int64_t size, int64_t tile) {
+    const int64_t misaligned = (int64_t)((uintptr_t)base % 64);
+    return misaligned % size == 0 && tile * size % 64 == 0 ? tile - misaligned / size : tile;
+}
+
+/* The plane of a transpose, tile by tile.  Tiles advance along l within a
+ * strip of x, so that every output line continues where the previous tile
+ * stopped; tile edges fall on the cache lines of the first line of the
+ * transposed port (and of a streamed output). */
 static void tiled_plane(const sk_walk *w, const tile_axes *t, const char *src, char *dst,
-                        sk_span_fn span, const void *ctx) {
+                        sk_span_fn span, const void *ctx, int stream) {
     _Alignas(64) char scratch[SK_TILE_BYTES];
-    const tile_job j = {w, t, src, dst, span, ctx, scratch};
+    _Alignas(64) char ordered[SK_STREAM_TILE * SK_MAX_ELEMENT];
+    const tile_job j = {t, src, dst, span, ctx, (size_t)w->in_size, (size_t)w->out_size, scratch,
+                        stream ? ordered : NULL};
     const int in_side = w->in_size <= w->out_size;
-    const int64_t lines = SK_TILE_BYTES / (SK_TILE_CROSS * (in_side ? w->in_size : w->out_size));
+    const int64_t small = in_side ? w->in_size : w->out_size;
+    const int64_t lines = stream ? SK_STREAM_TILE / SK_TILE_CROSS : SK_TILE_BYTES / (SK_TILE_CROSS * small);
     const int64_t tl = in_side ? lines : SK_TILE_CROSS;  /* the transposed port is packed along x */
     const int64_t tx = in_side ? SK_TILE_CROSS : lines;  /* (input) or along l (output) */
-    for (int64_t x0 = 0; x0 < t->x_extent; x0 += tx)
-        for (int64_t l0 = 0; l0 < t->l_extent; l0 += tl)
-            tile_run(&j, l0, (size_t)min64(tl, t->l_extent - l0), x0, (size_t)min64(tx, t->x_extent - x0));
+    /* The transposed port's tiles are aligned, and the leaf's lines where
+     * they are streamed; elsewhere the leaf's lines stay whole multiples of
+     * its blocks (a Quant leaf's tail takes the exact path). */
+    const int64_t first_x = in_side ? first_tile(src, w->in_size, tx) : tx;
+    const int64_t first_l = !in_side || stream ? first_tile(dst, w->out_size, tl) : tl;
+    for (int64_t x0 = 0, nx = first_x; x0 < t->x_extent; x0 += nx, nx = tx) {
+        nx = min64(nx, t->x_extent - x0);
+        for (int64_t l0 = 0, nl = first_l; l0 < t->l_extent; l0 += nl, nl = tl) {
+            nl = min64(nl, t->l_extent - l0);
+            if (SK_TILE_PREFETCH && stream && l0 + nl < t->l_extent)
+                tile_prefetch(&j, l0 + nl, (size_t)min64(tl, t->l_extent - l0 - nl), x0, (size_t)nx);
+            tile_run(&j, l0, (size_t)nl, x0, (size_t)nx);
+        }
+    }
 }
 
 enum run_kind { RUN_DENSE, RUN_STRIDED, RUN_STAGED, RUN_TILED };
@@ -274,6 +340,8 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
     const int first = kind == RUN_TILED ? 1 : 0;
     const int64_t steps = kind == RUN_TILED ? walk->runs / walk->extent[0] : walk->runs;
     const size_t n = (size_t)walk->run_length;
+    const int stream = kind == RUN_TILED &&
+                       (size_t)walk->runs * n * (size_t)walk->out_size >= sk_stream_min_bytes();
     int64_t index[SK_MAX_RANK] = {0};
     for (int64_t r = 0; r < steps; ++r) {
         switch (kind) {
@@ -282,7 +350,7 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
             kernel.strided(ctx, src, (ptrdiff_t)walk->in_step, dst, (ptrdiff_t)walk->out_step, n);
             break;
         case RUN_STAGED: staged_run(walk, src, dst, kernel.span, ctx); break;
-        case RUN_TILED: tiled_plane(walk, &tiles, src, dst, kernel.span, ctx); break;
+        case RUN_TILED: tiled_plane(walk, &tiles, src, dst, kernel.span, ctx, stream); break;
         }
         /* Carry: step the fastest outer axis; on wrap, rewind it (by
          * (extent-1)*stride, which lies inside the admitted span) and carry. */
