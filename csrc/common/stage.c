@@ -8,9 +8,6 @@
 #include <string.h>
 #include "stage.h"
 #include "kernel.h"
-#ifndef SK_NO_AVX2_T
-#define SK_NO_AVX2_T 0
-#endif
 #if SK_HAVE_SSE2
 #include <emmintrin.h>
 #endif
@@ -162,7 +159,7 @@ void sk_stage_transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff
 #if SK_HAVE_SSE2
     size_t b, c_begin = 0;  /* columns [0, c_begin) done by wider blocks */
 #if SK_HAVE_AVX2
-    if (!SK_NO_AVX2_T && rows >= 16 / size && __builtin_cpu_supports("avx2"))
+    if (rows >= 16 / size && __builtin_cpu_supports("avx2"))
         c_begin = sk_stage_transpose_avx2(src, src_pitch, dst, dst_pitch, rows, cols, size);
 #endif
     switch (size) {
@@ -199,4 +196,12 @@ void sk_stage_copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdif
 #endif
         for (; k < bytes; ++k) dst[k] = src[k];
     }
+}
+
+int sk_stage_streams(void) {
+#if SK_HAVE_AVX2
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
 }

@@ -25,6 +25,10 @@ void sk_stage_transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff
 void sk_stage_copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
                          size_t lines, size_t bytes, int stream);
 
+/* Whether sk_stage_copy_lines streams here (x86-64 with AVX2); elsewhere
+ * `stream` is ignored. */
+int sk_stage_streams(void);
+
 /* x86-64 with AVX2 only (stage_avx2.c; stage.c calls it where the CPU has
  * AVX2): the first elements of sk_stage_gather(src, 2*size, dst, n, size)
  * in 32-byte blocks; returns how many it wrote. */

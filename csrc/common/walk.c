@@ -159,14 +159,17 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
  * (64 elements: whole 64-byte lines for the 1- and 2-byte elements that are
  * transposed), the leaf's lines as long as SK_TILE_BYTES of scratch for
  * the transposed port allows: each leaf call has work enough (16 KiB
- * measured faster than 8 KiB at 256K elements, 32 KiB no faster).  Where
- * the output is streamed, the tile is also held converted and in output
- * order before it is copied out: SK_STREAM_TILE elements. */
-#ifndef SK_TILE_BYTES
+ * measured faster than 8 KiB at 256K elements, 32 KiB no faster).  Walks
+ * of more than SK_TILE_BIG bytes (both ports) take 8 KiB: at 16M elements
+ * the larger tiles' hundreds of tensor lines in flight measured slower.
+ * Where the output is streamed, the tile is also held converted and in
+ * output order before it is copied out: SK_STREAM_TILE elements. */
 #define SK_TILE_BYTES 16384
-#endif
+#define SK_TILE_BYTES_BIG 8192
+#define SK_TILE_BIG ((size_t)8 << 20)
 #define SK_TILE_CROSS 64
 #define SK_STREAM_TILE 4096
+_Static_assert(SK_STREAM_TILE * SK_MAX_ELEMENT <= SK_TILE_BYTES, "a streamed tile fits the scratch");
 
 /* A transpose: two axes, the input packed along `x`, the output along `l`
  * (bytes: the input's step along l, the output's along x). */
@@ -261,31 +264,6 @@ static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_
     }
 }
 
-#ifndef SK_TILE_PREFETCH
-#define SK_TILE_PREFETCH 1
-#endif
-/* Asks for the cache lines of `lines` runs of `bytes` bytes, `pitch` apart
- * (for writing: `write`).  The tensor's lines of one tile are dozens of
- * runs far apart, more than the hardware prefetchers follow; asked one tile
- * ahead, they arrive while the current tile is converted.  A prefetch never
- * faults and changes no byte. */
-static void prefetch_lines(const char *p, int64_t pitch, size_t lines, size_t bytes, int write) {
-    for (size_t i = 0; i < lines; ++i, p += pitch) {
-        const uintptr_t first = (uintptr_t)p & ~(uintptr_t)63, last = ((uintptr_t)p + bytes - 1) & ~(uintptr_t)63;
-        for (uintptr_t a = first; a <= last; a += 64) {
-            if (write)
-                __builtin_prefetch((const void *)a, 1, 3);
-            else
-                __builtin_prefetch((const void *)a, 0, 3);
-        }
-    }
-}
-
-/* Prefetches the input lines of tile [l0, l0+nl) x [x0, x0+nx). */
-static void tile_prefetch(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_t nx) {
-    prefetch_lines(j->src + l0 * j->t->l_in + x0 * (int64_t)j->in_size, j->t->l_in, nl, nx * j->in_size, 0);
-}
-
 /* Elements before the first tile boundary of an axis, so that the other
  * boundaries fall on 64-byte lines of the port packed along it (each line
  * then belongs to one tile: read once, or written whole); `tile` elements
@@ -301,14 +279,15 @@ static int64_t first_tile(const char *base, int64_t size, int64_t tile) {
  * stopped; tile edges fall on the cache lines of the first line of the
  * transposed port (and of a streamed output). */
 static void tiled_plane(const sk_walk *w, const tile_axes *t, const char *src, char *dst,
-                        sk_span_fn span, const void *ctx, int stream) {
+                        sk_span_fn span, const void *ctx, int big, int stream) {
     _Alignas(64) char scratch[SK_TILE_BYTES];
     _Alignas(64) char ordered[SK_STREAM_TILE * SK_MAX_ELEMENT];
     const tile_job j = {t, src, dst, span, ctx, (size_t)w->in_size, (size_t)w->out_size, scratch,
                         stream ? ordered : NULL};
     const int in_side = w->in_size <= w->out_size;
     const int64_t small = in_side ? w->in_size : w->out_size;
-    const int64_t lines = stream ? SK_STREAM_TILE / SK_TILE_CROSS : SK_TILE_BYTES / (SK_TILE_CROSS * small);
+    const int64_t lines = stream ? SK_STREAM_TILE / SK_TILE_CROSS
+                                 : (big ? SK_TILE_BYTES_BIG : SK_TILE_BYTES) / (SK_TILE_CROSS * small);
     const int64_t tl = in_side ? lines : SK_TILE_CROSS;  /* the transposed port is packed along x */
     const int64_t tx = in_side ? SK_TILE_CROSS : lines;  /* (input) or along l (output) */
     /* The transposed port's tiles are aligned, and the leaf's lines where
@@ -320,8 +299,6 @@ static void tiled_plane(const sk_walk *w, const tile_axes *t, const char *src, c
         nx = min64(nx, t->x_extent - x0);
         for (int64_t l0 = 0, nl = first_l; l0 < t->l_extent; l0 += nl, nl = tl) {
             nl = min64(nl, t->l_extent - l0);
-            if (SK_TILE_PREFETCH && stream && l0 + nl < t->l_extent)
-                tile_prefetch(&j, l0 + nl, (size_t)min64(tl, t->l_extent - l0 - nl), x0, (size_t)nx);
             tile_run(&j, l0, (size_t)nl, x0, (size_t)nx);
         }
     }
@@ -340,8 +317,10 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
     const int first = kind == RUN_TILED ? 1 : 0;
     const int64_t steps = kind == RUN_TILED ? walk->runs / walk->extent[0] : walk->runs;
     const size_t n = (size_t)walk->run_length;
-    const int stream = kind == RUN_TILED &&
-                       (size_t)walk->runs * n * (size_t)walk->out_size >= sk_stream_min_bytes();
+    const size_t elements = (size_t)walk->runs * n;
+    const int stream = kind == RUN_TILED && sk_stage_streams() &&
+                       elements * (size_t)walk->out_size >= sk_stream_min_bytes();
+    const int big = elements * (size_t)(walk->in_size + walk->out_size) > SK_TILE_BIG;
     int64_t index[SK_MAX_RANK] = {0};
     for (int64_t r = 0; r < steps; ++r) {
         switch (kind) {
@@ -350,7 +329,7 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
             kernel.strided(ctx, src, (ptrdiff_t)walk->in_step, dst, (ptrdiff_t)walk->out_step, n);
             break;
         case RUN_STAGED: staged_run(walk, src, dst, kernel.span, ctx); break;
-        case RUN_TILED: tiled_plane(walk, &tiles, src, dst, kernel.span, ctx, stream); break;
+        case RUN_TILED: tiled_plane(walk, &tiles, src, dst, kernel.span, ctx, big, stream); break;
         }
         /* Carry: step the fastest outer axis; on wrap, rewind it (by
          * (extent-1)*stride, which lies inside the admitted span) and carry. */
