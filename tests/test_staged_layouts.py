@@ -5,8 +5,8 @@ The vector routes convert non-packed runs by gathering them in chunks of
 of 32 bytes (AVX2) then 16 bytes taken only while another element follows),
 converting with the
 dense leaf and scattering back; transposes go tile by tile (64 elements
-across, 64 or 128 along the leaf's lines) through in-register blocks of
-16 bytes.  These cases sit on each of those boundaries, for every operation
+across, up to 256 along the leaf's lines; test_transposes.py sits on those
+edges) through in-register blocks of 16 and 32 bytes.  These cases sit on each of those boundaries, for every operation
 and every route (the scalar route, which walks element by element, is the
 control), with the oracle's bits expected and every byte between and
 after the output elements checked untouched.  Inputs that read an address
@@ -315,9 +315,10 @@ def test_zero_and_overlapping_input_strides(route, op, case):
 # ------------------------------------------------------------ guard pages
 
 
-def _guarded(nbytes):
-    """An address where ``nbytes`` end exactly at an inaccessible page (the
-    mapping is kept alive for the process)."""
+def _guarded(nbytes, at_start=False):
+    """An address where ``nbytes`` end exactly at an inaccessible page, or
+    (``at_start``) start exactly after one (the mapping is kept alive for
+    the process)."""
     page = mmap.PAGESIZE
     pages = max(1, -(-nbytes // page))
     region = mmap.mmap(-1, (pages + 1) * page)
@@ -325,46 +326,62 @@ def _guarded(nbytes):
     base = raw.ctypes.data
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-    assert libc.mprotect(base + pages * page, page, 0) == 0, "mprotect(PROT_NONE) failed"
+    guard = 0 if at_start else pages * page
+    assert libc.mprotect(base + guard, page, 0) == 0, "mprotect(PROT_NONE) failed"
     _KEEP.append((region, raw))
-    start = pages * page - nbytes
-    raw[start - min(start, 64):start + nbytes] = INPUT_FILL
+    start = page if at_start else pages * page - nbytes
+    raw[max(start - 64, page if at_start else 0):start + nbytes] = INPUT_FILL
     return raw, base + start
 
 
 _KEEP = []
 # (shape, input strides, output strides) in elements: each port in turn
-# ends right before a page that faults on any access.
+# ends right before, or starts right after, a page that faults on any
+# access.
 GUARDED = ([((n,), (2,), None) for n in list(range(1, 72)) + [CHUNK + 7, CHUNK + 8]]
            + [((n,), None, (2,)) for n in (1, 17, CHUNK + 1)]
-           + [((r, c), (1, r), None) for r, c in [(3, 5), (16, 16), (17, 9), (64, 65), (65, 70), (8, 129)]]
-           + [((r, c), None, (1, r)) for r, c in [(3, 5), (17, 9), (65, 70), (129, 8)]])
+           + [((r, c), (1, r), None) for r, c in [(3, 5), (16, 16), (17, 9), (64, 65), (65, 70), (8, 129),
+                                                  (257, 70), (70, 257), (130, 129)]]
+           + [((r, c), None, (1, r)) for r, c in [(3, 5), (17, 9), (65, 70), (129, 8), (257, 70), (70, 257)]])
+# Which port is guarded, and on which side.
+PLACEMENTS = [("input", False), ("output", False), ("input", True), ("output", True)]
+
+
+def _guarded_case(sk, op, route, shape, in_el, out_el):
+    src, dst, _ = OPS[op]
+    make_request, _ = _expected(op, np.zeros(0, np.uint8), 0)
+    out_strides = None if out_el is None else tuple(s * ITEMSIZE[dst] for s in out_el)
+    in_strides = None if in_el is None else tuple(s * ITEMSIZE[src] for s in in_el)
+    req = make_request(shape, in_strides, out_strides)
+    plan = ok_plan(req, route)
+    (need_in,), (need_out,) = plan.input_requirements(), plan.output_requirements()
+    for port, at_start in PLACEMENTS:
+        raw_in, in_addr = _guarded(need_in.nbytes, at_start) if port == "input" else _plain(need_in.nbytes)
+        raw_out, out_addr = _guarded(need_out.nbytes, at_start) if port == "output" else _plain(need_out.nbytes)
+        status = a65_module(req).execute(
+            plan,
+            [sk.ConstHostBuffer.from_address(in_addr, need_in.nbytes, keepalive=raw_in)],
+            [sk.HostBuffer.from_address(out_addr, need_out.nbytes, keepalive=raw_out)])
+        assert status is None, f"{op} {route} {shape} {in_el} {out_el}: {status}"
+    return len(PLACEMENTS)
 
 
 def guarded_main():
-    """Child process: runs every GUARDED case of every op and route with the
-    input, then the output, ending at a guard page (a stray access faults,
-    killing the process)."""
+    """Child process: runs every GUARDED case of every op and route with
+    each port in turn against a guard page (a stray access faults, killing
+    the process); the transposes once more with every output streamed
+    (tiles converted in scratch and copied out in whole lines)."""
     import simakernels as sk
     count = 0
-    for op, (src, dst, _) in OPS.items():
-        for route in ROUTES:
-            for shape, in_el, out_el in GUARDED:
-                make_request, _ = _expected(op, np.zeros(0, np.uint8), 0)
-                out_strides = None if out_el is None else tuple(s * ITEMSIZE[dst] for s in out_el)
-                in_strides = None if in_el is None else tuple(s * ITEMSIZE[src] for s in in_el)
-                req = make_request(shape, in_strides, out_strides)
-                plan = ok_plan(req, route)
-                (need_in,), (need_out,) = plan.input_requirements(), plan.output_requirements()
-                for guard_input in (True, False):
-                    raw_in, in_addr = _guarded(need_in.nbytes) if guard_input else _plain(need_in.nbytes)
-                    raw_out, out_addr = _plain(need_out.nbytes) if guard_input else _guarded(need_out.nbytes)
-                    status = a65_module(req).execute(
-                        plan,
-                        [sk.ConstHostBuffer.from_address(in_addr, need_in.nbytes, keepalive=raw_in)],
-                        [sk.HostBuffer.from_address(out_addr, need_out.nbytes, keepalive=raw_out)])
-                    assert status is None, f"{op} {route} {shape} {in_el} {out_el}: {status}"
-                    count += 1
+    for streamed in (0, 1):
+        lib.sk_stream_override(streamed)
+        for op in OPS:
+            for route in ROUTES:
+                for shape, in_el, out_el in GUARDED:
+                    if streamed and len(shape) < 2:
+                        continue
+                    count += _guarded_case(sk, op, route, shape, in_el, out_el)
+    lib.sk_stream_override(0)
     print(f"guarded: {count} cases")
 
 
@@ -374,9 +391,9 @@ def _plain(nbytes):
 
 
 def test_no_access_beyond_either_port():
-    """Stepped and transposed inputs and outputs that end right before an
-    inaccessible page, on every op and route: a block that loads or stores
-    one element too far faults.  Runs in a child process so that a fault
+    """Stepped and transposed inputs and outputs that end right before, or
+    start right after, an inaccessible page, on every op and route: a block
+    that loads or stores one element too far faults.  Runs in a child process so that a fault
     fails this test instead of killing the suite."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     tests = os.path.dirname(os.path.abspath(__file__))
