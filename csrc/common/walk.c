@@ -240,21 +240,27 @@ static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_
     const tile_axes *t = j->t;
     const char *src = j->src + l0 * t->l_in + x0 * (int64_t)in_size;
     char *dst = j->dst + x0 * t->x_out + l0 * (int64_t)out_size;
-    const ptrdiff_t out_line = (ptrdiff_t)(nl * out_size);  /* of `ordered` */
+    const ptrdiff_t out_line = (ptrdiff_t)(nl * out_size);  /* a tile line of output, in bytes */
     if (in_size <= out_size) {
         /* Input transposed into output-line order: nx lines of nl. */
         sk_stage_transpose(src, (ptrdiff_t)t->l_in, j->scratch, (ptrdiff_t)(nl * in_size), nl, nx, in_size);
         if (j->ordered) {
             j->span(j->ctx, j->scratch, j->ordered, nl * nx);
             sk_stage_copy_lines(j->ordered, out_line, dst, (ptrdiff_t)t->x_out, nx, nl * out_size, 1);
+        } else if (t->x_out == out_line) {  /* whole output lines, back to back: one call */
+            j->span(j->ctx, j->scratch, dst, nl * nx);
         } else {
             for (size_t x = 0; x < nx; ++x)
                 j->span(j->ctx, j->scratch + x * nl * in_size, dst + (int64_t)x * t->x_out, nl);
         }
     } else {
-        /* Input lines converted in place into nl lines of nx, transposed. */
-        for (size_t l = 0; l < nl; ++l)
-            j->span(j->ctx, src + (int64_t)l * t->l_in, j->scratch + l * nx * out_size, nx);
+        /* Input lines converted in place into nl lines of nx (whole input
+         * lines back to back: one call), transposed. */
+        if (t->l_in == (int64_t)(nx * in_size))
+            j->span(j->ctx, src, j->scratch, nl * nx);
+        else
+            for (size_t l = 0; l < nl; ++l)
+                j->span(j->ctx, src + (int64_t)l * t->l_in, j->scratch + l * nx * out_size, nx);
         if (j->ordered) {
             sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), j->ordered, out_line, nl, nx, out_size);
             sk_stage_copy_lines(j->ordered, out_line, dst, (ptrdiff_t)t->x_out, nx, nl * out_size, 1);
