@@ -1,8 +1,8 @@
 /* Staging moves (stage.h): element copies specialised by element size, with
  * SSE2 blocks on x86-64 (the baseline, so no dispatch) for the two layouts
  * that dominate strided work: every second element (a[:, ::2]) and square
- * tiles of a transpose (and, where the CPU has AVX2, 32-byte blocks for the
- * former from stage_avx2.c).  Elements move as bit patterns, so every path
+ * tiles of a transpose (and, where the CPU has AVX2, 32-byte blocks for
+ * both and for line copies, from stage_avx2.c).  Elements move as bit patterns, so every path
  * agrees bit for bit; the vector blocks only load bytes between elements
  * that are read anyway. */
 #include <string.h>

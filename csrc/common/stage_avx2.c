@@ -1,6 +1,7 @@
-/* AVX2 variant of the staging gather's every-second-element blocks
- * (stage.c picks it at run time where the CPU has AVX2; the wheel keeps the
- * x86-64 baseline).  Elements move as bit patterns, exactly as the SSE2 and
+/* AVX2 variants of the staging moves: the gather's every-second-element
+ * blocks, transpose blocks two at a time, and line copies that may stream
+ * (stage.c picks them at run time where the CPU has AVX2; the wheel keeps
+ * the x86-64 baseline).  Elements move as bit patterns, exactly as the SSE2 and
  * element-by-element paths move them. */
 #include "stage.h"
 #include "kernel.h"
