@@ -233,6 +233,7 @@ typedef struct tile_job {
     size_t in_size, out_size;
     char *scratch;  /* the transposed port's tile */
     char *ordered;  /* streamed: the converted tile in output order */
+    int big;        /* the walk is beyond SK_TILE_BIG */
 } tile_job;
 
 static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_t nx) {
@@ -243,7 +244,7 @@ static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_
     const ptrdiff_t out_line = (ptrdiff_t)(nl * out_size);  /* a tile line of output, in bytes */
     if (in_size <= out_size) {
         /* Input transposed into output-line order: nx lines of nl. */
-        sk_stage_transpose(src, (ptrdiff_t)t->l_in, j->scratch, (ptrdiff_t)(nl * in_size), nl, nx, in_size);
+        sk_stage_transpose(src, (ptrdiff_t)t->l_in, j->scratch, (ptrdiff_t)(nl * in_size), nl, nx, in_size, 0);
         if (j->ordered) {
             j->span(j->ctx, j->scratch, j->ordered, nl * nx);
             sk_stage_copy_lines(j->ordered, out_line, dst, (ptrdiff_t)t->x_out, nx, nl * out_size, 1);
@@ -262,10 +263,11 @@ static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_
             for (size_t l = 0; l < nl; ++l)
                 j->span(j->ctx, src + (int64_t)l * t->l_in, j->scratch + l * nx * out_size, nx);
         if (j->ordered) {
-            sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), j->ordered, out_line, nl, nx, out_size);
+            sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), j->ordered, out_line, nl, nx, out_size, 0);
             sk_stage_copy_lines(j->ordered, out_line, dst, (ptrdiff_t)t->x_out, nx, nl * out_size, 1);
         } else {
-            sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), dst, (ptrdiff_t)t->x_out, nl, nx, out_size);
+            sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), dst, (ptrdiff_t)t->x_out, nl, nx, out_size,
+                               j->big);
         }
     }
 }
@@ -289,7 +291,7 @@ static void tiled_plane(const sk_walk *w, const tile_axes *t, const char *src, c
     _Alignas(64) char scratch[SK_TILE_BYTES];
     _Alignas(64) char ordered[SK_STREAM_TILE * SK_MAX_ELEMENT];
     const tile_job j = {t, src, dst, span, ctx, (size_t)w->in_size, (size_t)w->out_size, scratch,
-                        stream ? ordered : NULL};
+                        stream ? ordered : NULL, big};
     const int in_side = w->in_size <= w->out_size;
     const int64_t small = in_side ? w->in_size : w->out_size;
     const int64_t lines = stream ? SK_STREAM_TILE / SK_TILE_CROSS
