@@ -145,9 +145,9 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
  * inner run is packed on one port only while the fastest outer axis is
  * packed on the other (a transpose), the two axes are walked in tiles
  * transposed in registers, so that every cache line of both ports is used
- * whole while it is in cache.  The scratch is a few KiB on the stack: no
- * tensor-sized temporary, and no byte outside the walk's elements is read
- * or written (stage.c). */
+ * whole while it is in cache.  The scratch is at most 32 KiB on the stack:
+ * no tensor-sized temporary, and no byte outside the walk's elements is
+ * read or written (stage.c). */
 
 /* Staged chunk: long enough to amortise a leaf call (each has a head, a
  * tail and, for Quant, an MXCSR read: at 512 elements that cost a sixth of
