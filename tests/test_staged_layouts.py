@@ -5,8 +5,8 @@ The vector routes convert non-packed runs by gathering them in chunks of
 of 32 bytes (AVX2) then 16 bytes taken only while another element follows),
 converting with the
 dense leaf and scattering back; transposes go tile by tile (64 elements
-across, 64 or 128 along the leaf's lines) through in-register blocks of
-16 bytes.  These cases sit on each of those boundaries, for every operation
+across, up to 256 along the leaf's lines; test_transposes.py sits on those
+edges) through in-register blocks of 16 and 32 bytes.  These cases sit on each of those boundaries, for every operation
 and every route (the scalar route, which walks element by element, is the
 control), with the oracle's bits expected and every byte between and
 after the output elements checked untouched.  Inputs that read an address
@@ -322,8 +322,9 @@ GUARDED = ([((n,), (2,), None) for n in EVERY_OTHER_GUARDED]
            + [((r, c), (2 * c, 2), None) for r, c in [(3, 64), (64, 64), (5, 33)]]
            + [((r, c), (2 * c + 1, 2), None) for r, c in [(3, 64), (4, 65)]]
            + [((n,), None, (2,)) for n in (1, 17, CHUNK + 1)]
-           + [((r, c), (1, r), None) for r, c in [(3, 5), (16, 16), (17, 9), (64, 65), (65, 70), (8, 129)]]
-           + [((r, c), None, (1, r)) for r, c in [(3, 5), (17, 9), (65, 70), (129, 8)]])
+           + [((r, c), (1, r), None) for r, c in [(3, 5), (16, 16), (17, 9), (64, 65), (65, 70), (8, 129),
+                                                  (257, 70), (70, 257), (130, 129)]]
+           + [((r, c), None, (1, r)) for r, c in [(3, 5), (17, 9), (65, 70), (129, 8), (257, 70), (70, 257)]])
 
 
 def guarded_main():
@@ -333,10 +334,16 @@ def guarded_main():
     process; tests/guarded.py)."""
     log, regions = guarded.Log(), guarded.Regions()
     cases = [("staged", shape, in_el, out_el) for shape, in_el, out_el in GUARDED]
-    for op in OPS:
-        variants = guarded_cases.OPERATIONS[op].variants()[:1]
-        for route in ROUTES:
-            guarded_cases.run_a65(op, route, cases, log, regions, variants)
+    # The transposes once more with every output streamed (tiles converted
+    # in scratch and copied out in whole lines).
+    streamed = [("streamed", shape, in_el, out_el) for _, shape, in_el, out_el in cases if len(shape) > 1]
+    for stream, chosen in ((0, cases), (1, streamed)):
+        lib.sk_stream_override(stream)
+        for op in OPS:
+            variants = guarded_cases.OPERATIONS[op].variants()[:1]
+            for route in ROUTES:
+                guarded_cases.run_a65(op, route, chosen, log, regions, variants)
+    lib.sk_stream_override(0)
     log.finish()
 
 

@@ -1,8 +1,8 @@
 /* Staging moves (stage.h): element copies specialised by element size, with
  * SSE2 blocks on x86-64 (the baseline, so no dispatch) for the two layouts
  * that dominate strided work: every second element (a[:, ::2]) and square
- * tiles of a transpose (and, where the CPU has AVX2, 32-byte blocks for the
- * former from stage_avx2.c).  Elements move as bit patterns, so every path
+ * tiles of a transpose (and, where the CPU has AVX2, 32-byte blocks for
+ * both and for line copies, from stage_avx2.c).  Elements move as bit patterns, so every path
  * agrees bit for bit; the vector blocks only load bytes between elements
  * that are read anyway. */
 #include <string.h>
@@ -118,20 +118,21 @@ static inline __attribute__((always_inline)) void transpose_block(const char *sr
 
 static inline __attribute__((always_inline)) size_t transpose_blocks(const char *src, ptrdiff_t src_pitch,
                                                                      char *dst, ptrdiff_t dst_pitch,
-                                                                     size_t rows, size_t cols, size_t size) {
+                                                                     size_t rows, size_t cols, size_t size,
+                                                                     size_t c_begin) {
     const size_t b = 16 / size;
     const size_t full_rows = rows / b * b, full_cols = cols / b * b;
     /* Finish the rows of whichever side is farther apart (the tensor, not
      * the scratch) one group at a time, so that each of its cache lines is
      * completed while it is in L1. */
     if (dst_pitch > src_pitch) {
-        for (size_t c = 0; c < full_cols; c += b)
+        for (size_t c = c_begin; c < full_cols; c += b)
             for (size_t r = 0; r < full_rows; r += b)
                 transpose_block(src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * size), src_pitch,
                                 dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * size), dst_pitch, size);
     } else {
         for (size_t r = 0; r < full_rows; r += b)
-            for (size_t c = 0; c < full_cols; c += b)
+            for (size_t c = c_begin; c < full_cols; c += b)
                 transpose_block(src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * size), src_pitch,
                                 dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * size), dst_pitch, size);
     }
@@ -153,14 +154,18 @@ static void gather_every_other(const char *src, char *dst, size_t n, size_t size
                    src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * (bytes)), bytes)
 
 void sk_stage_transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
-                        size_t rows, size_t cols, size_t size) {
+                        size_t rows, size_t cols, size_t size, int few_lines) {
     size_t r0 = 0, c0 = 0;
 #if SK_HAVE_SSE2
-    size_t b;
+    size_t b, c_begin = 0;  /* columns [0, c_begin) done by wider blocks */
+#if SK_HAVE_AVX2
+    if (!few_lines && rows >= 16 / size && __builtin_cpu_supports("avx2"))
+        c_begin = sk_stage_transpose_avx2(src, src_pitch, dst, dst_pitch, rows, cols, size);
+#endif
     switch (size) {
-    case 1: b = transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 1); break;
-    case 2: b = transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 2); break;
-    default: b = transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 4); break;
+    case 1: b = transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 1, c_begin); break;
+    case 2: b = transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 2, c_begin); break;
+    default: b = transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 4, c_begin); break;
     }
     r0 = rows / b * b;
     c0 = cols / b * b;
@@ -174,7 +179,14 @@ void sk_stage_transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff
 }
 
 void sk_stage_copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
-                         size_t lines, size_t bytes) {
+                         size_t lines, size_t bytes, int stream) {
+#if SK_HAVE_AVX2
+    if (bytes >= 32 && __builtin_cpu_supports("avx2")) {
+        sk_stage_copy_lines_avx2(src, src_pitch, dst, dst_pitch, lines, bytes, stream);
+        return;
+    }
+#endif
+    (void)stream;
     for (size_t i = 0; i < lines; ++i, src += src_pitch, dst += dst_pitch) {
         size_t k = 0;
 #if SK_HAVE_SSE2
@@ -184,4 +196,12 @@ void sk_stage_copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdif
 #endif
         for (; k < bytes; ++k) dst[k] = src[k];
     }
+}
+
+int sk_stage_streams(void) {
+#if SK_HAVE_AVX2
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
 }

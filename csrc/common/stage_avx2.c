@@ -1,6 +1,7 @@
-/* AVX2 variant of the staging gather's every-second-element blocks
- * (stage.c picks it at run time where the CPU has AVX2; the wheel keeps the
- * x86-64 baseline).  Elements move as bit patterns, exactly as the SSE2 and
+/* AVX2 variants of the staging moves: the gather's every-second-element
+ * blocks, transpose blocks two at a time, and line copies that may stream
+ * (stage.c picks them at run time where the CPU has AVX2; the wheel keeps
+ * the x86-64 baseline).  Elements move as bit patterns, exactly as the SSE2 and
  * element-by-element paths move them. */
 #include "stage.h"
 #include "kernel.h"
@@ -52,5 +53,117 @@ size_t sk_stage_every_other_avx2(const char *src, char *dst, size_t n, size_t si
     case 2: return every_other(src, dst, n, 2);
     default: return every_other(src, dst, n, 4);
     }
+}
+#endif
+
+#if SK_HAVE_AVX2
+/* Two adjacent (16/size)-square blocks at once: each 32-byte row load
+ * holds a row of both, the in-lane unpacks of stage.c's transpose_block
+ * transpose each 128-bit lane on its own, and the halves of register m are
+ * destination rows bitreverse(m) of the first block and of the second.
+ * Half the shuffles and loads of two SSE2 blocks. */
+static inline __attribute__((always_inline)) __m256i unpack_lo256(__m256i a, __m256i b, int width) {
+    return width == 8 ? _mm256_unpacklo_epi8(a, b) : width == 16 ? _mm256_unpacklo_epi16(a, b)
+         : width == 32 ? _mm256_unpacklo_epi32(a, b) : _mm256_unpacklo_epi64(a, b);
+}
+static inline __attribute__((always_inline)) __m256i unpack_hi256(__m256i a, __m256i b, int width) {
+    return width == 8 ? _mm256_unpackhi_epi8(a, b) : width == 16 ? _mm256_unpackhi_epi16(a, b)
+         : width == 32 ? _mm256_unpackhi_epi32(a, b) : _mm256_unpackhi_epi64(a, b);
+}
+
+static inline __attribute__((always_inline)) void transpose_pair(const char *src, ptrdiff_t src_pitch, char *dst,
+                                                                 ptrdiff_t dst_pitch, size_t size) {
+    enum { MAX = 16 };
+    const int n = (int)(16 / size);
+    __m256i v[MAX], t[MAX];
+#pragma GCC unroll 16
+    for (int r = 0; r < n; ++r) v[r] = _mm256_loadu_si256((const __m256i *)(const void *)(src + r * src_pitch));
+#pragma GCC unroll 4
+    for (int width = (int)size * 8; width < 128; width *= 2) {
+#pragma GCC unroll 8
+        for (int i = 0; i < n / 2; ++i) {
+            t[i] = unpack_lo256(v[2 * i], v[2 * i + 1], width);
+            t[i + n / 2] = unpack_hi256(v[2 * i], v[2 * i + 1], width);
+        }
+#pragma GCC unroll 16
+        for (int i = 0; i < n; ++i) v[i] = t[i];
+    }
+#pragma GCC unroll 16
+    for (int m = 0; m < n; ++m) {
+        const int c = n == 4 ? (m & 1) << 1 | m >> 1
+                    : n == 8 ? (m & 1) << 2 | (m & 2) | m >> 2
+                             : (m & 1) << 3 | (m & 2) << 1 | (m & 4) >> 1 | m >> 3;
+        _mm_storeu_si128((__m128i *)(void *)(dst + c * dst_pitch), _mm256_castsi256_si128(v[m]));
+        _mm_storeu_si128((__m128i *)(void *)(dst + (c + n) * dst_pitch), _mm256_extracti128_si256(v[m], 1));
+    }
+}
+
+static inline __attribute__((always_inline)) void transpose_pairs(const char *src, ptrdiff_t src_pitch, char *dst,
+                                                                  ptrdiff_t dst_pitch, size_t rows, size_t cols,
+                                                                  size_t size) {
+    const size_t b = 16 / size;
+    /* As stage.c: finish the farther-apart side's rows one group at a time. */
+    if (dst_pitch > src_pitch) {
+        for (size_t c = 0; c + 2 * b <= cols; c += 2 * b)
+            for (size_t r = 0; r + b <= rows; r += b)
+                transpose_pair(src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * size), src_pitch,
+                               dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * size), dst_pitch, size);
+    } else {
+        for (size_t r = 0; r + b <= rows; r += b)
+            for (size_t c = 0; c + 2 * b <= cols; c += 2 * b)
+                transpose_pair(src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * size), src_pitch,
+                               dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * size), dst_pitch, size);
+    }
+}
+
+size_t sk_stage_transpose_avx2(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                               size_t rows, size_t cols, size_t size) {
+    switch (size) {
+    case 1: transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 1); break;
+    case 2: transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 2); break;
+    default: transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 4); break;
+    }
+    return cols / (32 / size) * (32 / size);
+}
+
+/* Whole 32-byte moves, the last one ending at the line's end (it may
+ * overlap the one before: the same bytes, written twice); lines shorter
+ * than 32 bytes are left to the caller.  Streamed lines store each whole
+ * 64-byte destination line non-temporally and the partial ones at either
+ * end through the cache. */
+void sk_stage_copy_lines_avx2(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                              size_t lines, size_t bytes, int stream) {
+    for (size_t i = 0; i < lines; ++i, src += src_pitch, dst += dst_pitch) {
+        size_t k = 0;
+        if (stream) {
+            const size_t head = (64 - (uintptr_t)dst % 64) % 64;
+            if (head + 64 <= bytes) {
+                for (; k + 32 <= head; k += 32)
+                    _mm256_storeu_si256((__m256i *)(void *)(dst + k),
+                                        _mm256_loadu_si256((const __m256i *)(const void *)(src + k)));
+                if (k < head) {  /* the rest of the head: 16-byte and smaller pieces */
+                    for (; k + 16 <= head; k += 16)
+                        _mm_storeu_si128((__m128i *)(void *)(dst + k),
+                                         _mm_loadu_si128((const __m128i *)(const void *)(src + k)));
+                    for (; k < head; ++k) dst[k] = src[k];
+                }
+                for (; k + 64 <= bytes; k += 64) {
+                    _mm256_stream_si256((__m256i *)(void *)(dst + k),
+                                        _mm256_loadu_si256((const __m256i *)(const void *)(src + k)));
+                    _mm256_stream_si256((__m256i *)(void *)(dst + k + 32),
+                                        _mm256_loadu_si256((const __m256i *)(const void *)(src + k + 32)));
+                }
+            }
+        }
+        for (; k + 32 <= bytes; k += 32)
+            _mm256_storeu_si256((__m256i *)(void *)(dst + k),
+                                _mm256_loadu_si256((const __m256i *)(const void *)(src + k)));
+        if (k < bytes && bytes >= 32)
+            _mm256_storeu_si256((__m256i *)(void *)(dst + bytes - 32),
+                                _mm256_loadu_si256((const __m256i *)(const void *)(src + bytes - 32)));
+        else
+            for (; k < bytes; ++k) dst[k] = src[k];
+    }
+    if (stream) _mm_sfence();
 }
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "kernel.h"
 #include "stage.h"
+#include "stream.h"
 
 #define SK_MAX_RANK 6
 
@@ -144,9 +145,9 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
  * inner run is packed on one port only while the fastest outer axis is
  * packed on the other (a transpose), the two axes are walked in tiles
  * transposed in registers, so that every cache line of both ports is used
- * whole while it is in cache.  The scratch is a few KiB on the stack: no
- * tensor-sized temporary, and no byte outside the walk's elements is read
- * or written (stage.c). */
+ * whole while it is in cache.  The scratch is at most 32 KiB on the stack:
+ * no tensor-sized temporary, and no byte outside the walk's elements is
+ * read or written (stage.c). */
 
 /* Staged chunk: long enough to amortise a leaf call (each has a head, a
  * tail and, for Quant, an MXCSR read: at 512 elements that cost a sixth of
@@ -154,12 +155,21 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
  * each at 4-byte elements) stay in a 32 KiB L1 with the leaf's own lines;
  * 4096 measured slower for 4-byte elements. */
 #define SK_STAGE_CHUNK 2048
-/* Tiles: the transposed port's lines are TILE_CROSS elements per tile (64
- * elements: whole 64-byte lines for the 1- and 2-byte elements that are
- * transposed), the other port's lines as long as TILE_BYTES of scratch
- * allows, so that each leaf call has work enough. */
+/* Tiles: the transposed port's lines are SK_TILE_CROSS elements per tile
+ * (64 elements: whole 64-byte lines for the 1- and 2-byte elements that are
+ * transposed), the leaf's lines as long as SK_TILE_BYTES of scratch for
+ * the transposed port allows: each leaf call has work enough (16 KiB
+ * measured faster than 8 KiB at 256K elements, 32 KiB no faster).  Walks
+ * of more than SK_TILE_BIG bytes (both ports) take 8 KiB: at 16M elements
+ * the larger tiles' hundreds of tensor lines in flight measured slower.
+ * Where the output is streamed, the tile is also held converted and in
+ * output order before it is copied out: SK_STREAM_TILE elements. */
+#define SK_TILE_BYTES 16384
+#define SK_TILE_BYTES_BIG 8192
+#define SK_TILE_BIG ((size_t)8 << 20)
 #define SK_TILE_CROSS 64
-#define SK_TILE_BYTES 8192
+#define SK_STREAM_TILE 4096
+_Static_assert(SK_STREAM_TILE * SK_MAX_ELEMENT <= SK_TILE_BYTES, "a streamed tile fits the scratch");
 
 /* A transpose: two axes, the input packed along `x`, the output along `l`
  * (bytes: the input's step along l, the output's along x). */
@@ -210,55 +220,96 @@ static void staged_run(const sk_walk *w, const char *src, char *dst, size_t left
 /* One tile of a transpose: lines [l0, l0+nl) x [x0, x0+nx).  The port with
  * the smaller elements is the one transposed in registers (fewer shuffles
  * per element); the leaf reads or writes the other port in place, one
- * line per call. */
+ * line per call.  A streamed output is written only by whole-line copies
+ * (sk_stage_copy_lines), so the converted tile is first gathered in output
+ * order: one leaf call for the whole tile where the input is transposed,
+ * one more transpose where the output is. */
 typedef struct tile_job {
-    const sk_walk *w;
     const tile_axes *t;
     const char *src;
     char *dst;
     sk_span_fn span;
     const void *ctx;
-    char *scratch;
+    size_t in_size, out_size;
+    char *scratch;  /* the transposed port's tile */
+    char *ordered;  /* streamed: the converted tile in output order */
+    int big;        /* the walk is beyond SK_TILE_BIG */
 } tile_job;
 
 static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_t nx) {
-    const size_t in_size = (size_t)j->w->in_size, out_size = (size_t)j->w->out_size;
+    const size_t in_size = j->in_size, out_size = j->out_size;
     const tile_axes *t = j->t;
+    const char *src = j->src + l0 * t->l_in + x0 * (int64_t)in_size;
+    char *dst = j->dst + x0 * t->x_out + l0 * (int64_t)out_size;
+    const ptrdiff_t out_line = (ptrdiff_t)(nl * out_size);  /* a tile line of output, in bytes */
     if (in_size <= out_size) {
-        /* Input transposed into output-line order; the leaf writes output
-         * lines (along l) in place. */
-        sk_stage_transpose(j->src + x0 * (int64_t)in_size + l0 * t->l_in, (ptrdiff_t)t->l_in, j->scratch,
-                           (ptrdiff_t)(nl * in_size), nl, nx, in_size);
-        for (size_t x = 0; x < nx; ++x)
-            j->span(j->ctx, j->scratch + x * nl * in_size,
-                    j->dst + (x0 + (int64_t)x) * t->x_out + l0 * (int64_t)out_size, nl);
+        /* Input transposed into output-line order: nx lines of nl. */
+        sk_stage_transpose(src, (ptrdiff_t)t->l_in, j->scratch, (ptrdiff_t)(nl * in_size), nl, nx, in_size, 0);
+        if (j->ordered) {
+            j->span(j->ctx, j->scratch, j->ordered, nl * nx);
+            sk_stage_copy_lines(j->ordered, out_line, dst, (ptrdiff_t)t->x_out, nx, nl * out_size, 1);
+        } else if (t->x_out == out_line) {  /* whole output lines, back to back: one call */
+            j->span(j->ctx, j->scratch, dst, nl * nx);
+        } else {
+            for (size_t x = 0; x < nx; ++x)
+                j->span(j->ctx, j->scratch + x * nl * in_size, dst + (int64_t)x * t->x_out, nl);
+        }
     } else {
-        /* The leaf reads input lines (along x) in place into scratch, which
-         * is transposed into the output. */
-        for (size_t l = 0; l < nl; ++l)
-            j->span(j->ctx, j->src + (l0 + (int64_t)l) * t->l_in + x0 * (int64_t)in_size,
-                    j->scratch + l * nx * out_size, nx);
-        sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), j->dst + l0 * (int64_t)out_size + x0 * t->x_out,
-                           (ptrdiff_t)t->x_out, nl, nx, out_size);
+        /* Input lines converted in place into nl lines of nx (whole input
+         * lines back to back: one call), transposed. */
+        if (t->l_in == (int64_t)(nx * in_size))
+            j->span(j->ctx, src, j->scratch, nl * nx);
+        else
+            for (size_t l = 0; l < nl; ++l)
+                j->span(j->ctx, src + (int64_t)l * t->l_in, j->scratch + l * nx * out_size, nx);
+        if (j->ordered) {
+            sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), j->ordered, out_line, nl, nx, out_size, 0);
+            sk_stage_copy_lines(j->ordered, out_line, dst, (ptrdiff_t)t->x_out, nx, nl * out_size, 1);
+        } else {
+            sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), dst, (ptrdiff_t)t->x_out, nl, nx, out_size,
+                               j->big);
+        }
     }
 }
 
-/* The plane of a transpose, tile by tile.  The transposed port's lines get
- * SK_TILE_CROSS elements per tile, the leaf's lines as many as the scratch
- * holds.  Tiles advance along l within a strip of x, so that every line the
- * leaf writes (output along l) continues where the previous tile stopped,
- * and every line it reads (input along x) is read whole in one call. */
+/* Elements before the first tile boundary of an axis, so that the other
+ * boundaries fall on 64-byte lines of the port packed along it (each line
+ * then belongs to one tile: read once, or written whole); `tile` elements
+ * where that cannot be (elements not aligned to their size, or tiles not
+ * a whole number of lines). */
+static int64_t first_tile(const char *base, int64_t size, int64_t tile) {
+    const int64_t misaligned = (int64_t)((uintptr_t)base % 64);
+    return misaligned % size == 0 && tile * size % 64 == 0 ? tile - misaligned / size : tile;
+}
+
+/* The plane of a transpose, tile by tile.  Tiles advance along l within a
+ * strip of x, so that every output line continues where the previous tile
+ * stopped; tile edges fall on the cache lines of the first line of the
+ * transposed port (and of a streamed output). */
 static void tiled_plane(const sk_walk *w, const tile_axes *t, const char *src, char *dst,
-                        sk_span_fn span, const void *ctx) {
+                        sk_span_fn span, const void *ctx, int big, int stream) {
     _Alignas(64) char scratch[SK_TILE_BYTES];
-    const tile_job j = {w, t, src, dst, span, ctx, scratch};
+    _Alignas(64) char ordered[SK_STREAM_TILE * SK_MAX_ELEMENT];
+    const tile_job j = {t, src, dst, span, ctx, (size_t)w->in_size, (size_t)w->out_size, scratch,
+                        stream ? ordered : NULL, big};
     const int in_side = w->in_size <= w->out_size;
-    const int64_t lines = SK_TILE_BYTES / (SK_TILE_CROSS * (in_side ? w->in_size : w->out_size));
+    const int64_t small = in_side ? w->in_size : w->out_size;
+    const int64_t lines = stream ? SK_STREAM_TILE / SK_TILE_CROSS
+                                 : (big ? SK_TILE_BYTES_BIG : SK_TILE_BYTES) / (SK_TILE_CROSS * small);
     const int64_t tl = in_side ? lines : SK_TILE_CROSS;  /* the transposed port is packed along x */
     const int64_t tx = in_side ? SK_TILE_CROSS : lines;  /* (input) or along l (output) */
-    for (int64_t x0 = 0; x0 < t->x_extent; x0 += tx)
-        for (int64_t l0 = 0; l0 < t->l_extent; l0 += tl)
-            tile_run(&j, l0, (size_t)min64(tl, t->l_extent - l0), x0, (size_t)min64(tx, t->x_extent - x0));
+    /* The transposed port's tiles are aligned, and the leaf's lines where
+     * they are streamed; elsewhere the leaf's lines stay whole multiples of
+     * its blocks (a Quant leaf's tail takes the exact path). */
+    const int64_t first_x = in_side ? first_tile(src, w->in_size, tx) : tx;
+    const int64_t first_l = !in_side || stream ? first_tile(dst, w->out_size, tl) : tl;
+    for (int64_t x0 = 0, nx = first_x; x0 < t->x_extent; x0 += nx, nx = tx) {
+        nx = min64(nx, t->x_extent - x0);
+        for (int64_t l0 = 0, nl = first_l; l0 < t->l_extent; l0 += nl, nl = tl) {
+            nl = min64(nl, t->l_extent - l0);
+            tile_run(&j, l0, (size_t)nl, x0, (size_t)nx);
+        }
+    }
 }
 
 /* An inner run of every second input element into a packed output: the
@@ -291,6 +342,10 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
     const int first = kind == RUN_TILED ? 1 : 0;
     const int64_t steps = kind == RUN_TILED ? walk->runs / walk->extent[0] : walk->runs;
     const size_t n = (size_t)walk->run_length;
+    const size_t elements = (size_t)walk->runs * n;
+    const int stream = kind == RUN_TILED && sk_stage_streams() &&
+                       elements * (size_t)walk->out_size >= sk_stream_min_bytes();
+    const int big = elements * (size_t)(walk->in_size + walk->out_size) > SK_TILE_BIG;
     int64_t index[SK_MAX_RANK] = {0};
     for (int64_t r = 0; r < steps; ++r) {
         switch (kind) {
@@ -300,7 +355,7 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
             break;
         case RUN_EVERY_OTHER: every_other_run(walk, src, dst, &kernel, ctx); break;
         case RUN_STAGED: staged_run(walk, src, dst, n, kernel.span, ctx); break;
-        case RUN_TILED: tiled_plane(walk, &tiles, src, dst, kernel.span, ctx); break;
+        case RUN_TILED: tiled_plane(walk, &tiles, src, dst, kernel.span, ctx, big, stream); break;
         }
         /* Carry: step the fastest outer axis; on wrap, rewind it (by
          * (extent-1)*stride, which lies inside the admitted span) and carry. */
