@@ -9,7 +9,7 @@ NATIVE_INPUTS := $(shell find csrc -name '*.c' -o -name '*.h' -o -name '*.py' | 
                  simakernels/_version.py simakernels/_sourcedigest.py setup.py
 NATIVE_STAMP  := build/.native-$(shell uname -m)
 
-.PHONY: run test build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench bench-peers neon-estimate
+.PHONY: run test build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench bench-peers neon-estimate fuzz
 
 run: build
 	$(PY) -m simakernels demo
@@ -135,3 +135,29 @@ sanitize: $(VENV)/.installed
 
 clean:
 	rm -rf build dist *.egg-info simakernels/_native*.so simakernels/_native.c .pytest_cache .hypothesis
+
+# ---- fuzzing -----------------------------------------------------------------
+# Coverage-guided fuzzing of the native EV74 descriptor decoder with
+# libFuzzer (clang 15, AddressSanitizer + UBSan; any report or property
+# violation is a crash), seeded with valid descriptors from the Python
+# encoder.  FUZZ_SECONDS is the budget; the corpus grows in build/fuzz across
+# runs, crash inputs land there as crash-*.  docs/RELIABILITY.md has the
+# figures and the hypothesis side (SIMAKERNELS_FUZZ_EXAMPLES).
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := build/fuzz
+FUZZ_CC      := clang-15
+FUZZ_FLAGS   := -g -O1 -std=c11 -Wall -Wextra -Werror -ffp-contract=off \
+                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Icsrc/include
+
+
+fuzz: $(VENV)/.installed
+	bash toolchains/host/fuzz-packages.sh
+	mkdir -p $(FUZZ_DIR)/corpus-ev74 $(FUZZ_DIR)/seeds-ev74
+	$(FUZZ_CC) $(FUZZ_FLAGS) fuzz/ev74_decode.c csrc/ev74/decode.c -o $(FUZZ_DIR)/ev74_decode
+	PYTHONPATH=. $(PY) fuzz/ev74_seeds.py $(FUZZ_DIR)/seeds-ev74
+	cd $(FUZZ_DIR) && ./ev74_decode -max_total_time=$(FUZZ_SECONDS) -max_len=448 -print_final_stats=1 \
+	    -artifact_prefix=./ corpus-ev74 seeds-ev74 2>&1 | tee ev74_decode.log | grep -E "INITED|DONE|ERROR|SUMMARY|stat::"
+	@cd $(FUZZ_DIR) && n=$$(ls crash-* leak-* timeout-* oom-* 2>/dev/null | wc -l); \
+	 echo "ev74_decode: $$(sed -n 's/^stat::number_of_executed_units: *//p' ev74_decode.log) inputs," \
+	      "$$(grep -o 'cov: [0-9]* ft: [0-9]*' ev74_decode.log | tail -1), $$n crash files in $(FUZZ_DIR)"; \
+	 test $$n -eq 0
