@@ -480,3 +480,13 @@ def test_submit_corrupted_empty_descriptor(device):
         forged = ev.BoundPacket(set_field(bound.descriptor, name, value), bound.inputs, bound.outputs)
         assert not forged.empty, name
         _submit_refused(device, forged, ErrorCode.INVALID_DESCRIPTOR, token)
+
+
+# Found by tests/test_fuzz.py: the packet of an admitted empty request whose
+# other extents multiply past 2^32 was refused by the device-side decoder.
+@pytest.mark.parametrize("shape", [(1, 2, 1 << 31, 0), (0, 0xFFFFFFFF, 0xFFFFFFFF)])
+def test_empty_request_with_large_extents_decodes(shape):
+    plan = ev_plan(shape, BF16, multiplier_bits=0x3F800000, zero_point=0)
+    packet = ok(ev.encode_relocatable(plan))
+    desc = ok(ev.decode(packet.descriptor))
+    assert desc.empty and desc.extents == shape and packet.empty
