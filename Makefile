@@ -137,27 +137,30 @@ clean:
 	rm -rf build dist *.egg-info simakernels/_native*.so simakernels/_native.c .pytest_cache .hypothesis
 
 # ---- fuzzing -----------------------------------------------------------------
-# Coverage-guided fuzzing of the native EV74 descriptor decoder with
-# libFuzzer (clang 15, AddressSanitizer + UBSan; any report or property
-# violation is a crash), seeded with valid descriptors from the Python
-# encoder.  FUZZ_SECONDS is the budget; the corpus grows in build/fuzz across
-# runs, crash inputs land there as crash-*.  docs/RELIABILITY.md has the
-# figures and the hypothesis side (SIMAKERNELS_FUZZ_EXAMPLES).
+# Coverage-guided fuzzing with libFuzzer (clang 15, AddressSanitizer + UBSan;
+# any report or violated property is a crash), FUZZ_SECONDS per target:
+#   ev74_decode - the native EV74 descriptor decoder, seeded with valid
+#                 descriptors from the Python encoder;
+#   a65_execute - the Cast/Dequant/Quant execute entries on random small
+#                 layouts, every route against the scalar reference.
+# Corpora grow in build/fuzz across runs; crash inputs land there as
+# crash-*.  docs/RELIABILITY.md has the figures and the hypothesis side
+# (SIMAKERNELS_FUZZ_EXAMPLES).
 FUZZ_SECONDS ?= 60
 FUZZ_DIR     := build/fuzz
-FUZZ_CC      := clang-15
-FUZZ_FLAGS   := -g -O1 -std=c11 -Wall -Wextra -Werror -ffp-contract=off \
-                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Icsrc/include
-
 
 fuzz: $(VENV)/.installed
 	bash toolchains/host/fuzz-packages.sh
-	mkdir -p $(FUZZ_DIR)/corpus-ev74 $(FUZZ_DIR)/seeds-ev74
-	$(FUZZ_CC) $(FUZZ_FLAGS) fuzz/ev74_decode.c csrc/ev74/decode.c -o $(FUZZ_DIR)/ev74_decode
+	bash fuzz/build.sh $(FUZZ_DIR)
 	PYTHONPATH=. $(PY) fuzz/ev74_seeds.py $(FUZZ_DIR)/seeds-ev74
-	cd $(FUZZ_DIR) && ./ev74_decode -max_total_time=$(FUZZ_SECONDS) -max_len=448 -print_final_stats=1 \
-	    -artifact_prefix=./ corpus-ev74 seeds-ev74 2>&1 | tee ev74_decode.log | grep -E "INITED|DONE|ERROR|SUMMARY|stat::"
-	@cd $(FUZZ_DIR) && n=$$(ls crash-* leak-* timeout-* oom-* 2>/dev/null | wc -l); \
-	 echo "ev74_decode: $$(sed -n 's/^stat::number_of_executed_units: *//p' ev74_decode.log) inputs," \
-	      "$$(grep -o 'cov: [0-9]* ft: [0-9]*' ev74_decode.log | tail -1), $$n crash files in $(FUZZ_DIR)"; \
-	 test $$n -eq 0
+	@cd $(FUZZ_DIR) && rm -f crash-* leak-* timeout-* oom-* && status=0; \
+	for target in ev74_decode a65_execute; do \
+	    mkdir -p corpus-$$target; seeds=; [ $$target = ev74_decode ] && seeds=seeds-ev74; \
+	    ./$$target -max_total_time=$(FUZZ_SECONDS) -max_len=512 -print_final_stats=1 -artifact_prefix=./ \
+	        corpus-$$target $$seeds > $$target.log 2>&1 || status=1; \
+	    grep -E "ERROR|SUMMARY|property violated|runtime error" $$target.log | head -5; \
+	    echo "$$target: $$(sed -n 's/^stat::number_of_executed_units: *//p' $$target.log) inputs in" \
+	         "$(FUZZ_SECONDS) s, $$(grep -o 'cov: [0-9]* ft: [0-9]*' $$target.log | tail -1)"; \
+	done; \
+	n=$$(ls crash-* leak-* timeout-* oom-* 2>/dev/null | wc -l); echo "crashes: $$n (inputs in $(FUZZ_DIR))"; \
+	test $$status -eq 0 -a $$n -eq 0
