@@ -348,9 +348,12 @@ def views(draw, need, alignment, half):
     mostly an aligned view of the needed length in its half of the arena,
     else any offset, a short or long length, a null or wild raw address."""
     kind = draw(st.sampled_from(["array"] * 3 + ["raw"] * 3 + ["readonly", "const", "bytes", "null", "wild"]))
-    if kind == "wild":   # raw values no real buffer has
-        return kind, draw(st.sampled_from([-1, 1, 2**64 - 1, 2**64, 2**63, 3])), \
-            draw(st.sampled_from([need, -1, 2**63, 2**64, 0]))
+    if kind == "wild":   # raw values the binding rules refuse whatever the plan needs
+        return draw(st.sampled_from([
+            (kind, draw(st.sampled_from([-1, 2**64, 2**70])), draw(st.sampled_from([0, need, 2**64]))),
+            (kind, draw(st.sampled_from([1, 3, 2**63, 2**64 - 1])), draw(st.sampled_from([-1, 2**63, 2**64]))),
+            (kind, 2**64 - 1, need + 1),     # wraps whenever anything is accessed
+        ]))
     if draw(st.integers(0, 3)):
         offset = half * ARENA // 2 + alignment * draw(st.integers(0, (ARENA // 2 - need) // alignment))
         length = need + draw(st.sampled_from([0, 0, 0, 1, 64]))
