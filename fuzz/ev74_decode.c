@@ -103,14 +103,19 @@ static void check_accepted(const sk_ev74_descriptor *d, const uint8_t *data) {
     const uint32_t m = d->multiplier_bits;
     CHECK(m != 0 && !(m >> 31) && ((m >> 23) & 0xff) != 0xff, "multiplier not finite positive");
     CHECK(d->zero_point >= -128 && d->zero_point <= 127, "zero point");
+    /* The product of the extents (0 if any is 0), saturated at the domain. */
     unsigned __int128 count = 1;
+    for (uint32_t a = 0; a < d->rank; ++a) {
+        count *= d->extent[a];
+        if (count > DOMAIN) count = DOMAIN;
+    }
+    CHECK(count < DOMAIN, "count beyond the domain");
     for (uint32_t a = 0; a < SK_EV74_MAX_RANK; ++a) {
         if (a >= d->rank) {
             CHECK(!d->extent[a] && !d->input_stride[a] && !d->output_stride[a], "unused axis");
             continue;
         }
-        count *= d->extent[a];
-        CHECK(count < DOMAIN, "count beyond the domain");
+        CHECK(d->extent[a] < DOMAIN, "extent beyond the domain");
         if (d->count == 0) CHECK(!d->input_stride[a] && !d->output_stride[a], "strides of an empty tensor");
         if (d->count && d->extent[a] <= 1) CHECK(!d->input_stride[a] && !d->output_stride[a], "singleton stride");
     }
