@@ -330,7 +330,8 @@ def prepared_plans(draw):
         if op == "dequant":
             params = sk.ops.dequant.Params.from_bits(bits, draw(st.integers(-200, 200)))
         else:
-            params = sk.ops.quant.Params.from_bits(bits, draw(st.integers(-128, 127)), draw(st.sampled_from(QUANT_MODES)))
+            params = sk.ops.quant.Params.from_bits(bits, draw(st.integers(-128, 127)),
+                                                   draw(st.sampled_from(QUANT_MODES)))
     layout = (lambda s: sk.Strided(s) if s is not None else sk.Contiguous())
     request = OPS[op][0].Request([sk.TensorSpec(shape, src_dtype, layout(si))],
                                  [sk.TensorSpec(shape, dst_dtype, layout(so))], params)
@@ -456,7 +457,8 @@ def test_binding_is_bit_exact_or_an_error_that_writes_nothing(case, data):
         raw = np.frombuffer(in_bytes, np.uint8) if in_bytes is not None else before[in_off:]
         item, out_item = src_dtype.itemsize, dst_dtype.itemsize
         bits = np.stack([raw[in_at + k] for k in range(item)], axis=-1).copy().view(UINT[src_dtype]).reshape(-1)
-        want = np.asarray(_oracle(op, plan, src_dtype, bits)).astype(UINT[dst_dtype]).view(np.uint8).reshape(-1, out_item)
+        want = np.asarray(_oracle(op, plan, src_dtype, bits)).astype(UINT[dst_dtype])
+        want = want.view(np.uint8).reshape(-1, out_item)
         expected = before.copy()
         for k in range(out_item):
             expected[out_off + out_offsets + k] = want[:, k]
