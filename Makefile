@@ -9,7 +9,7 @@ NATIVE_INPUTS := $(shell find csrc -name '*.c' -o -name '*.h' -o -name '*.py' | 
                  simakernels/_version.py simakernels/_sourcedigest.py setup.py
 NATIVE_STAMP  := build/.native-$(shell uname -m)
 
-.PHONY: run test build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench bench-peers neon-estimate
+.PHONY: run test build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench bench-peers neon-estimate fuzz
 
 run: build
 	$(PY) -m simakernels demo
@@ -135,3 +135,32 @@ sanitize: $(VENV)/.installed
 
 clean:
 	rm -rf build dist *.egg-info simakernels/_native*.so simakernels/_native.c .pytest_cache .hypothesis
+
+# ---- fuzzing -----------------------------------------------------------------
+# Coverage-guided fuzzing with libFuzzer (clang 15, AddressSanitizer + UBSan;
+# any report or violated property is a crash), FUZZ_SECONDS per target:
+#   ev74_decode - the native EV74 descriptor decoder, seeded with valid
+#                 descriptors from the Python encoder;
+#   a65_execute - the Cast/Dequant/Quant execute entries on random small
+#                 layouts, every route against the scalar reference.
+# Corpora grow in build/fuzz across runs; crash inputs land there as
+# crash-*.  docs/RELIABILITY.md has the figures and the hypothesis side
+# (SIMAKERNELS_FUZZ_EXAMPLES).
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := build/fuzz
+
+fuzz: $(VENV)/.installed
+	bash toolchains/host/fuzz-packages.sh
+	bash fuzz/build.sh $(FUZZ_DIR)
+	PYTHONPATH=. $(PY) fuzz/ev74_seeds.py $(FUZZ_DIR)/seeds-ev74
+	@cd $(FUZZ_DIR) && rm -f crash-* leak-* timeout-* oom-* && status=0; \
+	for target in ev74_decode a65_execute; do \
+	    mkdir -p corpus-$$target; seeds=; [ $$target = ev74_decode ] && seeds=seeds-ev74; \
+	    ./$$target -max_total_time=$(FUZZ_SECONDS) -max_len=512 -print_final_stats=1 -artifact_prefix=./ \
+	        corpus-$$target $$seeds > $$target.log 2>&1 || status=1; \
+	    grep -E "ERROR|SUMMARY|property violated|runtime error" $$target.log | head -5; \
+	    echo "$$target: $$(sed -n 's/^stat::number_of_executed_units: *//p' $$target.log) inputs in" \
+	         "$(FUZZ_SECONDS) s, $$(grep -o 'cov: [0-9]* ft: [0-9]*' $$target.log | tail -1)"; \
+	done; \
+	n=$$(ls crash-* leak-* timeout-* oom-* 2>/dev/null | wc -l); echo "crashes: $$n (inputs in $(FUZZ_DIR))"; \
+	test $$status -eq 0 -a $$n -eq 0

@@ -21,7 +21,15 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-settings.load_profile("simakernels")
+# A fuzzing campaign (docs/RELIABILITY.md): SIMAKERNELS_FUZZ_EXAMPLES=N runs
+# every property that sets no example count of its own N times (those of
+# test_fuzz.py read the variable themselves).
+settings.register_profile(
+    "simakernels-fuzz",
+    parent=settings.get_profile("simakernels"),
+    max_examples=int(os.environ.get("SIMAKERNELS_FUZZ_EXAMPLES") or 0) or 100,
+)
+settings.load_profile("simakernels-fuzz" if os.environ.get("SIMAKERNELS_FUZZ_EXAMPLES") else "simakernels")
 
 
 def pytest_configure(config):

@@ -457,3 +457,36 @@ def test_submit_outside_device_memory(device):
 @pytest.mark.parametrize("value", [None, b"\0" * 224, object()], ids=["None", "bytes", "object"])
 def test_submit_non_packet(device, value):
     _submit_refused(device, value)
+
+
+# Found by tests/test_fuzz.py: a forged packet whose descriptor is not 224
+# bytes made `empty` (and so submit) raise struct.error, and a corrupted
+# descriptor with count 0 was "completed" without device-side validation.
+@pytest.mark.parametrize("length", [0, 8, 223, 225, 448])
+def test_submit_descriptor_of_wrong_length(device, length):
+    base = device.base + 0x100
+    bound = ok(ev.encode(plan_35(), *regions(base, base + 0x100)))
+    data = (bound.descriptor * 2)[:length]
+    forged = ev.BoundPacket(data, bound.inputs, bound.outputs)
+    assert not forged.empty and not ev.Packet(data).empty
+    _submit_refused(device, forged, ErrorCode.INVALID_DESCRIPTOR, "length")
+
+
+def test_submit_corrupted_empty_descriptor(device):
+    plan = ev_plan((3, 0), F32, multiplier_bits=0x3E99999A, zero_point=3)
+    bound = ok(ev.encode(plan, *regions(device.base, device.base + 0x100)))
+    assert bound.empty
+    for name, value, token in (("magic", 0, "magic"), ("rank", 9, "rank"), ("reserved1", 1, "reserved")):
+        forged = ev.BoundPacket(set_field(bound.descriptor, name, value), bound.inputs, bound.outputs)
+        assert not forged.empty, name
+        _submit_refused(device, forged, ErrorCode.INVALID_DESCRIPTOR, token)
+
+
+# Found by tests/test_fuzz.py: the packet of an admitted empty request whose
+# other extents multiply past 2^32 was refused by the device-side decoder.
+@pytest.mark.parametrize("shape", [(1, 2, 1 << 31, 0), (0, 0xFFFFFFFF, 0xFFFFFFFF)])
+def test_empty_request_with_large_extents_decodes(shape):
+    plan = ev_plan(shape, BF16, multiplier_bits=0x3F800000, zero_point=0)
+    packet = ok(ev.encode_relocatable(plan))
+    desc = ok(ev.decode(packet.descriptor))
+    assert desc.empty and desc.extents == shape and packet.empty

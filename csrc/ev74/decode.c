@@ -136,11 +136,17 @@ int sk_ev74_decode(const uint8_t *b, size_t length, sk_ev74_descriptor *d, char 
     if ((d->flags & SK_EV74_FLAG_SCALAR) && (d->rank != 1 || d->extent[0] != 1))
         REJECT("field flags (offset 16): a lowered scalar must have rank 1 and extent 1, got rank %u, extent %llu",
                d->rank, (unsigned long long)d->extent[0]);
-    uint64_t count = 1;
+    int empty = 0;
     for (uint32_t a = 0; a < d->rank; ++a) {
         if (d->extent[a] >= DOMAIN)
             REJECT("field extents[%u] (offset %u): %llu is beyond the device domain", a, SK_EV74_OFF_EXTENTS + 8 * a,
                    (unsigned long long)d->extent[a]);
+        empty |= d->extent[a] == 0;
+    }
+    /* The product, checked step by step (each factor < 2^32: no wrap); a
+     * zero extent anywhere makes it 0 however large the others are. */
+    uint64_t count = empty ? 0 : 1;
+    for (uint32_t a = 0; a < d->rank && !empty; ++a) {
         count *= d->extent[a];
         if (count >= DOMAIN)
             REJECT("field extents (offset 64): element count %llu exceeds the device domain",

@@ -48,7 +48,7 @@ class Packet:
     @property
     def empty(self) -> bool:
         """True for an empty request: nothing to submit."""
-        return wire.LAYOUT.unpack(self.descriptor)[9] == 0
+        return _valid_and_empty(self.descriptor)
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,16 @@ class BoundPacket:
 
     @property
     def empty(self) -> bool:
-        return wire.LAYOUT.unpack(self.descriptor)[9] == 0
+        return _valid_and_empty(self.descriptor)
+
+
+def _valid_and_empty(descriptor: Any) -> bool:
+    """A descriptor the device accepts, with count 0.  Anything the decoder
+    refuses (wrong length, corrupted fields) is not empty, so that
+    submission hands it to device-side validation instead of completing it
+    unchecked."""
+    decoded = decode(descriptor)
+    return not isinstance(decoded, Error) and decoded.count == 0
 
 
 @dataclass(frozen=True)
