@@ -151,8 +151,8 @@ FUZZ_DIR     := build/fuzz
 
 fuzz: $(VENV)/.installed
 	bash toolchains/host/fuzz-packages.sh
-	bash fuzz/build.sh $(FUZZ_DIR)
-	PYTHONPATH=. $(PY) fuzz/ev74_seeds.py $(FUZZ_DIR)/seeds-ev74
+	bash tests/fuzz/build.sh $(FUZZ_DIR)
+	PYTHONPATH=. $(PY) tests/fuzz/ev74_seeds.py $(FUZZ_DIR)/seeds-ev74
 	@cd $(FUZZ_DIR) && rm -f crash-* leak-* timeout-* oom-* && status=0; \
 	for target in ev74_decode a65_execute; do \
 	    mkdir -p corpus-$$target; seeds=; [ $$target = ev74_decode ] && seeds=seeds-ev74; \

@@ -6,7 +6,7 @@
 #                  their `#pragma GCC target` lines ask for (clang ignores
 #                  that pragma), build.c the CPU-feature shim (cpu_shim.c).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${1:-build/fuzz}
 mkdir -p "$out/obj"
 CC=clang-15
@@ -15,7 +15,7 @@ core=(-fsanitize=fuzzer-no-link,address,undefined -Wall -Wextra -Wno-unused-para
       -DSK_VERSION='"fuzz"' -DSK_SOURCE_DIGEST='"fuzz"' -DSK_BUILD_FLAGS='"fuzz"')
 harness=(-fsanitize=fuzzer,address,undefined -Wall -Wextra -Werror)
 
-$CC "${common[@]}" "${harness[@]}" fuzz/ev74_decode.c csrc/ev74/decode.c -o "$out/ev74_decode"
+$CC "${common[@]}" "${harness[@]}" tests/fuzz/ev74_decode.c csrc/ev74/decode.c -o "$out/ev74_decode"
 
 objects=()
 for src in $(find csrc -name '*.c' | sort); do
@@ -24,10 +24,10 @@ for src in $(find csrc -name '*.c' | sort); do
     case "$src" in
         *_avx512.c) extra=(-mavx2 -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vbmi) ;;
         *_avx2.c) extra=(-mavx2 -mf16c) ;;
-        */build.c) extra=('-D__builtin_cpu_supports(f)=sk_fuzz_cpu_supports(f)' -include fuzz/cpu_shim.h) ;;
+        */build.c) extra=('-D__builtin_cpu_supports(f)=sk_fuzz_cpu_supports(f)' -include tests/fuzz/cpu_shim.h) ;;
     esac
     $CC "${common[@]}" "${core[@]}" "${extra[@]}" -c "$src" -o "$obj"
     objects+=("$obj")
 done
-$CC "${common[@]}" "${harness[@]}" fuzz/a65_execute.c fuzz/cpu_shim.c "${objects[@]}" -lm -o "$out/a65_execute"
+$CC "${common[@]}" "${harness[@]}" tests/fuzz/a65_execute.c tests/fuzz/cpu_shim.c "${objects[@]}" -lm -o "$out/a65_execute"
 echo "built $out/ev74_decode $out/a65_execute"

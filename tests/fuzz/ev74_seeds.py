@@ -4,7 +4,7 @@ rounding mode, ranks 0..6, contiguous, padded, permuted, stepped and empty
 layouts, relocatable and bound.  One file per descriptor in the given
 directory; prints how many were written.
 
-Usage: python fuzz/ev74_seeds.py DIR
+Usage: python tests/fuzz/ev74_seeds.py DIR
 """
 import itertools
 import pathlib
