@@ -4,8 +4,8 @@ A transpose is walked in tiles: SK_TILE_CROSS (64) elements along the
 transposed port's lines, and along the leaf's lines as many as 16 KiB of
 scratch for the transposed port holds (256 elements where it has 1-byte
 elements, 128 where 2-byte), 8 KiB for walks of more than 8 MiB, and 64 x
-64 where the output is streamed (then every tile is converted in scratch
-and copied out in whole lines).  The first tile along an axis is shortened
+64 where the output is streamed (64 x 256 for 1-byte outputs; then every
+tile is converted in scratch and copied out in whole lines).  The first tile along an axis is shortened
 so that the other edges fall on 64-byte lines of the tensor, so where the
 tensors start matters too: each case here runs at several starting offsets
 inside a sentinel-filled buffer.  Every element is checked against the
@@ -42,6 +42,7 @@ from test_staged_layouts import OPS, QUANT_PARAMS, _expected
 CROSS = 64                       # walk.c SK_TILE_CROSS
 ALONG = {1: 256, 2: 128}         # leaf-line tile length by the transposed port's element size
 STREAM_TILE = 64                 # SK_STREAM_TILE / SK_TILE_CROSS
+STREAM_TILE_BYTE_OUT = 256       # SK_STREAM_TILE_BYTE_OUT / SK_TILE_CROSS (1-byte outputs)
 
 
 def _values(op, count, seed):
@@ -154,15 +155,23 @@ class _Streamed:
 
 
 STREAM_SHAPES = [(r, c) for r in (1, 3, 63, 64, 65, 129) for c in (2, 64, 65, 130)] + [(200, 77)]
+# 1-byte outputs: the leaf's lines (either axis) around one and two tiles.
+BYTE_OUT_SHAPES = [(r, c) for r in (3, 65) for c in (255, 256, 257, 2 * STREAM_TILE_BYTE_OUT + 1)]
+BYTE_OUT_SHAPES += [(c, r) for r, c in BYTE_OUT_SHAPES]
+
+
+def stream_shapes(op):
+    return STREAM_SHAPES + (BYTE_OUT_SHAPES if ITEMSIZE[OPS[op][1]] == 1 else [])
 
 
 @op_param
 @route_param
 def test_streamed_tile_edges(route, op):
-    """Outputs beyond the cache: 64 x 64 tiles converted in scratch, copied
-    out in whole non-temporal lines (partial lines through the cache)."""
+    """Outputs beyond the cache: 64 x 64 tiles (64 x 256 for 1-byte outputs)
+    converted in scratch, copied out in whole non-temporal lines (partial
+    lines through the cache)."""
     with _Streamed():
-        fail_if(_transposes(op, route, STREAM_SHAPES, seed=3))
+        fail_if(_transposes(op, route, stream_shapes(op), seed=3))
 
 
 # (id, shape, input strides, output strides) in elements, None = packed.
