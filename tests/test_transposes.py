@@ -3,10 +3,10 @@
 A transpose is walked in tiles: SK_TILE_CROSS (64) elements along the
 transposed port's lines, and along the leaf's lines as many as 16 KiB of
 scratch for the transposed port holds (256 elements where it has 1-byte
-elements, 128 where 2-byte), 8 KiB for walks of more than 8 MiB, and 64 x
-64 where the output is streamed (64 x 256 for 1-byte outputs; then every
-tile is converted in scratch and copied out in whole lines).  The first tile along an axis is shortened
-so that the other edges fall on 64-byte lines of the tensor, so where the
+elements, 128 where 2-byte); walks of more than 8 MiB and streamed outputs
+take 64 x 64 tiles (64 x 256 for 1-byte outputs), each converted in
+scratch and copied out in whole lines.  The first tile along an axis is
+shortened so that the other edges fall on 64-byte lines of the tensor, so where the
 tensors start matters too: each case here runs at several starting offsets
 inside a sentinel-filled buffer.  Every element is checked against the
 oracle bit for bit, and every other byte of both buffers (before, between
@@ -41,8 +41,8 @@ from test_staged_layouts import OPS, QUANT_PARAMS, _expected
 
 CROSS = 64                       # walk.c SK_TILE_CROSS
 ALONG = {1: 256, 2: 128}         # leaf-line tile length by the transposed port's element size
-STREAM_TILE = 64                 # SK_STREAM_TILE / SK_TILE_CROSS
-STREAM_TILE_BYTE_OUT = 256       # SK_STREAM_TILE_BYTE_OUT / SK_TILE_CROSS (1-byte outputs)
+STREAM_TILE = 64                 # SK_ORDERED_TILE / SK_TILE_CROSS
+STREAM_TILE_BYTE_OUT = 256       # SK_ORDERED_TILE_BYTE_OUT / SK_TILE_CROSS (1-byte outputs)
 
 
 def _values(op, count, seed):
@@ -211,8 +211,9 @@ BIG_OPS = ["cast_bf16_f32", "dequant_i8_bf16", "quant_f16_i8"]
 @pytest.mark.parametrize("op", BIG_OPS)
 @pytest.mark.parametrize("route", [r for r in ROUTES if r != "scalar"])
 def test_walks_beyond_the_big_tile_threshold(route, op):
-    """More than 8 MiB over both ports: the smaller tiles of large walks,
-    both transposed-port cases (once each, misaligned)."""
+    """More than 8 MiB over both ports: the ordered tiles of large walks
+    (those of the streamed tests, copied out through the cache), both
+    transposed-port cases (once each, misaligned)."""
     src, dst, _ = OPS[op]
     elements = (8 << 20) // (ITEMSIZE[src] + ITEMSIZE[dst]) + 4096
     rows = 1031
