@@ -3,10 +3,10 @@
 A transpose is walked in tiles: SK_TILE_CROSS (64) elements along the
 transposed port's lines, and along the leaf's lines as many as 16 KiB of
 scratch for the transposed port holds (256 elements where it has 1-byte
-elements, 128 where 2-byte), 8 KiB for walks of more than 8 MiB, and 64 x
-64 where the output is streamed (then every tile is converted in scratch
-and copied out in whole lines).  The first tile along an axis is shortened
-so that the other edges fall on 64-byte lines of the tensor, so where the
+elements, 128 where 2-byte); walks of more than 8 MiB and streamed outputs
+take 64 x 64 tiles (64 x 256 for 1-byte outputs), each converted in
+scratch and copied out in whole lines.  The first tile along an axis is
+shortened so that the other edges fall on 64-byte lines of the tensor, so where the
 tensors start matters too: each case here runs at several starting offsets
 inside a sentinel-filled buffer.  Every element is checked against the
 oracle bit for bit, and every other byte of both buffers (before, between
@@ -41,7 +41,8 @@ from test_staged_layouts import OPS, QUANT_PARAMS, _expected
 
 CROSS = 64                       # walk.c SK_TILE_CROSS
 ALONG = {1: 256, 2: 128}         # leaf-line tile length by the transposed port's element size
-STREAM_TILE = 64                 # SK_STREAM_TILE / SK_TILE_CROSS
+STREAM_TILE = 64                 # SK_ORDERED_TILE / SK_TILE_CROSS
+STREAM_TILE_BYTE_OUT = 256       # SK_ORDERED_TILE_BYTE_OUT / SK_TILE_CROSS (1-byte outputs)
 
 
 def _values(op, count, seed):
@@ -154,15 +155,23 @@ class _Streamed:
 
 
 STREAM_SHAPES = [(r, c) for r in (1, 3, 63, 64, 65, 129) for c in (2, 64, 65, 130)] + [(200, 77)]
+# 1-byte outputs: the leaf's lines (either axis) around one and two tiles.
+BYTE_OUT_SHAPES = [(r, c) for r in (3, 65) for c in (255, 256, 257, 2 * STREAM_TILE_BYTE_OUT + 1)]
+BYTE_OUT_SHAPES += [(c, r) for r, c in BYTE_OUT_SHAPES]
+
+
+def stream_shapes(op):
+    return STREAM_SHAPES + (BYTE_OUT_SHAPES if ITEMSIZE[OPS[op][1]] == 1 else [])
 
 
 @op_param
 @route_param
 def test_streamed_tile_edges(route, op):
-    """Outputs beyond the cache: 64 x 64 tiles converted in scratch, copied
-    out in whole non-temporal lines (partial lines through the cache)."""
+    """Outputs beyond the cache: 64 x 64 tiles (64 x 256 for 1-byte outputs)
+    converted in scratch, copied out in whole non-temporal lines (partial
+    lines through the cache)."""
     with _Streamed():
-        fail_if(_transposes(op, route, STREAM_SHAPES, seed=3))
+        fail_if(_transposes(op, route, stream_shapes(op), seed=3))
 
 
 # (id, shape, input strides, output strides) in elements, None = packed.
@@ -202,8 +211,9 @@ BIG_OPS = ["cast_bf16_f32", "dequant_i8_bf16", "quant_f16_i8"]
 @pytest.mark.parametrize("op", BIG_OPS)
 @pytest.mark.parametrize("route", [r for r in ROUTES if r != "scalar"])
 def test_walks_beyond_the_big_tile_threshold(route, op):
-    """More than 8 MiB over both ports: the smaller tiles of large walks,
-    both transposed-port cases (once each, misaligned)."""
+    """More than 8 MiB over both ports: the ordered tiles of large walks
+    (those of the streamed tests, copied out through the cache), both
+    transposed-port cases (once each, misaligned)."""
     src, dst, _ = OPS[op]
     elements = (8 << 20) // (ITEMSIZE[src] + ITEMSIZE[dst]) + 4096
     rows = 1031

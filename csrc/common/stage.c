@@ -154,12 +154,12 @@ static void gather_every_other(const char *src, char *dst, size_t n, size_t size
                    src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * (bytes)), bytes)
 
 void sk_stage_transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
-                        size_t rows, size_t cols, size_t size, int few_lines) {
+                        size_t rows, size_t cols, size_t size) {
     size_t r0 = 0, c0 = 0;
 #if SK_HAVE_SSE2
     size_t b, c_begin = 0;  /* columns [0, c_begin) done by wider blocks */
 #if SK_HAVE_AVX2
-    if (!few_lines && rows >= 16 / size && __builtin_cpu_supports("avx2"))
+    if (rows >= 16 / size && __builtin_cpu_supports("avx2"))
         c_begin = sk_stage_transpose_avx2(src, src_pitch, dst, dst_pitch, rows, cols, size);
 #endif
     switch (size) {

@@ -15,11 +15,9 @@ void sk_stage_scatter(const char *src, char *dst, ptrdiff_t step, size_t n, size
 
 /* A rows x cols matrix whose rows start src_pitch bytes apart (elements
  * packed within a row) into its transpose, whose rows (one per source
- * column) start dst_pitch bytes apart.  `few_lines`: 16-byte blocks only,
- * which write half as many destination rows at once as the AVX2 pairs (a
- * destination far beyond the cache, written in place). */
+ * column) start dst_pitch bytes apart. */
 void sk_stage_transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
-                        size_t rows, size_t cols, size_t size, int few_lines);
+                        size_t rows, size_t cols, size_t size);
 
 /* `lines` runs of `bytes` bytes each, from src (src_pitch apart) to dst
  * (dst_pitch apart); `stream`: whole destination cache lines bypass the
