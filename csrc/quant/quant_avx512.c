@@ -86,8 +86,8 @@ static inline __attribute__((always_inline)) __m512i product(__m512 x, __m512 m,
 }
 
 /* How a block's inputs become FP32 lanes: FP32 loaded as they are; FP16
- * widened exactly by vcvtph2ps (on 256-bit halves: measured faster on Zen 4
- * than the 512-bit form); BF16 split, each 32-bit pair of words into its even
+ * widened exactly by a 512-bit vcvtph2ps (on Zen 5; Zen 4 ran 256-bit
+ * halves faster); BF16 split, each 32-bit pair of words into its even
  * element (shifted up) and its odd one (masked), with no shuffle, the BF16
  * word being the upper FP32 half.  Every other element comes as sixteen
  * 32-bit lanes in element order, as FP32 does. */
@@ -107,8 +107,7 @@ static inline __attribute__((always_inline)) __m512 every_other_f32(const void *
 }
 
 static inline __attribute__((always_inline)) __m512 f16_widen16(const __m128i *in) {
-    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_cvtph_ps(_mm_loadu_si128(in))),
-                              _mm256_cvtph_ps(_mm_loadu_si128(in + 1)), 1);
+    return _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)in));
 }
 
 /* The block's rounded products saturated to int16, 32 lanes in each of *a
