@@ -13,7 +13,7 @@ static const sk_kernel cast_routes[SK_ROUTE_COUNT][2] = {
 #endif
 #if SK_HAVE_AVX512
     [SK_ROUTE_AVX512] = {
-        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__avx512, NULL, sk_cast_f32_bf16_every_other__avx512},
+        [SK_CAST_F32_BF16] = {sk_cast_f32_bf16__avx512, NULL, sk_cast_f32_bf16_every_other__avx2},
         [SK_CAST_BF16_F32] = {sk_cast_bf16_f32__avx512, NULL, sk_cast_bf16_f32_every_other__avx512},
     },
 #endif

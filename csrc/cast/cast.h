@@ -22,7 +22,6 @@ size_t sk_cast_bf16_f32_every_other__avx2(const void *ctx, const void *src, void
 #if SK_HAVE_AVX512
 void sk_cast_f32_bf16__avx512(const void *ctx, const void *src, void *dst, size_t n);
 void sk_cast_bf16_f32__avx512(const void *ctx, const void *src, void *dst, size_t n);
-size_t sk_cast_f32_bf16_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n);
 size_t sk_cast_bf16_f32_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n);
 #endif
 #if SK_HAVE_NEON
