@@ -289,7 +289,8 @@ static int64_t first_tile(const char *base, int64_t size, int64_t tile) {
 
 /* The plane of a transpose, tile by tile.  Tiles advance along l within a
  * strip of x, so that every output line continues where the previous tile
- * stopped; tile edges fall on the cache lines of the first line of the
+ * stopped (beyond the cache, input lines where the input is the transposed
+ * port); tile edges fall on the cache lines of the first line of the
  * transposed port (and of an ordered output). */
 static void tiled_plane(const sk_walk *w, const tile_axes *t, const char *src, char *dst,
                         sk_span_fn span, const void *ctx, int big, int stream) {
@@ -309,6 +310,19 @@ static void tiled_plane(const sk_walk *w, const tile_axes *t, const char *src, c
      * its blocks (a Quant leaf's tail takes the exact path). */
     const int64_t first_x = in_side ? first_tile(src, w->in_size, tx) : tx;
     const int64_t first_l = !in_side || in_order ? first_tile(dst, w->out_size, tl) : tl;
+    if (in_order && in_side) {
+        /* Strips of input lines, so that the port with the shorter line
+         * pieces per tile (the transposed input's 64 elements) continues
+         * its lines from tile to tile (beyond the cache, 16M elements:
+         * BF16 -> FP32 0.40 -> 0.26 ns/elem, Dequant 0.19-0.23 -> 0.16-0.20;
+         * in cache no faster). */
+        for (int64_t l0 = 0, nl = first_l; l0 < t->l_extent; l0 += nl, nl = tl) {
+            nl = min64(nl, t->l_extent - l0);
+            for (int64_t x0 = 0, nx = first_x; x0 < t->x_extent; x0 += nx, nx = tx)
+                tile_run(&j, l0, (size_t)nl, x0, (size_t)min64(nx, t->x_extent - x0));
+        }
+        return;
+    }
     for (int64_t x0 = 0, nx = first_x; x0 < t->x_extent; x0 += nx, nx = tx) {
         nx = min64(nx, t->x_extent - x0);
         for (int64_t l0 = 0, nl = first_l; l0 < t->l_extent; l0 += nl, nl = tl) {
