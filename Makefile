@@ -9,13 +9,18 @@ NATIVE_INPUTS := $(shell find csrc -name '*.c' -o -name '*.h' -o -name '*.py' | 
                  simakernels/_version.py simakernels/_sourcedigest.py setup.py
 NATIVE_STAMP  := build/.native-$(shell uname -m)
 
-.PHONY: run test build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench bench-peers neon-estimate fuzz
+.PHONY: run test typecheck build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench bench-peers neon-estimate fuzz
 
 run: build
 	$(PY) -m simakernels demo
 
 test: build
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+# mypy --strict over the package (settings in pyproject.toml [tool.mypy]);
+# needs no native build: the compiled core is untyped to mypy.
+typecheck: $(VENV)/.installed
+	$(PY) -m mypy --strict simakernels
 
 # Throughput against the memcpy-equivalent, NumPy's expression and peers, as
 # ratios measured in one run (README "Benchmark"; options: BENCH_ARGS="--help").
@@ -87,27 +92,36 @@ $(AARCH64_DIR)/.env: toolchains/aarch64/host-packages.sh toolchains/aarch64/sysr
 	touch $@
 
 # Installs the wheel with the emulated pip (proving its tag is accepted), then
-# runs the suite on an ARMv8.2 model (cortex-a76, closest to the A65) and the
-# quick subset plus the selftest on the ARMv8.0 baseline (cortex-a53), the two
-# emulators side by side (one per core).  `python -P` keeps the source tree
-# from shadowing the installed wheel.  tests/oracle checks the reference
-# arithmetic itself, not the build, so it runs on the host only.
+# runs the whole suite on an ARMv8.2 model (cortex-a76, closest to the A65)
+# in two shards side by side (one per core), then, on the ARMv8.0 baseline
+# (cortex-a53), the selftest (every route, exhaustive patterns) and the tests
+# that depend on what the CPU model has: FP environments (FZ16 and the FP16
+# vector ops exist on a76 only), numerics and the dense leaves, quick part.
+# `python -P` keeps the source tree from shadowing the installed wheel.
+# tests/oracle checks the reference arithmetic itself, not the build, so it
+# runs on the host only.
 QEMU_RUN    = PYTHONPATH=$(abspath $(AARCH64_DIR))/pkg SIMAKERNELS_EXPECT_INSTALLED=1 $(QEMU_PY) -P
-QEMU_PYTEST = -m pytest -q -p no:cacheprovider --ignore=tests/oracle $(PYTEST_ARGS) tests
+QEMU_PYTEST = -m pytest -q -p no:cacheprovider --ignore=tests/oracle $(PYTEST_ARGS)
+A53_TESTS   = tests/test_build.py tests/test_fenv.py tests/test_dequant_fenv.py tests/test_quant_fenv.py \
+              tests/test_hurray_fenv.py tests/test_cast_numerics.py tests/test_dequant_numerics.py \
+              tests/test_quant_numerics.py tests/test_dense_leaves.py
 test-aarch64: $(WHEEL_ARM)
 	rm -rf $(AARCH64_DIR)/pkg
 	$(QEMU_PY) -m pip install -q --disable-pip-version-check --root-user-action=ignore \
 	    --no-deps --no-index --target $(AARCH64_DIR)/pkg $(WHEEL_ARM)
 	QEMU_CPU=cortex-a76 $(QEMU_RUN) -m simakernels info
-	QEMU_CPU=cortex-a76 $(QEMU_RUN) -m simakernels selftest --quiet
-	QEMU_CPU=cortex-a53 $(QEMU_RUN) -m simakernels selftest --quiet
 	@\
-	(QEMU_CPU=cortex-a53 $(QEMU_RUN) $(QEMU_PYTEST) -m "not slow" > $(AARCH64_DIR)/a53.log 2>&1; \
-	 echo $$? > $(AARCH64_DIR)/a53.status) & \
-	QEMU_CPU=cortex-a76 $(QEMU_RUN) $(QEMU_PYTEST); a76=$$?; \
-	wait; a53=$$(cat $(AARCH64_DIR)/a53.status); \
-	echo "---- cortex-a53 (quick subset) ----"; tail -n 25 $(AARCH64_DIR)/a53.log; \
-	test $$a76 -eq 0 -a $$a53 -eq 0
+	for shard in 0 1; do \
+	    (SIMAKERNELS_TEST_SHARD=$$shard/2 QEMU_CPU=cortex-a76 $(QEMU_RUN) $(QEMU_PYTEST) tests \
+	        > $(AARCH64_DIR)/a76-$$shard.log 2>&1; echo $$? > $(AARCH64_DIR)/a76-$$shard.status) & \
+	done; wait; status=0; \
+	for shard in 0 1; do \
+	    echo "---- cortex-a76, shard $$shard/2 ----"; tail -n 15 $(AARCH64_DIR)/a76-$$shard.log; \
+	    test "$$(cat $(AARCH64_DIR)/a76-$$shard.status)" -eq 0 || status=1; \
+	done; test $$status -eq 0
+	QEMU_CPU=cortex-a53 $(QEMU_RUN) -m simakernels selftest --quiet & \
+	QEMU_CPU=cortex-a53 $(QEMU_RUN) $(QEMU_PYTEST) -m "not slow" $(A53_TESTS) > $(AARCH64_DIR)/a53.log 2>&1; a53=$$?; \
+	wait $$! || a53=1; echo "---- cortex-a53 ----"; tail -n 15 $(AARCH64_DIR)/a53.log; test $$a53 -eq 0
 
 # ---- NEON cost estimate (static) -----------------------------------------------
 # No AArch64 hardware here: llvm-mca's cycles for each NEON leaf's hot loop,
@@ -134,7 +148,7 @@ sanitize: $(VENV)/.installed
 	    --ignore=tests/oracle $(PYTEST_ARGS) tests
 
 clean:
-	rm -rf build dist *.egg-info simakernels/_native*.so simakernels/_native.c .pytest_cache .hypothesis
+	rm -rf build dist *.egg-info simakernels/_native*.so simakernels/_native.c .pytest_cache .hypothesis .mypy_cache
 
 # ---- fuzzing -----------------------------------------------------------------
 # Coverage-guided fuzzing with libFuzzer (clang 15, AddressSanitizer + UBSan;

@@ -35,3 +35,18 @@ settings.load_profile("simakernels-fuzz" if os.environ.get("SIMAKERNELS_FUZZ_EXA
 def pytest_configure(config):
     # Also declared in pyproject.toml; repeated here for a copied suite.
     config.addinivalue_line("markers", "slow: long exhaustive or fuzzing cases")
+
+
+def pytest_collection_modifyitems(config, items):
+    """SIMAKERNELS_TEST_SHARD=i/n keeps the i-th of n contiguous slices of the
+    collected tests (the emulated runs split the suite across the cores;
+    contiguous slices keep each module's fixtures in one process)."""
+    shard = os.environ.get("SIMAKERNELS_TEST_SHARD")
+    if not shard:
+        return
+    index, count = (int(part) for part in shard.split("/"))
+    if not 0 <= index < count:
+        raise ValueError(f"SIMAKERNELS_TEST_SHARD={shard!r}: want i/n with 0 <= i < n")
+    begin, end = len(items) * index // count, len(items) * (index + 1) // count
+    config.hook.pytest_deselected(items=items[:begin] + items[end:])
+    items[:] = items[begin:end]
