@@ -11,6 +11,10 @@ from typing import Optional
 from ._sourcedigest import source_digest
 from ._version import __version__
 
+__all__ = ["ffi", "lib", "NATIVE_VERSION"]
+
+# cffi's module has no stubs: ``ffi`` and ``lib`` are untyped (Any) here and
+# wherever they are imported from.
 try:
     from ._native import ffi, lib
 except ImportError as exc:  # pragma: no cover - exercised by a missing build
@@ -21,7 +25,8 @@ except ImportError as exc:  # pragma: no cover - exercised by a missing build
 
 
 def _string(ptr: object) -> str:
-    return ffi.string(ptr).decode()  # type: ignore[no-any-return]
+    text: str = ffi.string(ptr).decode()
+    return text
 
 
 def _checkout_digest() -> Optional[str]:

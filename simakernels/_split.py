@@ -42,7 +42,7 @@ def _check_whole_call(plan: Any, operation: str, x: np.ndarray, out: np.ndarray)
         address = array.__array_interface__["data"][0]
         views.append((HostBuffer if writable else ConstHostBuffer).from_address(address, nbytes, keepalive=array))
     if not out.flags.writeable:
-        raise KernelError(Error(ErrorCode.INVALID_BINDING, "output 0: out is read-only"))
+        raise KernelError(Error(ErrorCode.INVALID_BINDING, "output 0: out is read-only, a writable array is required"))
     bound = bind(views[:1], views[1:], plan.shared.input_requirements(), plan.shared.output_requirements())
     if isinstance(bound, Error):
         raise KernelError(bound)

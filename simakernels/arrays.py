@@ -8,10 +8,11 @@ from __future__ import annotations
 import functools
 import os
 import struct
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, SupportsFloat, Union
 
 import ml_dtypes
 import numpy as np
+import numpy.typing as npt
 
 from . import _split, a65
 from ._ffi import lib
@@ -22,7 +23,7 @@ from .ops import cast as ops_cast
 from .ops import dequant as ops_dequant
 from .ops import quant as ops_quant
 
-_NUMPY = {
+_NUMPY: Dict[DType, np.dtype[Any]] = {
     DType.INT8: np.dtype(np.int8),
     DType.UINT8: np.dtype(np.uint8),
     DType.INT16: np.dtype(np.int16),
@@ -34,6 +35,11 @@ _NUMPY = {
     DType.FLOAT32: np.dtype(np.float32),
 }
 _FROM_NUMPY = {v: k for k, v in _NUMPY.items()}
+_SUPPORTED = ", ".join(str(d) for d in _NUMPY.values())  # for messages
+
+#: What the array functions take as a dtype: a :class:`DType`, a NumPy
+#: dtype or scalar type (``ml_dtypes.bfloat16`` for BF16), or a name.
+DTypeSpec = Union[DType, npt.DTypeLike]
 
 
 def numpy_dtype(dtype: DType) -> np.dtype:
@@ -52,14 +58,16 @@ def to_dtype(dtype: Any) -> DType:
     except TypeError:
         found = None
     if found is None:
-        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"no simakernels dtype for {dtype!r}"))
+        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE,
+                                f"no simakernels dtype for {dtype!r}; supported: {_SUPPORTED}"))
     return found
 
 
 def _spec(array: np.ndarray, name: str) -> TensorSpec:
     dtype = _FROM_NUMPY.get(array.dtype)
     if dtype is None:
-        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"{name}: NumPy dtype {array.dtype} is not supported"))
+        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE,
+                                f"{name}: NumPy dtype {array.dtype} is not supported; supported: {_SUPPORTED}"))
     if array.ndim > 6:
         raise KernelError(Error(ErrorCode.INVALID_SHAPE, f"{name}: rank {array.ndim} exceeds 6"))
     return TensorSpec(array.shape, dtype, Strided(array.strides))
@@ -81,7 +89,7 @@ def _output(x: np.ndarray, dtype: DType, out: Optional[np.ndarray]) -> np.ndarra
     if not isinstance(out, np.ndarray):
         raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
     if not out.flags.writeable:
-        raise KernelError(Error(ErrorCode.INVALID_BINDING, "output 0: out is read-only"))
+        raise KernelError(Error(ErrorCode.INVALID_BINDING, "output 0: out is read-only, a writable array is required"))
     if out.dtype != numpy_dtype(dtype):
         raise KernelError(
             Error(ErrorCode.UNSUPPORTED_DTYPE, f"output 0: out has dtype {out.dtype}, expected {numpy_dtype(dtype)}")
@@ -151,7 +159,8 @@ def _param_key(p: Any) -> Any:
         return kind, id(p)
     if isinstance(p, np.generic):
         try:
-            return kind, memoryview(p).tobytes()  # a third of tobytes()'s cost
+            # (NumPy's stubs declare a scalar's buffer for Python 3.12+ only.)
+            return kind, memoryview(p).tobytes()  # type: ignore[arg-type]  # a third of tobytes()'s cost
         except TypeError:
             return kind, p.tobytes()
     return kind, p
@@ -196,7 +205,8 @@ def _execute(plan: Any, backend: Any, native: Any, x: np.ndarray, out: np.ndarra
         dst = _from_buffer(_CHAR_ARRAY, out, True)
     except _NOT_A_PLAIN_BUFFER:
         if not out.flags.writeable:
-            raise KernelError(Error(ErrorCode.INVALID_BINDING, "output 0: out is read-only")) from None
+            raise KernelError(Error(ErrorCode.INVALID_BINDING,
+                                    "output 0: out is read-only, a writable array is required")) from None
     else:
         if native(plan._native, src, len(src), dst, len(dst)) == 0:
             return out
@@ -221,7 +231,7 @@ def _split_run(plan: Any, operation: str, x: np.ndarray, out: np.ndarray, worker
 # on a miss the checked output and a new plan; on a hit a given ``out`` was
 # already checked against the requested dtype when the plan was made.
 
-def cast(x: Any, dtype: Any, *, out: Optional[np.ndarray] = None, workers: int = 1) -> np.ndarray:
+def cast(x: npt.ArrayLike, dtype: DTypeSpec, *, out: Optional[np.ndarray] = None, workers: int = 1) -> np.ndarray:
     """FLOAT32 <-> BFLOAT16 by the specification's bit rules.
 
     ``dtype`` is the output type (``sk.DType``, ``ml_dtypes.bfloat16``,
@@ -247,8 +257,8 @@ def cast(x: Any, dtype: Any, *, out: Optional[np.ndarray] = None, workers: int =
 
 
 def dequantize(
-    x: Any, scale: Any, zero_point: int = 0, *, dtype: Any = DType.FLOAT32, out: Optional[np.ndarray] = None,
-    workers: int = 1,
+    x: npt.ArrayLike, scale: SupportsFloat, zero_point: int = 0, *, dtype: DTypeSpec = DType.FLOAT32,
+    out: Optional[np.ndarray] = None, workers: int = 1,
 ) -> np.ndarray:
     """INT8 -> FLOAT32 or BFLOAT16 by the staged expression
     ``(float(q) - float(zero_point)) * scale`` (binary32, nearest-even).
@@ -280,8 +290,8 @@ def dequantize(
 
 
 def quantize(
-    x: Any, multiplier: Any, zero_point: int = 0, *, rounding: Any = "nearest_even",
-    out: Optional[np.ndarray] = None, workers: int = 1,
+    x: npt.ArrayLike, multiplier: SupportsFloat, zero_point: int = 0, *,
+    rounding: Union[ops_quant.Rounding, str] = "nearest_even", out: Optional[np.ndarray] = None, workers: int = 1,
 ) -> np.ndarray:
     """FLOAT32 / BFLOAT16 / FLOAT16 -> INT8: ``saturate(round(x * multiplier) +
     zero_point)`` with the product rounded to binary32 first.

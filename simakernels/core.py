@@ -51,7 +51,8 @@ Layout = Union[Contiguous, Strided]
 def _as_int(value: object, what: str) -> int:
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise TypeError(f"{what} must be an integer, got {value!r}")
-    return value.__index__()  # type: ignore[no-any-return, attr-defined]
+    index: int = value.__index__()
+    return index
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,10 @@ class ErrorCode(enum.IntEnum):
 
 @dataclass(frozen=True)
 class Error:
-    """A rejected request, binding or descriptor: a value, never raised."""
+    """A rejected request, binding or descriptor: a value, never raised.
+
+    ``str()`` is ``"CODE: message"``, the message naming the port, axis or
+    field at fault, the offending value and what is required."""
 
     code: ErrorCode
     message: str
@@ -110,17 +114,33 @@ class Error:
     def __str__(self) -> str:
         return f"{self.code.name}: {self.message}"
 
+    def __repr__(self) -> str:
+        code = f"ErrorCode.{self.code.name}" if isinstance(self.code, ErrorCode) else repr(self.code)
+        return f"Error({code}, {self.message!r})"
+
 
 class KernelError(Exception):
-    """Raised by the array layer; ``.error`` holds the :class:`Error`."""
+    """Raised by the array layer; ``.error`` holds the :class:`Error` and
+    ``.code`` its :class:`ErrorCode`.  In a traceback it reads
+    ``simakernels.core.KernelError: CODE: message``."""
+
+    error: Error
 
     def __init__(self, error: Error) -> None:
-        super().__init__(str(error))
+        # The Error itself is the one argument, so a copied or pickled
+        # exception (e.g. across a process pool) keeps .error and .code.
+        super().__init__(error)
         self.error = error
 
     @property
     def code(self) -> ErrorCode:
         return self.error.code
+
+    def __str__(self) -> str:
+        return str(self.error)
+
+    def __repr__(self) -> str:
+        return f"KernelError({self.error!r})"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import FrozenSet
+from typing import Any, FrozenSet
 
 from ._ffi import ffi, lib
 
@@ -41,12 +41,13 @@ class State:
     traps: FrozenSet[Trap]
 
 
-def _state_from_c(c: object) -> State:
-    bits = c.traps  # type: ignore[attr-defined]
+def _state_from_c(c: Any) -> State:
+    """A State from an ``sk_fenv_state *`` (cffi cdata, untyped)."""
+    bits = c.traps
     return State(
-        rounding=Rounding(c.rounding),  # type: ignore[attr-defined]
-        flush_to_zero=bool(c.flush_to_zero),  # type: ignore[attr-defined]
-        denormals_are_zero=bool(c.denormals_are_zero),  # type: ignore[attr-defined]
+        rounding=Rounding(c.rounding),
+        flush_to_zero=bool(c.flush_to_zero),
+        denormals_are_zero=bool(c.denormals_are_zero),
         traps=frozenset(t for t in Trap if bits & t.value),
     )
 

@@ -307,28 +307,29 @@ ROWS: List[Row] = [
         lambda: (lambda b: sk.a65.cast.execute(cast_plan(2), [b], [b]))(np.zeros(8, np.uint8)),
         E.INVALID_BINDING, "input 0", "+8)"),
     # ---- array layer
-    Row("dtype name", ARR, "no simakernels dtype for {}",
-        raised(lambda: sk.cast(f32_buf(), "int3")), E.UNSUPPORTED_DTYPE, "dtype", "'int3'"),
-    Row("numpy dtype", ARR, "{}: NumPy dtype {} is not supported",
-        raised(lambda: sk.cast(np.zeros(3, np.float64), F32)), E.UNSUPPORTED_DTYPE, "input 0", "float64"),
+    Row("dtype name", ARR, "no simakernels dtype for {}; supported: {}",
+        raised(lambda: sk.cast(f32_buf(), "int3")), E.UNSUPPORTED_DTYPE, "dtype", "'int3'; supported: int8, "),
+    Row("numpy dtype", ARR, "{}: NumPy dtype {} is not supported; supported: {}",
+        raised(lambda: sk.cast(np.zeros(3, np.float64), F32)), E.UNSUPPORTED_DTYPE, "input 0",
+        "float64 is not supported; supported: int8, "),
     Row("array rank", ARR, "{}: rank {} exceeds 6",
         raised(lambda: sk.cast(np.zeros((1,) * 7, np.float32), BF16)), E.INVALID_SHAPE, "input 0", "rank 7"),
-    Row("read-only out", ARR, "output 0: out is read-only",
+    Row("read-only out", ARR, "output 0: out is read-only, a writable array is required",
         raised(lambda: sk.cast(np.zeros((3, 5), np.float32), BF16,
                                out=readonly(np.zeros((3, 5), ml_dtypes.bfloat16)))),
-        E.INVALID_BINDING, "output 0", "read-only"),
-    Row("read-only out, cached plan", ARR, "output 0: out is read-only",
+        E.INVALID_BINDING, "output 0", "read-only, a writable array is required"),
+    Row("read-only out, cached plan", ARR, "output 0: out is read-only, a writable array is required",
         cached_then_readonly(lambda out: sk.cast(np.zeros((2, 4), np.float32), BF16, out=out)),
-        E.INVALID_BINDING, "output 0", "read-only"),
+        E.INVALID_BINDING, "output 0", "read-only, a writable array is required"),
     Row("out dtype", ARR, "output 0: out has dtype {}, expected {}",
         raised(lambda: sk.cast(f32_buf(), BF16, out=np.zeros(4, np.float32))), E.UNSUPPORTED_DTYPE, "output 0",
         "float32"),
     Row("quant params", ARR, "<dynamic>",
         raised(lambda: sk.quantize(f32_buf(), 1.0, rounding="sideways")), E.INVALID_PARAMS, "rounding",
         "'sideways'"),
-    Row("read-only out, workers", SPL, "output 0: out is read-only",
+    Row("read-only out, workers", SPL, "output 0: out is read-only, a writable array is required",
         cached_then_readonly(lambda out: sk.cast(np.zeros((2, 4), np.float32), BF16, out=out, workers=2)),
-        E.INVALID_BINDING, "output 0", "read-only"),
+        E.INVALID_BINDING, "output 0", "read-only, a writable array is required"),
     Row("environment, workers", SPL, "{}: {}; nothing was written",
         under(UPWARD, raised(lambda: sk.dequantize(np.zeros((2, 4), np.int8), 0.5, workers=2))),
         E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD"),
@@ -418,7 +419,7 @@ ROWS: List[Row] = [
         raised(lambda: H.PerTensorAffine(1.0).to_dequant_params(ST.INT16)), FORMAT_ERROR, "storage", "INT16"),
     Row("bridge scale", HUR, "the Dequant bridge needs a positive scale, got {}",
         raised(lambda: H.PerTensorAffine(-2.0).to_dequant_params(ST.INT8)), FORMAT_ERROR, "scale", "-2.0"),
-    Row("hurray environment", HUR, "hurray.dequantize: {}",
+    Row("hurray environment", HUR, "hurray.dequantize: {}; nothing was written",
         under(UPWARD, raised(lambda: H.dequantize(bytes(8), H.PerTensorAffine(-2.0), ST.INT16))),
         E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD"),
     Row("hurray native status", HUR, "hurray.dequantize: the native kernel rejected storage code {} (status {})",
@@ -515,6 +516,35 @@ def test_rejection_names_field_and_value(row):
     assert row.value in message, f"{row.path}: {message!r} does not show the offending value {row.value!r}"
     if isinstance(code, E):  # reads well in a traceback: "CODE: message"
         assert str(sk.KernelError(sk.Error(code, message))) == f"{code.name}: {message}"
+
+
+def test_kernel_error_in_a_traceback():
+    """What a user sees: the traceback's last line is the class, the code and
+    the message; the repr shows the Error; a copied or pickled exception
+    (a process pool re-raising it) keeps ``.error`` and ``.code``."""
+    import copy
+    import pickle
+    import traceback
+
+    out = np.zeros(3, ml_dtypes.bfloat16)
+    out.setflags(write=False)
+    with pytest.raises(sk.KernelError) as info:
+        sk.cast(np.zeros(3, np.float32), BF16, out=out)
+    exc = info.value
+    message = "output 0: out is read-only, a writable array is required"
+    assert exc.error == sk.Error(E.INVALID_BINDING, message) and exc.code is E.INVALID_BINDING
+    assert traceback.format_exception_only(type(exc), exc) == [
+        f"simakernels.core.KernelError: INVALID_BINDING: {message}\n"]
+    assert repr(exc) == f"KernelError(Error(ErrorCode.INVALID_BINDING, {message!r}))"
+    assert repr(exc.error) == f"Error(ErrorCode.INVALID_BINDING, {message!r})"
+    for clone in (pickle.loads(pickle.dumps(exc)), copy.copy(exc)):
+        assert type(clone) is sk.KernelError and clone.error == exc.error and clone.code is E.INVALID_BINDING
+        assert str(clone) == str(exc)
+    # The contract layer returns the same Error value it would raise.
+    plan = cast_plan(6)
+    status = sk.a65.cast.execute(plan, [f32_buf(6)], [bf16_buf(3)])
+    assert status == sk.Error(E.INVALID_BINDING, "output 0: view has 6 bytes, the plan requires 12")
+    assert str(status) == "INVALID_BINDING: output 0: view has 6 bytes, the plan requires 12"
 
 
 # -------------------------------------------------------------- completeness

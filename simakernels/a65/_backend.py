@@ -3,7 +3,7 @@ struct) and the execute sequence (bind, check, one native call)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Optional, Protocol, Sequence, Tuple, Type, TypeVar, Union
 
 from .._ffi import ffi, lib
 from ..admission import Admitted
@@ -35,16 +35,21 @@ class BackendPlan:
         return self.shared.output_requirements()
 
 
+_SharedT = TypeVar("_SharedT", bound=SharedPlan)
+_PlanT = TypeVar("_PlanT", bound=BackendPlan)
+_PlanT_contra = TypeVar("_PlanT_contra", bound=BackendPlan, contravariant=True)
+
+
 def prepare(
-    shared: Any,
-    shared_type: type,
-    plan_type: type,
+    shared: object,
+    shared_type: Type[_SharedT],
+    plan_type: Type[_PlanT],
     operation: str,
     route: Optional[str],
     native_type: str,
-    fill: Callable[[Any, Any], None],
+    fill: Callable[[Any, _SharedT], None],
     fenv_needs: int,
-) -> Any:
+) -> Union[_PlanT, Error]:
     """The preparation every operation shares: check the shared plan's type,
     choose the route, fill the native plan (``fill`` sets the operation's own
     fields), bindings and walk.  Returns the backend plan or an Error."""
@@ -99,9 +104,17 @@ _CHAR_ARRAY = ffi.typeof("char[]")
 _NOT_A_PLAIN_BUFFER = (TypeError, BufferError, ValueError)
 
 
-def make_execute(
-    plan_type: type, operation: str, native_execute: Callable[[Any, Any, int, Any, int], int], doc: str
-) -> Callable[[Any, Sequence[BufferLike], Sequence[BufferLike]], Optional[Error]]:
+NativeExecute = Callable[[Any, Any, int, Any, int], int]
+
+
+class Execute(Protocol[_PlanT_contra]):
+    """The signature of ``sk.a65.<operation>.execute``."""
+
+    def __call__(self, plan: _PlanT_contra, inputs: Sequence[BufferLike],
+                 outputs: Sequence[BufferLike]) -> Optional[Error]: ...
+
+
+def make_execute(plan_type: Type[_PlanT], operation: str, native_execute: NativeExecute, doc: str) -> Execute[_PlanT]:
     """An operation's ``execute(plan, inputs, outputs)``: binds, checks and
     runs one plan; returns None or the first Error, always before any output
     byte is written.
@@ -112,7 +125,7 @@ def make_execute(
     and name the exact fault.  (Built per operation so that a small call
     costs one Python frame.)"""
 
-    def execute(plan: Any, inputs: Sequence[BufferLike], outputs: Sequence[BufferLike]) -> Optional[Error]:
+    def execute(plan: _PlanT, inputs: Sequence[BufferLike], outputs: Sequence[BufferLike]) -> Optional[Error]:
         if type(plan) is plan_type:
             try:
                 (src,), (dst,) = inputs, outputs
@@ -149,12 +162,12 @@ _HOST_VIEWS = frozenset({ConstHostBuffer, HostBuffer})
 
 
 def _execute_checked(
-    plan: Any,
-    plan_type: type,
+    plan: object,
+    plan_type: Type[BackendPlan],
     operation: str,
     inputs: Sequence[BufferLike],
     outputs: Sequence[BufferLike],
-    native_execute: Callable[[Any, Any, int, Any, int], int],
+    native_execute: NativeExecute,
 ) -> Union[None, Error]:
     """``execute`` for calls the fast path could not take (arity, a port
     that is not a plain buffer or a host view) or that the native binding

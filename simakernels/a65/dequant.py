@@ -46,7 +46,7 @@ def prepare(shared: ops_dequant.Plan, route: Optional[str] = None) -> Union[Plan
 
     ``route`` names one of :func:`simakernels.a65.available_routes`; by default
     ``$SIMAKERNELS_FORCE_ROUTE`` or the best route.  No re-admission."""
-    return _backend.prepare(shared, ops_dequant.Plan, Plan, "dequant", route, "sk_dequant_plan *", _fill, FENV_NEEDS)  # type: ignore[no-any-return]
+    return _backend.prepare(shared, ops_dequant.Plan, Plan, "dequant", route, "sk_dequant_plan *", _fill, FENV_NEEDS)
 
 
 def check_inference(request: ops_dequant.Request, route: Optional[str] = None) -> Union[Plan, Error]:

@@ -37,7 +37,7 @@ def prepare(shared: ops_quant.Plan, route: Optional[str] = None) -> Union[Plan, 
 
     ``route`` names one of :func:`simakernels.a65.available_routes`; by default
     ``$SIMAKERNELS_FORCE_ROUTE`` or the best route.  No re-admission."""
-    return _backend.prepare(shared, ops_quant.Plan, Plan, "quant", route, "sk_quant_plan *", _fill, FENV_NEEDS)  # type: ignore[no-any-return]
+    return _backend.prepare(shared, ops_quant.Plan, Plan, "quant", route, "sk_quant_plan *", _fill, FENV_NEEDS)
 
 
 def check_inference(request: ops_quant.Request, route: Optional[str] = None) -> Union[Plan, Error]:

@@ -133,7 +133,7 @@ def _request(op: Op, x: np.ndarray, out: np.ndarray) -> Any:
         return ops.cast.Request(*specs)
     if op.kind == "dequant":
         return ops.dequant.Request(*specs, ops.dequant.Params(SCALE, DEQUANT_ZP))
-    return ops.quant.Request(*specs, ops.quant.Params(MULTIPLIER, QUANT_ZP, op.rounding))
+    return ops.quant.Request(*specs, ops.quant.Params(MULTIPLIER, QUANT_ZP, ops.quant.Rounding.parse(op.rounding)))
 
 
 def ours(op: Op, x: np.ndarray, route: Optional[str] = None) -> Tuple[Runner, str]:

@@ -111,7 +111,7 @@ def tables(data: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _grid(columns: Sequence[str], rows: List[Sequence[str]], left: int) -> List[str]:
+def _grid(columns: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> List[str]:
     """Columns padded to their widest cell: the first ``left`` ones left-aligned."""
     widths = [max([len(c)] + [len(row[i]) for row in rows]) for i, c in enumerate(columns)]
 
@@ -150,7 +150,8 @@ def plot(data: Dict[str, Any], path: str) -> None:
     colours = {name: f"C{i}" for i, name in enumerate(runners)}
 
     def gbps(r: Dict[str, Any], name: str) -> float:
-        return r["bytes"] / (r["ns_per_elem"][name] * r["n"])
+        rate: float = r["bytes"] / (r["ns_per_elem"][name] * r["n"])
+        return rate
 
     for ax, label in zip(axes.flat, labels):
         mine = [r for r in results if r["label"] == label]

@@ -24,7 +24,7 @@ import os
 import sys
 import threading
 import time
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from .. import a65
 from .cases import OPS, Op, make_parent, memcpy, ours, parse_size, size_label
@@ -79,7 +79,8 @@ def overlap(make: Callable[[], Callable[[], object]], threads: int, rounds: int)
             "cores": sum(c for _, c in many) / sum(t for t, _ in many)}
 
 
-def run(routes: Sequence[str], ops: Sequence[Op], n: int, threads: int, rounds: int, out=sys.stdout) -> None:
+def run(routes: Sequence[str], ops: Sequence[Op], n: int, threads: int, rounds: int,
+        out: TextIO = sys.stdout) -> None:
     print(f"simakernels threads: {threads} threads x N calls against 1 thread x N calls, each thread converting "
           f"{size_label(n)} elements of its own (dense); medians of {rounds} rounds; "
           f"overlap = {threads} x t(1) / t({threads}), {threads}.00x = fully parallel, 1.00x = serialized", file=out)

@@ -114,7 +114,9 @@ class Device:
 
     def read(self, address: Union[int, DeviceRegion], nbytes: int = -1) -> bytes:
         if isinstance(address, DeviceRegion):
-            address, nbytes = address.address, address.capacity if nbytes < 0 else nbytes
+            if nbytes < 0:
+                nbytes = address.capacity
+            address = address.address
         offset = self._offset(address, nbytes)
         return bytes(self._memory[offset:offset + nbytes])
 
@@ -123,7 +125,7 @@ class Device:
         """Queues a bound packet; the future completes (with a Completion, or
         an Error for a packet the device rejects) after the work is done.
         No FP arithmetic on the caller's thread, whatever its FP state."""
-        done: concurrent.futures.Future = concurrent.futures.Future()
+        done: "concurrent.futures.Future[Union[Completion, Error]]" = concurrent.futures.Future()
         if isinstance(bound, ev_quant.BoundPacket) and bound.empty:
             done.set_result(Completion(0, ()))  # no numerical submission
             return done

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Tuple, Union
 
 from .._ffi import ffi, lib
-from ..core import DType, Error, ErrorCode
+from ..core import DType, Error, ErrorCode, Requirement
 from ..ops import quant as ops_quant
 from . import descriptor as wire
 from .region import DeviceRegion
@@ -31,10 +31,10 @@ class Plan:
     shared: ops_quant.Plan
     geometry: wire.Geometry
 
-    def input_requirements(self):  # type: ignore[no-untyped-def]
+    def input_requirements(self) -> Tuple[Requirement, ...]:
         return self.shared.input_requirements()
 
-    def output_requirements(self):  # type: ignore[no-untyped-def]
+    def output_requirements(self) -> Tuple[Requirement, ...]:
         return self.shared.output_requirements()
 
 
@@ -190,8 +190,8 @@ def bind(packet: Packet, plan: Plan, inputs: Sequence[DeviceRegion],
                                                 f"{len(expected.descriptor)} bytes: the packet was not encoded "
                                                 "from this plan")
     if packet.descriptor != expected.descriptor:
-        name, offset, got, want = wire.first_difference(packet.descriptor, expected.descriptor)
-        return Error(ErrorCode.PACKET_MISMATCH, f"packet field {name} (offset {offset}) is {got:#x}, this plan's is "
+        name, offset, have, want = wire.first_difference(packet.descriptor, expected.descriptor)
+        return Error(ErrorCode.PACKET_MISMATCH, f"packet field {name} (offset {offset}) is {have:#x}, this plan's is "
                                                 f"{want:#x}: the packet was not encoded from this plan")
     inputs, outputs = tuple(inputs), tuple(outputs)
     if len(inputs) != 1 or len(outputs) != 1:

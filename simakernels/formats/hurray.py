@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 import struct
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, SupportsIndex
 
 import numpy as np
 
@@ -127,7 +127,7 @@ class PerTensorAffine:
         return _LAYOUT.pack(TAG, VERSION, 0, self.scale_bits, self.zero_point, bytes(4))
 
     @classmethod
-    def decode(cls, data: Any, storage: Any) -> "PerTensorAffine":
+    def decode(cls, data: Any, storage: SupportsIndex) -> "PerTensorAffine":
         """Reads a descriptor for a tensor of ``storage`` type, rejecting
         every violation with a :class:`HurrayFormatError` naming the field."""
         kind = _storage(storage)
@@ -147,7 +147,7 @@ class PerTensorAffine:
             raise HurrayFormatError(f"_reserved (offset 12): {reserved.hex()}, expected 00000000")
         return cls(_binary32.from_bits(scale_bits), zero_point)
 
-    def to_dequant_params(self, storage: Any = StorageType.INT8) -> ops_dequant.Params:
+    def to_dequant_params(self, storage: SupportsIndex = StorageType.INT8) -> ops_dequant.Params:
         """The equivalent ``sk.ops.dequant.Params``: only for INT8 storage
         with a positive scale, where Dequant's staged expression equals the
         format's formula (both are exact for INT8-range differences)."""
@@ -177,6 +177,14 @@ def _element_count(nbytes: int, kind: StorageType, count: Optional[int]) -> int:
     return count
 
 
+def _describe(out: object) -> str:
+    """What a refused ``out`` is, for the message."""
+    if not isinstance(out, np.ndarray):
+        return type(out).__qualname__
+    flags = ("" if out.flags.writeable else "read-only ") + ("" if out.flags.c_contiguous else "non-contiguous ")
+    return f"a {flags}{out.dtype} array of shape {out.shape}"
+
+
 def _bridge(q: np.ndarray, descriptor: PerTensorAffine, out: np.ndarray) -> np.ndarray:
     """INT8 storage with a positive scale through the A65 Dequant kernel.  The
     plan is cached by integers only (no float is converted or hashed) and by
@@ -196,7 +204,7 @@ def _bridge(q: np.ndarray, descriptor: PerTensorAffine, out: np.ndarray) -> np.n
     return out
 
 
-def dequantize(data: Any, descriptor: PerTensorAffine, storage: Any, count: Optional[int] = None,
+def dequantize(data: Any, descriptor: PerTensorAffine, storage: SupportsIndex, count: Optional[int] = None,
                out: Optional[np.ndarray] = None) -> np.ndarray:
     """float32 values of ``count`` elements (default: all the data holds)
     stored as ``storage`` in ``data`` (any buffer; little-endian; sub-byte
@@ -213,7 +221,7 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: Any, count: Opti
         out = np.empty(n, np.float32)
     elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == (n,)
               and out.flags.c_contiguous and out.flags.writeable):
-        raise ValueError(f"out must be a writable contiguous float32 array of shape ({n},)")
+        raise ValueError(f"out must be a writable contiguous float32 array of shape ({n},), got {_describe(out)}")
     if kind is StorageType.INT8 and not descriptor.scale_bits >> 31:
         return _bridge(raw[:n], descriptor, out)
     status = lib.sk_hurray_dequantize(
@@ -222,7 +230,8 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: Any, count: Opti
     )
     if status == lib.SK_UNSUPPORTED_ENVIRONMENT:
         unmet = lib.sk_fenv_unmet(lib.SK_NEED_NEAREST | lib.SK_NEED_GRADUAL_UNDERFLOW | lib.SK_NEED_NO_TRAPS)
-        raise KernelError(Error(ErrorCode.UNSUPPORTED_ENVIRONMENT, f"hurray.dequantize: {describe_unmet(unmet)}"))
+        raise KernelError(Error(ErrorCode.UNSUPPORTED_ENVIRONMENT,
+                                f"hurray.dequantize: {describe_unmet(unmet)}; nothing was written"))
     if status != lib.SK_OK:
         raise KernelError(Error(ErrorCode(status), f"hurray.dequantize: the native kernel rejected storage code "
                                                    f"{_NATIVE[kind]} (status {status})"))

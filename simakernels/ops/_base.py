@@ -3,14 +3,14 @@ and the shared plan (admitted metadata and storage requirements)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Tuple
+from typing import Any, Optional, Sequence, Tuple, Type
 
 from .. import _binary32
 from ..admission import Admitted
 from ..core import Error, ErrorCode, Requirement, TensorSpec
 
 
-def _specs(specs: Any, role: str) -> Tuple[TensorSpec, ...]:
+def _specs(specs: Sequence[TensorSpec], role: str) -> Tuple[TensorSpec, ...]:
     items = tuple(specs)
     for i, spec in enumerate(items):
         if not isinstance(spec, TensorSpec):
@@ -21,10 +21,11 @@ def _specs(specs: Any, role: str) -> Tuple[TensorSpec, ...]:
 @dataclass(frozen=True)
 class RequestBase:
     """Input and output specs (any count: admission checks arity) and the
-    operation's parameters."""
+    operation's parameters.  ``inputs`` and ``outputs`` take any sequence of
+    :class:`TensorSpec` and are stored as tuples."""
 
-    inputs: Tuple[TensorSpec, ...]
-    outputs: Tuple[TensorSpec, ...]
+    inputs: Sequence[TensorSpec]
+    outputs: Sequence[TensorSpec]
     params: Any
 
     def __post_init__(self) -> None:
@@ -63,7 +64,7 @@ class SharedPlan:
         return tuple(p.requirement for p in self.admitted.outputs)
 
 
-def check_affine_params(params: Any, params_type: type, operation: str, value_name: str,
+def check_affine_params(params: Any, params_type: Type[Any], operation: str, value_name: str,
                         bits: int, zero_point_range: Tuple[int, int]) -> Optional[Error]:
     """The parameter rules Dequant and Quant share: a binary32 value (scale or
     multiplier, by its bits) finite and > 0, and an integer zero point."""

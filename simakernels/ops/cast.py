@@ -29,6 +29,10 @@ class Request(RequestBase):
 class Plan(SharedPlan):
     request: Request
 
+    @property
+    def params(self) -> Params:
+        return self.request.params
+
 
 def check_inference(request: Request) -> Union[Plan, Error]:
     """Admits a cast request: returns a shared :class:`Plan` or an Error."""

@@ -49,6 +49,10 @@ class Request(RequestBase):
 class Plan(SharedPlan):
     request: Request
 
+    @property
+    def params(self) -> Params:
+        return self.request.params
+
 
 def check_params(params: Any) -> Union[Error, None]:
     bits = params.scale_bits if isinstance(params, Params) else 0

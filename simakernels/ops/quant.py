@@ -30,7 +30,7 @@ class Rounding(enum.Enum):
     TOWARD_NEGATIVE = 3
 
     @classmethod
-    def parse(cls, value: Any) -> "Rounding":
+    def parse(cls, value: Union["Rounding", str]) -> "Rounding":
         """The enum member, or its lower-case name ("nearest_even", ...)."""
         if isinstance(value, cls):
             return value
@@ -59,9 +59,9 @@ class Params:
 
     @classmethod
     def from_bits(cls, multiplier_bits: int, zero_point: int = 0,
-                  rounding: Any = Rounding.NEAREST_EVEN) -> "Params":
+                  rounding: Union[Rounding, str] = Rounding.NEAREST_EVEN) -> "Params":
         """Parameters from the multiplier's binary32 representation."""
-        return cls(_binary32.from_bits(multiplier_bits), zero_point, rounding)
+        return cls(_binary32.from_bits(multiplier_bits), zero_point, Rounding.parse(rounding))
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,10 @@ class Request(RequestBase):
 @dataclass(frozen=True)
 class Plan(SharedPlan):
     request: Request
+
+    @property
+    def params(self) -> Params:
+        return self.request.params
 
 
 def check_params(params: Any) -> Union[Error, None]:
