@@ -10,8 +10,10 @@ from typing import Callable, List, Tuple
 
 import ml_dtypes
 import numpy as np
+import numpy.typing as npt
 
 from . import a65
+from ._progress import Progress
 from .core import DType, TensorSpec
 from .ops import cast as ops_cast
 from .ops import dequant as ops_dequant
@@ -20,7 +22,7 @@ from .ops import quant as ops_quant
 Check = Tuple[str, Callable[[str], bool]]
 
 
-def _cast_run(route: str, src: np.ndarray, dst_dtype: DType, np_dtype: object) -> np.ndarray:
+def _cast_run(route: str, src: np.ndarray, dst_dtype: DType, np_dtype: npt.DTypeLike) -> np.ndarray:
     src_dtype = DType.FLOAT32 if src.dtype == np.float32 else DType.BFLOAT16
     plan = a65.cast.check_inference(
         ops_cast.Request([TensorSpec(src.shape, src_dtype)], [TensorSpec(src.shape, dst_dtype)]), route
@@ -143,28 +145,27 @@ CHECKS: List[Check] = [
 
 
 def run(verbose: bool = True) -> int:
+    """Runs every check on every available route and prints the table;
+    0 when all pass, else 1.  With ``verbose``, a progress bar on stderr
+    while the checks run, only when stderr is a terminal."""
     routes = a65.available_routes()
-    total = len(CHECKS) * len(routes)
+    progress = Progress(len(CHECKS) * len(routes), sys.stderr, verbose, name="selftest", log_lines=False)
     failures = 0
     rows = []
-    done = 0
-    for name, check in CHECKS:
-        for route in routes:
-            t0 = time.perf_counter()
-            try:
-                ok = check(route)
-            except Exception as exc:  # report, keep going
-                ok = False
-                name = f"{name} ({exc})"
-            rows.append((name, route, ok, time.perf_counter() - t0))
-            failures += not ok
-            done += 1
-            if verbose:
-                bar = "#" * (20 * done // total)
-                sys.stderr.write(f"\r[{bar:<20}] {done}/{total}")
-                sys.stderr.flush()
-    if verbose:
-        sys.stderr.write("\n")
+    try:
+        for name, check in CHECKS:
+            for route in routes:
+                progress.step(f"{name} [{route}]")
+                label, t0 = name, time.perf_counter()
+                try:
+                    ok = check(route)
+                except Exception as exc:  # report, keep going
+                    ok = False
+                    label = f"{name} ({exc})"
+                rows.append((label, route, ok, time.perf_counter() - t0))
+                failures += not ok
+    finally:
+        progress.close()
     width = max(len(r[0]) for r in rows)
     for name, route, ok, seconds in rows:
         print(f"{name:<{width}}  {route:<7} {'ok' if ok else 'FAIL':<5} {seconds * 1e3:8.1f} ms")

@@ -11,6 +11,7 @@ import pytest
 
 import simakernels as sk
 from simakernels import cli
+from simakernels._progress import Progress
 from simakernels.bench import cases, timing
 from simakernels.core import DType
 
@@ -78,7 +79,7 @@ def test_select_ops():
 
 def test_progress_bar_on_a_plain_stream():
     stream = io.StringIO()
-    progress = timing.Progress(3, stream)
+    progress = Progress(3, stream, name="bench")
     for label in ("a", "b", "c"):
         progress.step(label)
     progress.close()
@@ -87,7 +88,7 @@ def test_progress_bar_on_a_plain_stream():
     assert lines[0].startswith("bench [....") and " 1/3 " in lines[0] and lines[0].endswith("a")
     assert " 3/3 " in lines[2] and "#" in lines[2]
     silent = io.StringIO()
-    timing.Progress(3, silent, enabled=False).step("x")
+    Progress(3, silent, enabled=False, name="bench").step("x")
     assert silent.getvalue() == ""
 
 

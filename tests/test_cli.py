@@ -1,12 +1,17 @@
 """``python -m simakernels`` and the SIMAKERNELS_FORCE_ROUTE variable, in
-fresh interpreters importing the same package as this test process."""
+fresh interpreters importing the same package as this test process; the
+selftest's progress bar and the demo's exit status in this process."""
+import io
 import os
 import pathlib
 import platform
 import subprocess
 import sys
 
+import numpy as np
+
 import simakernels as sk
+from simakernels import cli, selftest
 
 PACKAGE_ROOT = str(pathlib.Path(sk.__file__).resolve().parent.parent)
 TIMEOUT = 900  # generous: the suite also runs under QEMU
@@ -53,6 +58,92 @@ def test_selftest(tmp_path):
     assert "0 failed" in result.stdout
     for route in sk.a65.available_routes():
         assert route in result.stdout
+    assert "selftest [" not in result.stderr and "\r" not in result.stderr  # stderr is a pipe: no bar
+
+
+class _Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self):
+        return True
+
+
+def _cheap_checks(monkeypatch):
+    calls = []
+    checks = [("first check", lambda route: calls.append(("first", route)) or True),
+              ("second check", lambda route: calls.append(("second", route)) or True)]
+    monkeypatch.setattr(selftest, "CHECKS", checks)
+    return calls
+
+
+def test_selftest_progress_bar_on_a_terminal(monkeypatch, capsys):
+    calls = _cheap_checks(monkeypatch)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert selftest.run() == 0
+    routes = sk.a65.available_routes()
+    total = 2 * len(routes)
+    assert len(calls) == total
+    drawn = terminal.getvalue()
+    frames = [f for f in drawn.split("\r\x1b[K") if f]
+    assert len(frames) == total, drawn                  # one redraw per step, then cleared
+    assert drawn.endswith("\r\x1b[K") and "\n" not in drawn
+    assert frames[0].startswith("selftest [....") and f"  1/{total} " in frames[0]
+    assert frames[0].endswith(f"first check [{routes[0]}]")
+    assert f"{total}/{total}" in frames[-1] and frames[-1].endswith(f"second check [{routes[-1]}]")
+    out = capsys.readouterr().out
+    assert f"{total} passed, 0 failed" in out and "selftest [" not in out   # the bar never goes to stdout
+
+
+def test_selftest_quiet_or_not_a_terminal_prints_no_bar(monkeypatch, capsys):
+    _cheap_checks(monkeypatch)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert cli.main(["selftest", "--quiet"]) == 0
+    assert terminal.getvalue() == ""
+    monkeypatch.setattr(sys, "stderr", io.StringIO())   # a pipe or a log file
+    assert cli.main(["selftest"]) == 0
+    assert sys.stderr.getvalue() == ""
+    assert "0 failed" in capsys.readouterr().out
+
+
+def test_selftest_reports_a_failing_check(monkeypatch, capsys):
+    def broken(route):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(selftest, "CHECKS", [("broken check", broken), ("fine check", lambda route: True)])
+    assert selftest.run(verbose=False) == 1
+    out = capsys.readouterr().out
+    n = len(sk.a65.available_routes())
+    assert out.count("broken check (boom)") == n and "(boom) (boom)" not in out
+    assert f"{n} passed, {n} failed" in out
+
+
+def test_demo(tmp_path):
+    result = run_python(["-m", "simakernels", "demo"], tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stderr == "", result.stderr          # no stray warnings
+    out = result.stdout
+    sections = ["1. A weight tensor", "2. BF16 rounding", "3. Strided views", "4. The same quantization as an EV74",
+                "5. Time per call"]
+    positions = [out.find(s) for s in sections]
+    assert -1 not in positions and positions == sorted(positions), out
+    # 1: the round trip's statistics
+    assert "max |error|" in out and "x scale" in out and "RMS error" in out and " dB" in out
+    # 2: the specification's worked examples
+    cast_rows = {line.split()[2]: line.split()[7] for line in out.splitlines() if line.startswith("   cast    fp32")}
+    assert cast_rows == {"0x44338000": "0x4434", "0x44338001": "0x4434", "0x7f800001": "0x7f80",
+                         "0xffffffff": "0x0000"}, out
+    assert "FP32 718.0 -> BF16 720.0 (0x4434)" in out and "716" in out
+    # 3 and 4: every comparison the demo makes holds
+    assert "False" not in out and out.count("True") == 4
+    # 4: the descriptor listing
+    assert "224-byte descriptor" in out and "magic 0x3151534b ('KSQ1'), version 1, length 224 bytes" in out
+    assert "conversion FLOAT32 -> INT8, rank 2" in out and "extents (8, 1024)" in out
+    assert "address slots 0x0, 0x0" in out and "rounding nearest_even" in out
+    # 5: one timing row per measured operation, against NumPy / ml_dtypes
+    rows = [line for line in out.splitlines() if line.rstrip().endswith("x") and " ms " in line]
+    assert len(rows) == 4 and all("NumPy" in r or "ml_dtypes" in r for r in rows), out
 
 
 def test_unknown_command_fails(tmp_path):
@@ -108,3 +199,16 @@ def test_force_route_in_process(monkeypatch):
     monkeypatch.setenv("SIMAKERNELS_FORCE_ROUTE", "bogus")
     error = sk.a65.cast.check_inference(req)
     assert isinstance(error, sk.Error) and error.code == sk.ErrorCode.UNSUPPORTED_ENVIRONMENT
+
+
+def test_demo_fails_when_a_result_is_wrong(monkeypatch, capsys):
+    from simakernels import demo
+
+    weights = np.zeros((8, 1024), np.float32)
+    monkeypatch.setattr(demo, "_section_round_trip", lambda rng: (True, weights, np.float32(1)))
+    monkeypatch.setattr(demo, "_section_bf16", lambda: True)
+    monkeypatch.setattr(demo, "_section_strided", lambda w: False)
+    monkeypatch.setattr(demo, "_section_ev74", lambda w, s: True)
+    monkeypatch.setattr(demo, "_section_timing", lambda rng: None)
+    assert cli.main(["demo"]) == 1
+    assert "section(s) 3 differ" in capsys.readouterr().err

@@ -12,13 +12,14 @@ import gc
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, TextIO
+from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 import numpy as np
 
 from . import cases, peers, percall, report
 from .cases import LAYOUTS, MIN_LAYOUT_N, Op
-from .timing import Progress, measure, median
+from .._progress import Progress
+from .timing import measure, median
 
 __all__ = ["Options", "run"]
 
@@ -37,7 +38,7 @@ class Options:
     argv: List[str] = field(default_factory=list)
 
 
-def case_list(options: Options) -> List[tuple]:
+def case_list(options: Options) -> List[Tuple[Op, str, int]]:
     """(op, layout, n) in table order; strided/transposed only from 4K up."""
     return [(op, layout, n) for op in options.ops for layout in options.layouts for n in options.sizes
             if layout == "dense" or n >= MIN_LAYOUT_N]
@@ -48,7 +49,9 @@ def _mismatches(runners: Dict[str, cases.Runner]) -> Dict[str, int]:
     after one call each: NumPy's expression is the specification's staged
     arithmetic, so any difference from it is a bug in the measured path."""
     runners["ours"].call()
-    reference = cases.bits(runners["ours"].result()).copy()
+    ours = runners["ours"].result()
+    assert ours is not None, "ours always has an output"
+    reference = cases.bits(ours).copy()
     counts = {}
     for name, runner in runners.items():
         if name == "ours":
@@ -95,7 +98,7 @@ def run(options: Options, stdout: Optional[TextIO] = None, stderr: Optional[Text
         for name, reason in missing.items():
             print(f"bench: peer {name} missing: {reason} (make bench-peers installs it)", file=stderr)
     todo = case_list(options)
-    progress = Progress(len(todo) + (1 if options.per_call else 0), stderr, options.progress)
+    progress = Progress(len(todo) + (1 if options.per_call else 0), stderr, options.progress, name="bench")
     results, per_call = [], []
     try:
         for op, layout, n in todo:

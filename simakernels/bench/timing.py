@@ -1,4 +1,5 @@
-"""Medians of timed samples, taken round-robin, and the progress bar.
+"""Medians of timed samples, taken round-robin (the progress bar is in
+``simakernels._progress``).
 
 Every runner of a case is sampled in turn (ours, the memcpy reference, the
 peers, then ours again, ...): on a shared, noisy machine a slow patch then
@@ -9,9 +10,8 @@ from __future__ import annotations
 
 import gc
 import itertools
-import sys
 import time
-from typing import Callable, Dict, List, Optional, Sequence, TextIO
+from typing import Callable, Dict, List, Sequence
 
 SAMPLE_S = 1e-3     # calls batched until one timed sample lasts about this long
 MIN_SAMPLES = 5     # even for the largest tensors (median of five)
@@ -74,38 +74,3 @@ def median(sorted_values: Sequence[float]) -> float:
     n = len(sorted_values)
     mid = n // 2
     return sorted_values[mid] if n % 2 else (sorted_values[mid - 1] + sorted_values[mid]) / 2
-
-
-class Progress:
-    """A one-line progress bar on stderr (redrawn in place on a terminal, one
-    line per step otherwise, so logs stay readable); stdout is left to the
-    results."""
-
-    WIDTH = 24
-
-    def __init__(self, total: int, stream: Optional[TextIO] = None, enabled: bool = True) -> None:
-        self.total, self.done = total, 0
-        self.stream = stream if stream is not None else sys.stderr
-        self.enabled = enabled and total > 0
-        self.tty = self.enabled and self.stream.isatty()
-        self.start = time.monotonic()
-
-    def step(self, label: str) -> None:
-        """Announces the step about to run."""
-        if not self.enabled:
-            return
-        filled = self.WIDTH * self.done // self.total
-        bar = "#" * filled + "." * (self.WIDTH - filled)
-        elapsed = time.monotonic() - self.start
-        line = f"bench [{bar}] {self.done + 1:>3}/{self.total} {elapsed:5.0f}s  {label}"
-        if self.tty:
-            self.stream.write("\r\x1b[K" + line)
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-        self.done += 1
-
-    def close(self) -> None:
-        if self.tty:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
