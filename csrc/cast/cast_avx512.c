@@ -49,7 +49,7 @@ static inline size_t head_of(const void *out, size_t item, size_t n) {
 }
 
 static inline int streams(size_t n, size_t item) {
-    return n >= BLOCK && n * item >= sk_stream_min_bytes();
+    return n >= BLOCK && n * item >= sk_stream_threshold();
 }
 
 /* ---- FP32 -> BF16 ---------------------------------------------------- */

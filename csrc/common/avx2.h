@@ -63,7 +63,7 @@ static inline size_t sk_avx2_head(const void *dst, size_t item, size_t n) {
 /* Whether a dense run of n elements of `item` output bytes should stream
  * (stream.h); runs too short for one main-loop iteration never ask. */
 static inline int sk_avx2_streams(size_t n, size_t item) {
-    return n >= SK_AVX2_BLOCK && n * item >= sk_stream_min_bytes();
+    return n >= SK_AVX2_BLOCK && n * item >= sk_stream_threshold();
 }
 
 #endif

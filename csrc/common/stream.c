@@ -10,6 +10,7 @@
 /* 0 until first computed; racing first calls compute the same value. */
 static _Atomic size_t stream_min_bytes;
 static _Atomic size_t stream_override_bytes;  /* tests only; 0 = none */
+__attribute__((visibility("hidden"))) _Atomic size_t sk_stream_bytes_in_effect;
 
 /* The largest cache level of CPU 0 as sysfs reports it ("32768K"); glibc's
  * sysconf figure is derived from CPUID and can be wrong under hypervisors
@@ -39,16 +40,19 @@ static size_t llc_bytes(void) {
 
 void sk_stream_override(size_t bytes) {
     atomic_store_explicit(&stream_override_bytes, bytes, memory_order_relaxed);
+    /* 0: the next sk_stream_min_bytes() call computes it again */
+    atomic_store_explicit(&sk_stream_bytes_in_effect, bytes, memory_order_relaxed);
 }
 
 size_t sk_stream_min_bytes(void) {
-    const size_t forced = atomic_load_explicit(&stream_override_bytes, memory_order_relaxed);
-    if (forced) return forced;
     size_t v = atomic_load_explicit(&stream_min_bytes, memory_order_relaxed);
     if (v == 0) {
         v = llc_bytes();
         if (v < SK_STREAM_FLOOR) v = SK_STREAM_FLOOR;
         atomic_store_explicit(&stream_min_bytes, v, memory_order_relaxed);
     }
+    const size_t forced = atomic_load_explicit(&stream_override_bytes, memory_order_relaxed);
+    if (forced) v = forced;
+    atomic_store_explicit(&sk_stream_bytes_in_effect, v, memory_order_relaxed);
     return v;
 }

@@ -364,7 +364,7 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
     const size_t n = (size_t)walk->run_length;
     const size_t elements = (size_t)walk->runs * n;
     const int stream = kind == RUN_TILED && sk_stage_streams() &&
-                       elements * (size_t)walk->out_size >= sk_stream_min_bytes();
+                       elements * (size_t)walk->out_size >= sk_stream_threshold();
     const int big = elements * (size_t)(walk->in_size + walk->out_size) > SK_TILE_BIG;
     int64_t index[SK_MAX_RANK] = {0};
     for (int64_t r = 0; r < steps; ++r) {
