@@ -50,8 +50,9 @@ static int set_state(const sk_fenv_state *st) {
 #elif defined(__aarch64__)
 /* FPCR: trap enables IOE 8, DZE 9, OFE 10, UFE 11, IXE 12, IDE 15; RMode at
  * 22..23 (00 nearest, 01 +inf, 10 -inf, 11 zero); FZ at 24 flushes both
- * inputs and results, so it reports as FTZ and DAZ together. */
-enum { FPCR_FZ = 1u << 24, FPCR_RM_SHIFT = 22 };
+ * inputs and results, so it reports as FTZ and DAZ together; FIZ at 0
+ * (FEAT_AFP, ARMv8.7; RES0 before) flushes inputs only: DAZ. */
+enum { FPCR_FIZ = 1u << 0, FPCR_FZ = 1u << 24, FPCR_RM_SHIFT = 22 };
 static const struct { uint64_t bit; uint32_t trap; } fpcr_traps[] = {
     {1u << 8, SK_TRAP_INVALID},   {1u << 9, SK_TRAP_DIVIDE_BY_ZERO},
     {1u << 10, SK_TRAP_OVERFLOW}, {1u << 11, SK_TRAP_UNDERFLOW},
@@ -70,18 +71,20 @@ static void write_fpcr(uint64_t v) { __asm__ volatile("msr fpcr, %0" : : "r"(v))
 void sk_fenv_query(sk_fenv_state *st) {
     uint64_t fpcr = read_fpcr();
     st->rounding = fpcr_rounding[(fpcr >> FPCR_RM_SHIFT) & 3u];
-    st->flush_to_zero = st->denormals_are_zero = (fpcr & FPCR_FZ) != 0;
+    st->flush_to_zero = (fpcr & FPCR_FZ) != 0;
+    st->denormals_are_zero = (fpcr & (FPCR_FZ | FPCR_FIZ)) != 0;
     st->traps = 0;
     for (size_t i = 0; i < sizeof fpcr_traps / sizeof fpcr_traps[0]; ++i)
         if (fpcr & fpcr_traps[i].bit) st->traps |= fpcr_traps[i].trap;
 }
 
 static int set_state(const sk_fenv_state *st) {
-    if (st->flush_to_zero != st->denormals_are_zero) return -1;  /* one FZ bit */
-    uint64_t fpcr = read_fpcr() & ~(uint64_t)(FPCR_FZ | (3u << FPCR_RM_SHIFT));
+    if (st->flush_to_zero && !st->denormals_are_zero) return -1;  /* FZ flushes inputs too */
+    uint64_t fpcr = read_fpcr() & ~(uint64_t)(FPCR_FZ | FPCR_FIZ | (3u << FPCR_RM_SHIFT));
     for (unsigned r = 0; r < 4; ++r)
         if (fpcr_rounding[r] == st->rounding) fpcr |= (uint64_t)r << FPCR_RM_SHIFT;
     if (st->flush_to_zero) fpcr |= FPCR_FZ;
+    else if (st->denormals_are_zero) fpcr |= FPCR_FIZ;  /* read back as set only with FEAT_AFP */
     for (size_t i = 0; i < sizeof fpcr_traps / sizeof fpcr_traps[0]; ++i) {
         if (st->traps & fpcr_traps[i].trap) fpcr |= fpcr_traps[i].bit;
         else fpcr &= ~fpcr_traps[i].bit;
