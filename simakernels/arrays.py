@@ -113,7 +113,8 @@ def _out_key(out: Optional[np.ndarray]) -> Any:
 # Plans (or the Error a request gets) by everything that determines them:
 # operation, both layouts, the requested output dtype, the parameters by type
 # and representation (True == 1, but only 1 is a valid zero point) and
-# SIMAKERNELS_FORCE_ROUTE.  Bounded: cleared when full.
+# SIMAKERNELS_FORCE_ROUTE (which admission reads itself, naming it in its
+# error).  Bounded: cleared when full.
 _PLANS: Dict[Any, Any] = {}
 _MAX_PLANS = 1024
 
@@ -164,12 +165,6 @@ def _param_key(p: Any) -> Any:
         except TypeError:
             return kind, p.tobytes()
     return kind, p
-
-
-def _route() -> Optional[str]:
-    return os.environ.get(a65.FORCE_ROUTE_ENV) or None
-
-
 
 
 def _remember(key: Any, plan: Any) -> Any:
@@ -250,7 +245,7 @@ def cast(x: npt.ArrayLike, dtype: DTypeSpec, *, out: Optional[np.ndarray] = None
         out = _output(x, to_dtype(dtype), out)
     if plan is None:
         request = ops_cast.Request([_spec(x, "input 0")], [_spec(out, "output 0")])
-        plan = _remember(key, a65.cast.check_inference(request, _route()))
+        plan = _remember(key, a65.cast.check_inference(request))
     if workers is not _ONE_WORKER:  # anything else is checked by _split_run
         return _split_run(plan, "cast", x, out, workers, lambda xs, os: cast(xs, dtype, out=os))
     return _execute(plan, a65.cast, lib.sk_cast_execute, x, out)
@@ -282,7 +277,7 @@ def dequantize(
     if plan is None:
         request = ops_dequant.Request([_spec(x, "input 0")], [_spec(out, "output 0")],
                                       ops_dequant.Params(scale, zero_point))
-        plan = _remember(key, a65.dequant.check_inference(request, _route()))
+        plan = _remember(key, a65.dequant.check_inference(request))
     if workers is not _ONE_WORKER:  # anything else is checked by _split_run
         return _split_run(plan, "dequant", x, out, workers,
                           lambda xs, os: dequantize(xs, scale, zero_point, dtype=dtype, out=os))
@@ -324,4 +319,4 @@ def _quant_plan(x: np.ndarray, out: np.ndarray, multiplier: Any, zero_point: Any
     except ValueError as exc:
         return Error(ErrorCode.INVALID_PARAMS, str(exc))
     request = ops_quant.Request([_spec(x, "input 0")], [_spec(out, "output 0")], params)
-    return a65.quant.check_inference(request, _route())
+    return a65.quant.check_inference(request)
