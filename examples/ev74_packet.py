@@ -12,17 +12,12 @@ model of the EV74), submit it, and compare the device's output with
 Run: ``python examples/ev74_packet.py`` with the wheel installed, or in a checkout
 after ``make build``: ``.venv/bin/python examples/ev74_packet.py``.
 """
-import os
 import struct
-import sys
 
 import numpy as np
 
-try:
-    import simakernels as sk
-except ModuleNotFoundError:  # a built source checkout without an install: the package one level up
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
-    import simakernels as sk
+import _checkout  # noqa: F401  (a source checkout without an install)
+import simakernels as sk
 
 
 def ok(value):

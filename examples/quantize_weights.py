@@ -9,16 +9,11 @@ quantizer must meet: |error| <= scale/2.
 Run: ``python examples/quantize_weights.py`` with the wheel installed, or in a checkout
 after ``make build``: ``.venv/bin/python examples/quantize_weights.py``.
 """
-import os
-import sys
 
 import numpy as np
 
-try:
-    import simakernels as sk
-except ModuleNotFoundError:  # a built source checkout without an install: the package one level up
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
-    import simakernels as sk
+import _checkout  # noqa: F401  (a source checkout without an install)
+import simakernels as sk
 
 rng = np.random.default_rng(2024)
 weights = rng.standard_normal((512, 512), dtype=np.float32) * np.float32(0.05)

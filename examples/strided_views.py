@@ -14,17 +14,12 @@ expression bit for bit:
 Run: ``python examples/strided_views.py`` with the wheel installed, or in a checkout
 after ``make build``: ``.venv/bin/python examples/strided_views.py``.
 """
-import os
-import sys
 
 import ml_dtypes
 import numpy as np
 
-try:
-    import simakernels as sk
-except ModuleNotFoundError:  # a built source checkout without an install: the package one level up
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
-    import simakernels as sk
+import _checkout  # noqa: F401  (a source checkout without an install)
+import simakernels as sk
 
 rng = np.random.default_rng(1)
 x = rng.standard_normal((6, 8), dtype=np.float32) * np.float32(4)
