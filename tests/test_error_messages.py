@@ -422,6 +422,9 @@ ROWS: List[Row] = [
     Row("hurray environment", HUR, "hurray.dequantize: {}; nothing was written",
         under(UPWARD, raised(lambda: H.dequantize(bytes(8), H.PerTensorAffine(-2.0), ST.INT16))),
         E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD"),
+    Row("hurray environment, INT8 bridge", HUR, "hurray.dequantize: {}; nothing was written",
+        under(UPWARD, raised(lambda: H.dequantize(bytes(8), H.PerTensorAffine(0.5), ST.INT8))),
+        E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD"),
     Row("hurray native status", HUR, "hurray.dequantize: the native kernel rejected storage code {} (status {})",
         hurray_native_status, E.INVALID_OPERATION, "storage code", "77"),
     # ---- native EV74 decoder (a bound (2, 8) FP32 descriptor, one field changed)

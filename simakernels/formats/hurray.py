@@ -200,8 +200,16 @@ def _bridge(q: np.ndarray, descriptor: PerTensorAffine, out: np.ndarray) -> np.n
         raise KernelError(plan)
     status = a65.dequant.execute(plan, [q], [out])
     if status is not None:
-        raise KernelError(status)
+        raise _environment_error() if status.code is ErrorCode.UNSUPPORTED_ENVIRONMENT else KernelError(status)
     return out
+
+
+def _environment_error() -> KernelError:
+    """The refusal of the calling thread's FP state, worded the same for
+    every storage type (the INT8 bridge's comes from the Dequant kernel)."""
+    unmet = lib.sk_fenv_unmet(lib.SK_NEED_NEAREST | lib.SK_NEED_GRADUAL_UNDERFLOW | lib.SK_NEED_NO_TRAPS)
+    return KernelError(Error(ErrorCode.UNSUPPORTED_ENVIRONMENT,
+                             f"hurray.dequantize: {describe_unmet(unmet)}; nothing was written"))
 
 
 def dequantize(data: Any, descriptor: PerTensorAffine, storage: SupportsIndex, count: Optional[int] = None,
@@ -229,9 +237,7 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: SupportsIndex, c
         int(ffi.cast("uintptr_t", ffi.from_buffer(raw))), int(ffi.cast("uintptr_t", ffi.from_buffer(out))), n,
     )
     if status == lib.SK_UNSUPPORTED_ENVIRONMENT:
-        unmet = lib.sk_fenv_unmet(lib.SK_NEED_NEAREST | lib.SK_NEED_GRADUAL_UNDERFLOW | lib.SK_NEED_NO_TRAPS)
-        raise KernelError(Error(ErrorCode.UNSUPPORTED_ENVIRONMENT,
-                                f"hurray.dequantize: {describe_unmet(unmet)}; nothing was written"))
+        raise _environment_error()
     if status != lib.SK_OK:
         raise KernelError(Error(ErrorCode(status), f"hurray.dequantize: the native kernel rejected storage code "
                                                    f"{_NATIVE[kind]} (status {status})"))
