@@ -14,6 +14,7 @@ import pytest
 
 import simakernels as sk
 from helpers import ROUTES, assert_bits_equal, fp_or_skip, oracle_dequant, random_int8, scale_bits_of
+from op_cases import raises_kernel_error as raises
 
 E = sk.ErrorCode
 BF = np.dtype(ml_dtypes.bfloat16)
@@ -181,14 +182,6 @@ def test_out_dtype_decides_when_dtype_matches(route):
 
 
 # ------------------------------------------------------------------ errors
-
-
-def raises(code, fn, *args, **kwargs):
-    with pytest.raises(sk.KernelError) as info:
-        fn(*args, **kwargs)
-    assert info.value.code == code, f"expected {code.name}, got {info.value}"
-    assert isinstance(info.value.error, sk.Error) and info.value.error.code == code
-    return info.value
 
 
 def sentinel_out(shape, dst=F32):

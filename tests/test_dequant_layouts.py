@@ -27,6 +27,7 @@ from helpers import (
     oracle_dequant,
     small_shapes,
 )
+from op_cases import LAYOUT_IDS, LAYOUTS, byte_strides
 
 OUTPUTS = {"f32": F32, "bf16": BF16}
 
@@ -79,37 +80,13 @@ def test_padded_rows_around_blocks(route, n):
     fail_if(reports)
 
 
-# (id, shape, input strides in bytes, output strides in elements), None = Contiguous().
-LAYOUTS = [
-    ("rank0", (), None, None),
-    ("rank0-strided", (), (), ()),
-    ("single-odd-strides", (1,), (7,), (13,)),
-    ("stepped-in-odd", (37,), (3,), None),
-    ("stepped-out", (37,), None, (3,)),
-    ("stepped-both", (37,), (5,), (2,)),
-    ("padded-rows", (5, 17), (20, 1), (19, 1)),
-    ("transposed-in", (6, 9), (1, 6), None),
-    ("transposed-out", (6, 9), None, (1, 6)),
-    ("transposed-both", (6, 9), (1, 6), (1, 6)),
-    ("transposed-padded", (6, 9), (1, 8), (1, 7)),
-    ("perm-3d-different", (3, 4, 5), (20, 1, 4), (1, 15, 3)),
-    ("perm-3d-reversed", (3, 4, 5), (1, 3, 12), (1, 3, 12)),
-    ("partial-coalesce", (2, 3, 4), (13, 4, 1), (12, 4, 1)),
-    ("long-rows-permuted", (3, 140), (1, 3), (140, 1)),
-    ("singleton-middle", (4, 1, 6), (6, 99, 1), (6, 5, 1)),
-    ("rank6-permuted-padded", (2, 3, 1, 2, 3, 2), (5, 34, 999, 3, 12, 1), (1, 2, 0, 6, 12, 40)),
-    ("rank6-dense", (2, 3, 1, 2, 3, 2), None, None),
-    ("empty-middle", (3, 0, 2), (8, 0, 1), (2, 0, 1)),
-]
-
-
 @pytest.mark.parametrize("output", OUTPUTS)
-@pytest.mark.parametrize("layout", LAYOUTS, ids=[c[0] for c in LAYOUTS])
+@pytest.mark.parametrize("layout", LAYOUTS, ids=LAYOUT_IDS)
 @pytest.mark.parametrize("route", ROUTES)
 def test_named_layouts(route, layout, output):
     _, shape, in_strides, out_el = layout
     dst = OUTPUTS[output]
-    out_strides = None if out_el is None else tuple(s * ITEMSIZE[dst] for s in out_el)
+    out_strides = byte_strides(out_el, dst)
     fail_if(
         dequant_report(route, shape, dst, s, z, in_strides, out_strides, seed=k)
         for k, (s, z) in enumerate(PARAMS)

@@ -1,6 +1,7 @@
-"""Plans: immutable values that own their specifications, reusable with new
-buffers, shareable between threads; a plan of the wrong kind is
-INVALID_OPERATION."""
+"""Plans: immutable values that own their specifications; for every
+operation (op_cases), reusable with new buffers, prepared from one shared
+plan for every route and shareable between threads; a plan of the wrong
+kind is INVALID_OPERATION."""
 import dataclasses
 import threading
 
@@ -10,20 +11,16 @@ import pytest
 import simakernels as sk
 from helpers import (
     BF16,
-    DIRECTION_IDS,
-    DIRECTIONS,
     F32,
     INPUT_FILL,
-    ITEMSIZE,
     ROUTES,
     SENTINEL,
     Storage,
     assert_bits_equal,
     assert_untouched,
-    draw_values,
-    ok_plan,
     request,
 )
+from op_cases import OPS, op_variants
 
 E = sk.ErrorCode
 
@@ -69,78 +66,80 @@ def test_plan_owns_copies_of_its_specifications():
     assert plan.output_requirements() == (sk.Requirement(12, 2),)
 
 
-@pytest.mark.parametrize("direction", DIRECTION_IDS)
+@pytest.mark.parametrize("op, variant", op_variants(), ids=lambda p: str(p))
 @pytest.mark.parametrize("route", ROUTES)
-def test_plan_reused_with_new_buffers(route, direction):
-    """One plan, several fresh buffer pairs of different kinds and contents."""
-    src_dtype, dst_dtype = DIRECTIONS[direction]
-    si, so = ITEMSIZE[src_dtype], ITEMSIZE[dst_dtype]
-    shape, in_strides, out_strides = (5, 7), (9 * si, si), (7 * so * 2, so * 2)
-    plan = ok_plan(request(shape, src_dtype, dst_dtype, in_strides, out_strides), route)
+def test_plan_reused_with_new_buffers(route, op, variant):
+    """One plan, fresh buffers of different kinds and capacities and new data
+    each call; a rejected call in between changes nothing for later calls."""
+    entry = op.reuse_entry(route, variant)
     for seed in range(6):
-        src = Storage.make(shape, src_dtype, in_strides, excess=seed, fill=INPUT_FILL)
-        dst = Storage.make(shape, dst_dtype, out_strides, excess=3 * seed, fill=SENTINEL)
-        inputs, expected = draw_values(src_dtype, src.offsets.size, seed=100 + seed)
+        src, dst = entry.storages(op.reuse_in_excess * seed, 3 * seed)
+        inputs, expected = entry.draw(src.offsets.size, 100 + seed)
         src.write(inputs)
         in_obj = src.buf if seed % 2 else bytes(src.buf)
         out_obj = dst.buf if seed % 3 else sk.HostBuffer(dst.buf)
-        assert sk.a65.cast.execute(plan, [in_obj], [out_obj]) is None
-        assert_bits_equal(dst.read(), expected, inputs, f"reuse {seed}", shape=shape)
+        assert op.a65.execute(entry.plan, [in_obj], [out_obj]) is None
+        assert_bits_equal(dst.read(), expected, inputs, f"reuse {seed}", shape=entry.shape)
         dst.assert_gaps_untouched()
-        if seed == 2:  # an error in between changes nothing for later calls
-            assert sk.a65.cast.execute(plan, [src.buf[:3]], [dst.buf]).code == E.INVALID_BINDING
+        if seed == 2:
+            assert op.a65.execute(entry.plan, [src.buf[:3]], [dst.buf]).code == E.INVALID_BINDING
 
 
-def test_prepare_reuses_a_shared_plan_for_every_route():
-    req = request((40,), BF16, F32)
-    shared = sk.ops.cast.check_inference(req)
-    inputs, expected = draw_values(BF16, 40, seed=5)
-    for route in ROUTES:
-        plan = sk.a65.cast.prepare(shared, route=route)
-        assert plan.route == route
-        src = Storage.make((40,), BF16, fill=INPUT_FILL)
-        src.write(inputs)
-        dst = Storage.make((40,), F32, excess=7)
-        assert sk.a65.cast.execute(plan, [src.buf], [dst.buf]) is None
-        assert_bits_equal(dst.read(), expected, inputs, route)
-        dst.assert_gaps_untouched()
+@pytest.mark.parametrize("op, group", [(op, g) for op in OPS for g in op.shared_groups], ids=lambda p: str(p))
+def test_one_shared_plan_prepared_for_every_route(op, group):
+    for shared, attributes, src_dtype, dst_dtype, n, inputs, expected in op.shared_entries(group):
+        for route in ROUTES:
+            plan = op.a65.prepare(shared, route=route)
+            assert plan.route == route
+            for name, value in attributes.items():
+                assert getattr(plan, name) == value, (route, name)
+            src = Storage.make((n,), src_dtype, fill=INPUT_FILL)
+            src.write(inputs)
+            dst = Storage.make((n,), dst_dtype, excess=7)
+            assert op.a65.execute(plan, [src.buf], [dst.buf]) is None
+            assert_bits_equal(dst.read(), expected, inputs, f"{route} {src_dtype.name}")
+            dst.assert_gaps_untouched()
 
 
-@pytest.mark.parametrize("direction", DIRECTION_IDS)
+@pytest.mark.parametrize("op, group", [(op, g) for op in OPS for g in op.thread_groups], ids=lambda p: str(p))
 @pytest.mark.parametrize("route", ROUTES)
-def test_plan_shared_by_four_threads(route, direction):
-    src_dtype, dst_dtype = DIRECTIONS[direction]
-    si, so = ITEMSIZE[src_dtype], ITEMSIZE[dst_dtype]
-    shape, in_strides, out_strides = (17, 33), (35 * si, si), (34 * so, so)
-    plan = ok_plan(request(shape, src_dtype, dst_dtype, in_strides, out_strides), route)
-    iterations = 40
+def test_plans_shared_by_four_threads(route, op, group):
+    """Four threads run the same plans (Quant: all twelve entries) repeatedly
+    on their own buffers with new data, bit-exact against expectations
+    computed before the threads start (the oracle is not the subject)."""
+    entries, iterations = op.thread_entries(route, group)
+    work = {}
+    for index in range(4):
+        for i in range(iterations):
+            for k, entry in enumerate(entries):
+                work[index, i, k] = entry.draw(int(np.prod(entry.shape)), 1000 * index + i)
     barrier = threading.Barrier(4)
     failures = []
 
     def worker(index):
         try:
-            src = Storage.make(shape, src_dtype, in_strides, excess=index, fill=INPUT_FILL)
-            dst = Storage.make(shape, dst_dtype, out_strides, excess=2 * index, fill=SENTINEL)
-            mask = ~dst.element_mask()
+            storages = [entry.storages(index, 2 * index) for entry in entries]
+            masks = [~dst.element_mask() for _, dst in storages]
             barrier.wait()
             for i in range(iterations):
-                inputs, expected = draw_values(src_dtype, src.offsets.size, seed=1000 * index + i)
-                src.write(inputs)
-                dst.reset()
-                status = sk.a65.cast.execute(plan, [src.buf], [dst.buf])
-                if status is not None:
-                    failures.append(f"thread {index} iteration {i}: {status}")
-                    return
-                got = dst.read()
-                if not np.array_equal(got, expected):
-                    bad = int(np.flatnonzero(got != expected)[0])
-                    failures.append(
-                        f"thread {index} iteration {i} index {bad}: input {int(inputs[bad]):#x} "
-                        f"expected {int(expected[bad]):#x} got {int(got[bad]):#x}")
-                    return
-                if np.any(dst.buf[mask] != SENTINEL):
-                    failures.append(f"thread {index} iteration {i}: gap bytes written")
-                    return
+                for k, (entry, (src, dst), mask) in enumerate(zip(entries, storages, masks)):
+                    inputs, expected = work[index, i, k]
+                    what = f"thread {index} iteration {i} {entry.label}"
+                    src.write(inputs)
+                    dst.reset()
+                    status = op.a65.execute(entry.plan, [src.buf], [dst.buf])
+                    if status is not None:
+                        failures.append(f"{what}: {status}")
+                        return
+                    got = dst.read()
+                    if not np.array_equal(got, expected):
+                        bad = int(np.flatnonzero(got != expected)[0])
+                        failures.append(f"{what} index {bad}: input {int(inputs[bad]):#x} "
+                                        f"expected {int(expected[bad]):#x} got {int(got[bad]):#x}")
+                        return
+                    if np.any(dst.buf[mask] != SENTINEL):
+                        failures.append(f"{what}: gap bytes written")
+                        return
         except Exception as exc:  # reported below, with the thread it came from
             failures.append(f"thread {index}: {exc!r}")
 

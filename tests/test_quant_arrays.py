@@ -9,6 +9,7 @@ import pytest
 
 import simakernels as sk
 from helpers import ROUTES, assert_bits_equal, fp_or_skip
+from op_cases import raises_kernel_error as raises
 from quant_helpers import (
     BF16,
     F16,
@@ -206,14 +207,6 @@ def test_out_zero_d_and_empty(route):
 
 
 # ------------------------------------------------------------------ errors
-
-
-def raises(code, fn, *args, **kwargs):
-    with pytest.raises(sk.KernelError) as info:
-        fn(*args, **kwargs)
-    assert info.value.code == code, f"expected {code.name}, got {info.value}"
-    assert isinstance(info.value.error, sk.Error) and info.value.error.code == code
-    return info.value
 
 
 def sentinel_out(shape):

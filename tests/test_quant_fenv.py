@@ -2,9 +2,10 @@
 
 Policy: nonempty execution refuses non-nearest rounding and every enabled
 trap with UNSUPPORTED_ENVIRONMENT before writing anything and without
-changing the caller's state; it is bit-exact under flush-to-zero and
-denormals-are-zero.  The numerical sweeps of test_quant_numerics run again
-inside ``fp_environment(flush_to_zero=True, denormals_are_zero=True)`` with
+changing the caller's state (test_op_fenv.py, with empty execution); it
+is bit-exact under flush-to-zero and denormals-are-zero (here).  The
+numerical sweeps of test_quant_numerics run again inside
+``fp_environment(flush_to_zero=True, denormals_are_zero=True)`` with
 expected values computed beforehand in the default environment (the oracle
 is integer-only anyway), including products that underflow only under FTZ
 and subnormal inputs that DAZ would zero.
@@ -18,17 +19,14 @@ import simakernels as sk
 from helpers import (
     INPUT_FILL,
     ROUTES,
-    SENTINEL,
     Storage,
-    aligned_bytes,
-    assert_untouched,
-    environment_message_report,
     fail_if,
     fp_or_skip,
     fp_state_id,
     single_feature_states,
     unmet_requirements,
 )
+from op_cases import QUANT
 from oracle import quant_many
 from quant_helpers import (
     BF16,
@@ -55,30 +53,7 @@ from quant_helpers import (
     useful_values,
 )
 
-E = sk.ErrorCode
-Rounding, Trap = sk.fenv.Rounding, sk.fenv.Trap
-DEFAULT = sk.fenv.State(Rounding.NEAREST, False, False, frozenset())
-
-# Parameters whose arithmetic would raise the enabled trap if any ran: an
-# inexact multiplier over inputs holding a signaling NaN and subnormals;
-# overflowing products; tiny products from normal and subnormal inputs.
-INEXACT = (0x3E99999A, -3)
-OVERFLOW = (0x7F7FFFFF, 0)
-TINY = (pow2(-126), 5)
-
-
-
-def trap_params(state):
-    """Parameters whose arithmetic would raise what ``state`` enables."""
-    traps = set(state["traps"])
-    if state["flush_to_zero"] or traps & {Trap.UNDERFLOW, Trap.INPUT_DENORMAL}:
-        return TINY
-    return OVERFLOW if traps == {Trap.OVERFLOW} else INEXACT
-
-
-# The shared single-feature states, split by the contract's Quant rule.
-REFUSED = [(fp_state_id(s), s, trap_params(s)) for s in single_feature_states() if unmet_requirements("quant", s)]
-REFUSED_IDS = [s[0] for s in REFUSED]
+INEXACT, OVERFLOW, TINY = QUANT.trap_inexact, QUANT.trap_overflow, QUANT.trap_tiny
 SHAPE, OUT_ROW = (2, 40), 43   # padded output rows: dense runs with blocks and a tail
 
 
@@ -91,66 +66,6 @@ def nonempty_case(route, dtype, params, mode="nearest_even"):
     src.write(values)
     out = Storage.make(SHAPE, sk.DType.INT8, out_strides, excess=32)
     return plan, src, out, values
-
-
-@pytest.mark.parametrize("input", INPUTS)
-@pytest.mark.parametrize("state", REFUSED, ids=REFUSED_IDS)
-@pytest.mark.parametrize("route", ROUTES)
-def test_nonempty_execution_is_refused(route, state, input):
-    name, fp_state, params = state
-    dtype, mode = INPUTS[input], MODES[REFUSED_IDS.index(name) % 4]
-    plan, src, out, values = nonempty_case(route, dtype, params, mode)
-    bindings = ([src.buf], [out.buf])
-    src_before = src.buf.copy()
-
-    with fp_or_skip(**fp_state) as entered:
-        before = sk.fenv.query()
-        status = sk.a65.quant.execute(plan, *bindings)
-        after = sk.fenv.query()
-
-    assert sk.fenv.query() == DEFAULT
-    assert before == entered and after == entered, f"execute changed the caller's FP state: {before} -> {after}"
-    assert isinstance(status, sk.Error) and status.code == E.UNSUPPORTED_ENVIRONMENT, status
-    # Names what is unmet, never the allowed flush modes.
-    report = environment_message_report(status.message, fp_state, unmet_requirements("quant", fp_state))
-    assert report is None, report
-    assert_untouched(out.buf, SENTINEL, what=f"output under {state[0]}")
-    assert np.array_equal(src.buf, src_before), "input changed"
-
-    # The same plan and buffers work once the environment is restored.
-    assert sk.a65.quant.execute(plan, *bindings) is None
-    case = Case.make(route, SHAPE, dtype, params[0], params[1], mode, None, (OUT_ROW, 1),
-                     src=src, dst=out, values=values)
-    fail_if(run_cases([case]))
-
-
-EMPTY = [((0,), None, None), ((3, 0, 2), (8, 0, 2), (2, 0, 1))]
-
-
-@pytest.mark.parametrize("state", REFUSED, ids=REFUSED_IDS)
-@pytest.mark.parametrize("route", ROUTES)
-def test_empty_execution_succeeds_under_any_state(route, state):
-    """Empty calls perform no arithmetic: None, nothing written, the state
-    unchanged."""
-    _, fp_state, (m, zp) = state
-    plans = []
-    for dtype in (F32, BF16, F16):
-        for mode in MODES:
-            for shape, in_el, out_strides in EMPTY:
-                in_strides = None if in_el is None else tuple(s * dtype.itemsize for s in in_el)
-                plans.append(quant_plan(quant_request(shape, dtype, m, zp, mode, in_strides, out_strides), route))
-    src, out = aligned_bytes(16, INPUT_FILL), aligned_bytes(64, SENTINEL)
-    null_in, null_out = sk.ConstHostBuffer.from_address(0, 0), sk.HostBuffer.from_address(0, 0)
-
-    with fp_or_skip(**fp_state) as entered:
-        before = sk.fenv.query()
-        statuses = [sk.a65.quant.execute(p, [src], [out]) for p in plans]
-        statuses += [sk.a65.quant.execute(p, [null_in], [null_out]) for p in plans]
-        after = sk.fenv.query()
-
-    assert before == entered and after == entered
-    assert statuses == [None] * len(statuses), statuses
-    assert_untouched(out, SENTINEL, what="output of an empty plan")
 
 
 # ------------------------------------------------------------ allowed states

@@ -38,6 +38,7 @@ from quant_helpers import (
     run_cases,
     useful_values,
 )
+from op_cases import LAYOUT_IDS, LAYOUTS, byte_strides
 
 I8 = sk.DType.INT8
 
@@ -108,39 +109,13 @@ def test_padded_rows_around_blocks(route, n):
     fail_if(reports)
 
 
-# (id, shape, input strides in elements, output strides in bytes), None = Contiguous().
-LAYOUTS = [
-    ("rank0", (), None, None),
-    ("rank0-strided", (), (), ()),
-    ("single-odd-strides", (1,), (7,), (13,)),
-    ("stepped-in", (37,), (3,), None),
-    ("stepped-out", (37,), None, (3,)),
-    ("stepped-both", (37,), (5,), (2,)),
-    ("padded-rows", (5, 17), (20, 1), (19, 1)),
-    ("transposed-in", (6, 9), (1, 6), None),
-    ("transposed-out", (6, 9), None, (1, 6)),
-    ("transposed-both", (6, 9), (1, 6), (1, 6)),
-    ("transposed-padded", (6, 9), (1, 8), (1, 7)),
-    ("perm-3d-different", (3, 4, 5), (20, 1, 4), (1, 15, 3)),
-    ("perm-3d-reversed", (3, 4, 5), (1, 3, 12), (1, 3, 12)),
-    ("partial-coalesce", (2, 3, 4), (13, 4, 1), (12, 4, 1)),
-    ("long-rows-permuted", (3, 140), (1, 3), (140, 1)),
-    ("long-rows-transposed-both", (3, 140), (1, 3), (1, 3)),
-    ("singleton-middle", (4, 1, 6), (6, 99, 1), (6, 5, 1)),
-    ("rank6-permuted-padded", (2, 3, 1, 2, 3, 2), (5, 34, 999, 3, 12, 1), (1, 2, 0, 6, 12, 40)),
-    ("rank6-dense", (2, 3, 1, 2, 3, 2), None, None),
-    ("rank6-long-inner", (1, 2, 1, 1, 2, 70), None, (300, 150, 7, 7, 75, 1)),
-    ("empty-middle", (3, 0, 2), (8, 0, 1), (2, 0, 1)),
-]
-
-
 @pytest.mark.parametrize("input", INPUTS)
-@pytest.mark.parametrize("layout", LAYOUTS, ids=[c[0] for c in LAYOUTS])
+@pytest.mark.parametrize("layout", LAYOUTS, ids=LAYOUT_IDS)
 @pytest.mark.parametrize("route", ROUTES)
 def test_named_layouts(route, layout, input):
     _, shape, in_el, out_strides = layout
     dtype = INPUTS[input]
-    in_strides = None if in_el is None else tuple(s * ITEMSIZE[dtype] for s in in_el)
+    in_strides = byte_strides(in_el, dtype)
     fail_if(
         quant_report(route, shape, dtype, m, zp, MODES[k], in_strides, out_strides, seed=k)
         for k, (m, zp) in enumerate(PARAMS)
