@@ -261,8 +261,8 @@ ROWS: List[Row] = [
     Row("quant request type", "simakernels/ops/quant.py", "quant.check_inference takes a quant.Request, got {}.{}",
         lambda: sk.ops.quant.check_inference(None), E.INVALID_OPERATION, "quant.Request", "NoneType"),
     # ---- A65 backend
-    Row("prepare type", BACK, "{}.prepare takes an ops.{}.Plan, got {}",
-        lambda: sk.a65.cast.prepare("nope"), E.INVALID_OPERATION, "ops.cast.Plan", "str"),
+    Row("prepare type", BACK, "{}.prepare takes an ops.{}.Plan, got {}.{}",
+        lambda: sk.a65.cast.prepare(dequant_plan()), E.INVALID_OPERATION, "ops.cast.Plan", "a65.dequant.Plan"),
     Row("execute plan type", BACK, "{}.execute takes an a65.{}.Plan, got {}.{}",
         lambda: sk.a65.cast.execute(dequant_plan(), [f32_buf()], [bf16_buf()]), E.INVALID_OPERATION,
         "a65.cast.Plan", "dequant.Plan"),

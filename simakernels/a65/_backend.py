@@ -56,7 +56,7 @@ def prepare(
     if not isinstance(shared, shared_type):
         return Error(
             ErrorCode.INVALID_OPERATION,
-            f"{operation}.prepare takes an ops.{operation}.Plan, got {type(shared).__qualname__}",
+            f"{operation}.prepare takes an ops.{operation}.Plan, got {type(shared).__module__}.{type(shared).__qualname__}",
         )
     chosen = _routes.choose(route)
     if isinstance(chosen, Error):
