@@ -449,6 +449,52 @@ def test_device_read_write_and_allocate():
             d.allocate(1 << 17)
 
 
+def test_device_regions_bound_reads_and_writes():
+    """A region is written and read within its capacity only: a write one
+    byte too long is refused and leaves the next region as it was."""
+    with sk.ev74.Device(size=1 << 16) as d:
+        a, b = d.allocate(6, alignment=1), d.allocate(8, alignment=1)
+        assert b.address == a.address + 6
+        d.write(b, b"B" * 8)
+        with pytest.raises(ValueError, match="7 bytes do not fit the region of 6 bytes"):
+            d.write(a, b"A" * 7)
+        assert d.read(b) == b"B" * 8 and d.read(a) == bytes(6)
+        d.write(a, b"A" * 6)
+        assert d.read(a) == b"A" * 6 and d.read(b) == b"B" * 8
+        assert d.read(a, 2) == b"AA"
+        with pytest.raises(ValueError, match="9 bytes exceed the region of 8 bytes"):
+            d.read(b, 9)
+        with pytest.raises(ValueError, match="nbytes must be given"):
+            d.read(a.address)
+
+
+@pytest.mark.parametrize("nbytes, alignment", [(-5, 64), (1.5, 64), (True, 64), ("8", 64), (8, 0), (8, 3), (8, 2.0)])
+def test_device_allocate_refuses_bad_sizes(nbytes, alignment):
+    with sk.ev74.Device(size=1 << 16) as d:
+        with pytest.raises(ValueError, match="allocate: "):
+            d.allocate(nbytes, alignment)
+        assert d.allocate(8).address == d.base  # nothing was reserved
+
+
+def test_an_earlier_error_comes_through_unchanged():
+    """bind, encode_relocatable, encode and submit hand back an Error given
+    in place of a plan, packet or bound packet: the first failure is the
+    one reported."""
+    too_short = ev.bind(ev.encode_relocatable(ev_plan((2, 3), F32)), ev_plan((2, 3), F32),
+                        [DeviceRegion(0x1000_0000, 24)], [DeviceRegion(0x1000_1000, 5)])
+    assert isinstance(too_short, sk.Error) and too_short.code is sk.ErrorCode.INVALID_BINDING
+    refused = sk.ev74.quant.check_inference(sk.ops.quant.Request(
+        [sk.TensorSpec((2, 3), sk.DType.FLOAT32)], [sk.TensorSpec((2, 4), sk.DType.INT8)], sk.ops.quant.Params(1.0)))
+    assert isinstance(refused, sk.Error) and refused.code is sk.ErrorCode.INVALID_SHAPE
+    regions = [DeviceRegion(0x1000_0000, 24)], [DeviceRegion(0x1000_1000, 6)]
+    assert ev.encode_relocatable(refused) is refused
+    assert ev.encode(refused, *regions) is refused
+    assert ev.bind(too_short, ev_plan((2, 3), F32), *regions) is too_short
+    assert ev.bind(ev.encode_relocatable(ev_plan((2, 3), F32)), refused, *regions) is refused
+    with sk.ev74.Device() as d:
+        assert d.submit(too_short).result() is too_short
+
+
 def test_device_memory_from_the_caller():
     """``memory=`` backs device memory with the caller's bytes (the guard-page
     tests put it between inaccessible pages); it must be writable and

@@ -94,6 +94,12 @@ class Device:
 
     # ---- memory -----------------------------------------------------------
     def allocate(self, nbytes: int, alignment: int = 64) -> DeviceRegion:
+        """A new region of ``nbytes`` (an int >= 0) at an address aligned to
+        ``alignment`` (a power of two); MemoryError when the model is full."""
+        if type(nbytes) is not int or nbytes < 0:  # (bool is no size either)
+            raise ValueError(f"allocate: nbytes must be an int >= 0, got {nbytes!r}")
+        if type(alignment) is not int or alignment < 1 or alignment & (alignment - 1):
+            raise ValueError(f"allocate: alignment must be a power of two, got {alignment!r}")
         with self._lock:
             start = -(-self._next // alignment) * alignment
             if start + nbytes > self.base + self.size:
@@ -107,16 +113,29 @@ class Device:
         return address - self.base
 
     def write(self, address: Union[int, DeviceRegion], data: Any) -> None:
+        """Copies ``data`` (any buffer) to device memory at ``address``; into
+        a region, only what fits its capacity (ValueError otherwise)."""
         data = memoryview(data).cast("B")
-        address = address.address if isinstance(address, DeviceRegion) else address
+        if isinstance(address, DeviceRegion):
+            if len(data) > address.capacity:
+                raise ValueError(f"write: {len(data)} bytes do not fit the region of {address.capacity} bytes "
+                                 f"at {address.address:#x}")
+            address = address.address
         offset = self._offset(address, len(data))
         self._memory[offset:offset + len(data)] = data
 
     def read(self, address: Union[int, DeviceRegion], nbytes: int = -1) -> bytes:
+        """``nbytes`` of device memory at ``address`` (from a region: by
+        default its whole capacity, never more)."""
         if isinstance(address, DeviceRegion):
             if nbytes < 0:
                 nbytes = address.capacity
+            elif nbytes > address.capacity:
+                raise ValueError(f"read: {nbytes} bytes exceed the region of {address.capacity} bytes "
+                                 f"at {address.address:#x}")
             address = address.address
+        if nbytes < 0:
+            raise ValueError(f"read: nbytes must be given (>= 0) for a plain address, got {nbytes}")
         offset = self._offset(address, nbytes)
         return bytes(self._memory[offset:offset + nbytes])
 
@@ -148,6 +167,8 @@ class Device:
         self.close()
 
     def _execute(self, bound: Any) -> Union[Completion, Error]:
+        if isinstance(bound, Error):  # a failed bind or encode: its own error, not a new one
+            return bound
         if not isinstance(bound, ev_quant.BoundPacket):
             return Error(ErrorCode.INVALID_DESCRIPTOR, f"submit takes a BoundPacket, got {type(bound).__qualname__}")
         desc = ev_quant.decode(bound.descriptor)

@@ -142,10 +142,18 @@ def check_inference(request_or_plan: Union[ops_quant.Request, ops_quant.Plan]) -
     return Plan(shared, _lower(shared))
 
 
+def _type_name(value: object) -> str:
+    """``module.Class``: a65, ops and ev74 plans are all named ``Plan``."""
+    return f"{type(value).__module__}.{type(value).__qualname__}"
+
+
 def encode_relocatable(plan: Plan) -> Union[Packet, Error]:
-    """The plan's descriptor with zero address slots."""
+    """The plan's descriptor with zero address slots.  An Error in place of
+    the plan (a failed check_inference) is returned as it is."""
+    if isinstance(plan, Error):
+        return plan
     if not isinstance(plan, Plan):
-        return Error(ErrorCode.INVALID_OPERATION, f"encode_relocatable takes an ev74.quant.Plan, got {type(plan).__qualname__}")
+        return Error(ErrorCode.INVALID_OPERATION, f"encode_relocatable takes an ev74.quant.Plan, got {_type_name(plan)}")
     params = plan.shared.params
     return Packet(wire.pack(plan.geometry, params.multiplier_bits, params.zero_point, params.rounding.value))
 
@@ -175,11 +183,16 @@ def bind(packet: Packet, plan: Plan, inputs: Sequence[DeviceRegion],
          outputs: Sequence[DeviceRegion]) -> Union[BoundPacket, Error]:
     """A new :class:`BoundPacket` with the regions' addresses in the slots,
     after checking that the packet matches the plan, capacities, alignment,
-    the 32-bit domain and that input and output do not alias."""
+    the 32-bit domain and that input and output do not alias.  An Error in
+    place of the plan or the packet (an earlier step failed) is returned as
+    it is."""
+    for earlier in (plan, packet):
+        if isinstance(earlier, Error):
+            return earlier
     if not isinstance(plan, Plan):
-        return Error(ErrorCode.INVALID_OPERATION, f"bind takes an ev74.quant.Plan, got {type(plan).__qualname__}")
+        return Error(ErrorCode.INVALID_OPERATION, f"bind takes an ev74.quant.Plan, got {_type_name(plan)}")
     if not isinstance(packet, Packet):
-        return Error(ErrorCode.PACKET_MISMATCH, f"bind takes a relocatable ev74.quant.Packet, got {type(packet).__qualname__}")
+        return Error(ErrorCode.PACKET_MISMATCH, f"bind takes a relocatable ev74.quant.Packet, got {_type_name(packet)}")
     expected = encode_relocatable(plan)
     if isinstance(expected, Error):
         return expected
