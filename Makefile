@@ -36,7 +36,14 @@ $(VENV)/.bench-peers: requirements-bench.txt $(VENV)/.installed
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-bench.txt
 	touch $@
 
-build: $(NATIVE_STAMP)
+build: $(NATIVE_STAMP) $(VENV)/.checkout-path
+
+# The checkout on the venv's path (a .pth file), so that .venv/bin/python
+# imports simakernels from any directory; an install (pip install ., a
+# wheel) or PYTHONPATH placed ahead of it wins.
+$(VENV)/.checkout-path: $(VENV)/.installed
+	$(PY) -c "import pathlib, site; pathlib.Path(site.getsitepackages()[0], 'simakernels-checkout.pth').write_text('$(CURDIR)\\n')"
+	touch $@
 
 venv: $(VENV)/.installed
 

@@ -16,7 +16,6 @@ import struct
 
 import numpy as np
 
-import _checkout  # noqa: F401  (a source checkout without an install)
 import simakernels as sk
 
 

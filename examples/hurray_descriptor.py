@@ -14,7 +14,6 @@ import struct
 
 import numpy as np
 
-import _checkout  # noqa: F401  (a source checkout without an install)
 import simakernels as sk
 
 H = sk.formats.hurray

@@ -12,7 +12,6 @@ after ``make build``: ``.venv/bin/python examples/quantize_weights.py``.
 
 import numpy as np
 
-import _checkout  # noqa: F401  (a source checkout without an install)
 import simakernels as sk
 
 rng = np.random.default_rng(2024)

@@ -18,7 +18,6 @@ after ``make build``: ``.venv/bin/python examples/strided_views.py``.
 import ml_dtypes
 import numpy as np
 
-import _checkout  # noqa: F401  (a source checkout without an install)
 import simakernels as sk
 
 rng = np.random.default_rng(1)

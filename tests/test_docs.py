@@ -104,9 +104,7 @@ def test_markdown_python_blocks(path, tmp_path, monkeypatch):
                         pytrace=False)
 
 
-# (examples/_*.py are helpers the examples import, not examples)
-@pytest.mark.parametrize("path", _params(sorted(p for p in EXAMPLES.glob("*.py") if not p.name.startswith("_")),
-                                         "examples/*.py"))
+@pytest.mark.parametrize("path", _params(sorted(EXAMPLES.glob("*.py")), "examples/*.py"))
 def test_example_runs(path, tmp_path):
     docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
     assert docstring and docstring.strip(), f"{path.name}: no module docstring saying what it shows"
