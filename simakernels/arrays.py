@@ -66,8 +66,10 @@ def to_dtype(dtype: Any) -> DType:
 def _spec(array: np.ndarray, name: str) -> TensorSpec:
     dtype = _FROM_NUMPY.get(array.dtype)
     if dtype is None:
-        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE,
-                                f"{name}: NumPy dtype {array.dtype} is not supported; supported: {_SUPPORTED}"))
+        hint = "; Python floats and lists become float64: pass np.asarray(x, np.float32)" \
+            if array.dtype == np.float64 else ""
+        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"{name}: NumPy dtype {array.dtype} is not a "
+                                f"simakernels dtype ({_SUPPORTED}){hint}"))
     if array.ndim > 6:
         raise KernelError(Error(ErrorCode.INVALID_SHAPE, f"{name}: rank {array.ndim} exceeds 6"))
     return TensorSpec(array.shape, dtype, Strided(array.strides))

@@ -1,4 +1,4 @@
-"""``python -m simakernels``: info, demo and selftest."""
+"""``python -m simakernels``: info, demo, selftest and bench."""
 from __future__ import annotations
 
 import argparse

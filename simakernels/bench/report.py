@@ -76,7 +76,8 @@ def tables(data: Dict[str, Any]) -> str:
         f"ours: {data['ours']}",
     ]
     found, missing = data["peers"]["found"], data["peers"]["missing"]
-    peers = ", ".join(f"{name} {data['versions'][name]}" for name in found) or "none"
+    peers = (", ".join(f"{name} {data['versions'][name]}" for name in found)
+             or "no optional peers (--peers adds torch and onnxruntime where installed)")
     lines.append(f"peers: NumPy {data['versions']['numpy']} + ml_dtypes {data['versions']['ml_dtypes']}; {peers}"
                  + (f"; missing: {', '.join(missing)}" if missing else ""))
     lines.append("")

@@ -73,7 +73,8 @@ def check_affine_params(params: Any, params_type: Type[Any], operation: str, val
     if not _binary32.is_finite_positive(bits):
         return Error(
             ErrorCode.INVALID_PARAMS,
-            f"{value_name} {getattr(params, value_name)!r} (bits {bits:#010x}) must be finite and > 0",
+            f"{value_name} {float(getattr(params, value_name))!r} as binary32 (bits {bits:#010x}) "
+            "must be finite and > 0",
         )
     zp, (low, high) = params.zero_point, zero_point_range
     if isinstance(zp, bool) or not isinstance(zp, int) or not low <= zp <= high:
