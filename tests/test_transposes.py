@@ -1,11 +1,13 @@
-"""Tiled transposes (csrc/common/walk.c tiled_plane/tile_run, stage.c).
+"""Tiled transposes (csrc/common/walk.c cached_plane/ordered_plane/tile_run,
+stage.c).
 
-A transpose is walked in tiles: SK_TILE_CROSS (64) elements along the
-transposed port's lines, and along the leaf's lines as many as 16 KiB of
-scratch for the transposed port holds (256 elements where it has 1-byte
-elements, 128 where 2-byte); walks of more than 8 MiB and streamed outputs
-take 64 x 64 tiles (64 x 256 for 1-byte outputs), each converted in
-scratch and copied out in whole lines.  The first tile along an axis is
+A transpose in cache is walked in tiles: SK_TILE_CROSS (64) elements along
+the transposed port's lines, and along the leaf's lines as many as 16 KiB
+of scratch for the transposed port holds (256 elements where it has 1-byte
+elements, 128 where 2-byte).  Walks of more than 8 MiB and streamed
+outputs take square tiles of 128 (256 for 1-byte outputs), each converted
+in scratch and copied out in whole lines, in strips of input lines, with
+the next tile's input prefetched.  The first tile along an axis is
 shortened so that the other edges fall on 64-byte lines of the tensor, so where the
 tensors start matters too: each case here runs at several starting offsets
 inside a sentinel-filled buffer.  Every element is checked against the
@@ -41,8 +43,8 @@ from test_staged_layouts import OPS, QUANT_PARAMS, _expected
 
 CROSS = 64                       # walk.c SK_TILE_CROSS
 ALONG = {1: 256, 2: 128}         # leaf-line tile length by the transposed port's element size
-STREAM_TILE = 64                 # SK_ORDERED_TILE / SK_TILE_CROSS
-STREAM_TILE_BYTE_OUT = 256       # SK_ORDERED_TILE_BYTE_OUT / SK_TILE_CROSS (1-byte outputs)
+STREAM_TILE = 128                # walk.c SK_ORDERED_SIDE
+STREAM_TILE_BYTE_OUT = 256       # SK_ORDERED_SIDE_BYTE_OUT (1-byte outputs)
 
 
 def _values(op, count, seed):
@@ -154,9 +156,14 @@ class _Streamed:
         lib.sk_stream_override(0)
 
 
-STREAM_SHAPES = [(r, c) for r in (1, 3, 63, 64, 65, 129) for c in (2, 64, 65, 130)] + [(200, 77)]
-# 1-byte outputs: the leaf's lines (either axis) around one and two tiles.
-BYTE_OUT_SHAPES = [(r, c) for r in (3, 65) for c in (255, 256, 257, 2 * STREAM_TILE_BYTE_OUT + 1)]
+# Around one and two ordered tiles on either axis, and the 16-row prefetch
+# groups of a transposed input.
+STREAM_SHAPES = [(r, c) for r in (1, 3, 17, STREAM_TILE - 1, STREAM_TILE, STREAM_TILE + 1, 2 * STREAM_TILE + 1)
+                 for c in (2, 17, STREAM_TILE, STREAM_TILE + 1, 2 * STREAM_TILE + 2)] + [(200, 77)]
+# 1-byte outputs: around one and two tiles (either axis).
+BYTE_OUT_SHAPES = [(r, c) for r in (3, STREAM_TILE_BYTE_OUT + 1)
+                   for c in (STREAM_TILE_BYTE_OUT - 1, STREAM_TILE_BYTE_OUT, STREAM_TILE_BYTE_OUT + 1,
+                             2 * STREAM_TILE_BYTE_OUT + 1)]
 BYTE_OUT_SHAPES += [(c, r) for r, c in BYTE_OUT_SHAPES]
 
 
@@ -167,8 +174,8 @@ def stream_shapes(op):
 @op_param
 @route_param
 def test_streamed_tile_edges(route, op):
-    """Outputs beyond the cache: 64 x 64 tiles (64 x 256 for 1-byte outputs)
-    converted in scratch, copied out in whole non-temporal lines (partial
+    """Outputs beyond the cache: 128 x 128 tiles (256 x 256 for 1-byte
+    outputs) converted in scratch, copied out in whole non-temporal lines (partial
     lines through the cache)."""
     with _Streamed():
         fail_if(_transposes(op, route, stream_shapes(op), seed=3))

@@ -145,9 +145,10 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
  * inner run is packed on one port only while the fastest outer axis is
  * packed on the other (a transpose), the two axes are walked in tiles
  * transposed in registers, so that every cache line of both ports is used
- * whole while it is in cache.  The scratch is at most 32 KiB on the stack:
- * no tensor-sized temporary, and no byte outside the walk's elements is
- * read or written (stage.c). */
+ * whole while it is in cache.  The scratch is at most 128 KiB on the stack
+ * (two ordered tiles, for walks beyond the cache; 32 KiB otherwise): no
+ * tensor-sized temporary, and no byte outside the walk's elements is read
+ * or written (stage.c). */
 
 /* Staged chunk: long enough to amortise a leaf call (each has a head, a
  * tail and, for Quant, an MXCSR read: at 512 elements that cost a sixth of
@@ -155,27 +156,35 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
  * each at 4-byte elements) stay in a 32 KiB L1 with the leaf's own lines;
  * 4096 measured slower for 4-byte elements. */
 #define SK_STAGE_CHUNK 2048
-/* Tiles: the transposed port's lines are SK_TILE_CROSS elements per tile
- * (64 elements: whole 64-byte lines for the 1- and 2-byte elements that are
- * transposed), the leaf's lines as long as SK_TILE_BYTES of scratch for
- * the transposed port allows: each leaf call has work enough (16 KiB
- * measured faster than 8 KiB at 256K elements, 32 KiB no faster).  Walks
- * of more than SK_TILE_BIG bytes (both ports), and streamed outputs, hold
- * each tile converted and in output order before copying it out in whole
- * lines: SK_ORDERED_TILE elements, SK_ORDERED_TILE_BYTE_OUT for 1-byte
- * outputs (Quant: 256-element leaf lines; at 64M elements, streamed,
- * 64 x 64 tiles measured 0.95 ns/elem for FP16, these 0.55; FP32 1.0 ->
- * 0.65; BF16 0.47 -> 0.52; 2-byte outputs slower with 128).  At 16M
- * elements, not streamed, ordered tiles measured as fast as tiles
- * written in place (8 KiB of scratch, 16-byte blocks), and Quant BF16
- * 0.63 -> 0.42 ns/elem. */
+/* Tiles in cache: the transposed port's lines are SK_TILE_CROSS elements
+ * per tile (64 elements: whole 64-byte lines for the 1- and 2-byte
+ * elements that are transposed), the leaf's lines as long as SK_TILE_BYTES
+ * of scratch for the transposed port allows: each leaf call has work
+ * enough (16 KiB measured faster than 8 KiB at 256K elements, 32 KiB no
+ * faster). */
 #define SK_TILE_BYTES 16384
-#define SK_TILE_BIG ((size_t)8 << 20)
 #define SK_TILE_CROSS 64
-#define SK_ORDERED_TILE 4096
-#define SK_ORDERED_TILE_BYTE_OUT 16384
-_Static_assert(SK_ORDERED_TILE * SK_MAX_ELEMENT <= SK_TILE_BYTES, "an ordered tile fits the scratch");
-_Static_assert(SK_ORDERED_TILE_BYTE_OUT <= SK_ORDERED_TILE * SK_MAX_ELEMENT, "and so does a 1-byte one");
+/* Walks of more than SK_TILE_BIG bytes (both ports), and streamed outputs,
+ * hold each tile converted and in output order before copying it out in
+ * whole lines: square tiles of SK_ORDERED_SIDE elements a side
+ * (SK_ORDERED_SIDE_BYTE_OUT for 1-byte outputs), each an L2-resident
+ * 64 KiB of output at most, walked along the input's lines, with the next
+ * tile's input prefetched line by line while this one is read.  Beyond the
+ * cache the input's lines are short pieces in far-apart pages, which the
+ * hardware prefetcher does not follow; with the software prefetch and the
+ * larger tiles (they were 64 x 64, 64 x 256 for 1-byte outputs), at 64M
+ * elements on Zen 5: Quant BF16 0.27 -> 0.16 ns/elem, FP32 0.33 -> 0.23,
+ * Cast FP32 -> BF16 0.37 -> 0.29, Dequant -> BF16 0.19 -> 0.15.  256 a
+ * side measured best for 1-byte outputs (128 0.25 ns/elem at 16M, 512 no
+ * faster), 128 for the others (Cast FP32 -> BF16 256 x 128 no faster);
+ * transposing the 2-byte input instead of the 1-byte output, slower. */
+#define SK_TILE_BIG ((size_t)8 << 20)
+#define SK_ORDERED_SIDE 128
+#define SK_ORDERED_SIDE_BYTE_OUT 256
+#define SK_ORDERED_BYTES 65536
+_Static_assert(SK_ORDERED_SIDE * SK_ORDERED_SIDE * SK_MAX_ELEMENT <= SK_ORDERED_BYTES, "an ordered tile fits");
+_Static_assert(SK_ORDERED_SIDE_BYTE_OUT * SK_ORDERED_SIDE_BYTE_OUT <= SK_ORDERED_BYTES, "a 1-byte one too");
+_Static_assert(SK_TILE_BYTES <= SK_ORDERED_BYTES, "and a tile in cache");
 
 /* A transpose: two axes, the input packed along `x`, the output along `l`
  * (bytes: the input's step along l, the output's along x). */
@@ -242,15 +251,36 @@ typedef struct tile_job {
     int stream;     /* whole output lines bypass the cache */
 } tile_job;
 
-static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_t nx) {
+/* Asks for `bytes` of input from p to be brought into the cache (a hint:
+ * it never faults, and is only given for bytes of the walk). */
+static inline void prefetch_bytes(const char *p, size_t bytes) {
+    for (size_t k = 0; k < bytes; k += 64) __builtin_prefetch(p + k, 0, 3);
+}
+
+/* Rows of the input transposed per prefetch: a whole number of every
+ * transpose block's rows (16 / element size). */
+#define SK_PREFETCH_ROWS 16
+
+/* The tile [l0, l0+nl) x [x0, x0+nx); where next_nx > 0, the next tile
+ * along x (its first next_nx elements of each of these input lines) is
+ * prefetched, line by line as this one's lines are read: issued all at
+ * once, the prefetches queue behind each other and measured no faster. */
+static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_t nx, size_t next_nx) {
     const size_t in_size = j->in_size, out_size = j->out_size;
     const tile_axes *t = j->t;
     const char *src = j->src + l0 * t->l_in + x0 * (int64_t)in_size;
     char *dst = j->dst + x0 * t->x_out + l0 * (int64_t)out_size;
+    const char *next = src + nx * in_size;
     const ptrdiff_t out_line = (ptrdiff_t)(nl * out_size);  /* a tile line of output, in bytes */
     if (in_size <= out_size) {
         /* Input transposed into output-line order: nx lines of nl. */
-        sk_stage_transpose(src, (ptrdiff_t)t->l_in, j->scratch, (ptrdiff_t)(nl * in_size), nl, nx, in_size);
+        const size_t rows = next_nx ? SK_PREFETCH_ROWS : nl;
+        for (size_t r = 0; r < nl; r += rows) {
+            const size_t k = nl - r < rows ? nl - r : rows;
+            for (size_t q = r; next_nx && q < r + k; ++q) prefetch_bytes(next + (int64_t)q * t->l_in, next_nx * in_size);
+            sk_stage_transpose(src + (int64_t)r * t->l_in, (ptrdiff_t)t->l_in, j->scratch + r * in_size,
+                               (ptrdiff_t)(nl * in_size), k, nx, in_size);
+        }
         if (j->ordered) {
             j->span(j->ctx, j->scratch, j->ordered, nl * nx);
             sk_stage_copy_lines(j->ordered, out_line, dst, (ptrdiff_t)t->x_out, nx, nl * out_size, j->stream);
@@ -266,8 +296,10 @@ static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_
         if (t->l_in == (int64_t)(nx * in_size))
             j->span(j->ctx, src, j->scratch, nl * nx);
         else
-            for (size_t l = 0; l < nl; ++l)
+            for (size_t l = 0; l < nl; ++l) {
+                if (next_nx) prefetch_bytes(next + (int64_t)l * t->l_in, next_nx * in_size);
                 j->span(j->ctx, src + (int64_t)l * t->l_in, j->scratch + l * nx * out_size, nx);
+            }
         if (j->ordered) {
             sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), j->ordered, out_line, nl, nx, out_size);
             sk_stage_copy_lines(j->ordered, out_line, dst, (ptrdiff_t)t->x_out, nx, nl * out_size, j->stream);
@@ -287,47 +319,49 @@ static int64_t first_tile(const char *base, int64_t size, int64_t tile) {
     return misaligned % size == 0 && tile * size % 64 == 0 ? tile - misaligned / size : tile;
 }
 
-/* The plane of a transpose, tile by tile.  Tiles advance along l within a
- * strip of x, so that every output line continues where the previous tile
- * stopped (beyond the cache, input lines where the input is the transposed
- * port); tile edges fall on the cache lines of the first line of the
- * transposed port (and of an ordered output). */
-static void tiled_plane(const sk_walk *w, const tile_axes *t, const char *src, char *dst,
-                        sk_span_fn span, const void *ctx, int big, int stream) {
+/* The plane of a transpose in cache, tile by tile.  Tiles advance along l
+ * within a strip of x, so that every output line continues where the
+ * previous tile stopped; tile edges fall on the cache lines of the first
+ * line of the transposed port.  The leaf's lines stay whole multiples of
+ * its blocks (a Quant leaf's tail takes the exact path). */
+static void cached_plane(const sk_walk *w, const tile_axes *t, const char *src, char *dst,
+                         sk_span_fn span, const void *ctx) {
     _Alignas(64) char scratch[SK_TILE_BYTES];
-    _Alignas(64) char ordered[SK_ORDERED_TILE * SK_MAX_ELEMENT];
-    const int in_order = big || stream;  /* tests stream small walks too */
-    const tile_job j = {t, src, dst, span, ctx, (size_t)w->in_size, (size_t)w->out_size, scratch,
-                        in_order ? ordered : NULL, stream};
+    const tile_job j = {t, src, dst, span, ctx, (size_t)w->in_size, (size_t)w->out_size, scratch, NULL, 0};
     const int in_side = w->in_size <= w->out_size;
-    const int64_t small = in_side ? w->in_size : w->out_size;
-    const int64_t lines = in_order ? (w->out_size == 1 ? SK_ORDERED_TILE_BYTE_OUT : SK_ORDERED_TILE) / SK_TILE_CROSS
-                                   : SK_TILE_BYTES / (SK_TILE_CROSS * small);
+    const int64_t lines = SK_TILE_BYTES / (SK_TILE_CROSS * (in_side ? w->in_size : w->out_size));
     const int64_t tl = in_side ? lines : SK_TILE_CROSS;  /* the transposed port is packed along x */
     const int64_t tx = in_side ? SK_TILE_CROSS : lines;  /* (input) or along l (output) */
-    /* The transposed port's tiles are aligned, and the leaf's lines where
-     * they are copied out whole; elsewhere the leaf's lines stay whole multiples of
-     * its blocks (a Quant leaf's tail takes the exact path). */
     const int64_t first_x = in_side ? first_tile(src, w->in_size, tx) : tx;
-    const int64_t first_l = !in_side || in_order ? first_tile(dst, w->out_size, tl) : tl;
-    if (in_order && in_side) {
-        /* Strips of input lines, so that the port with the shorter line
-         * pieces per tile (the transposed input's 64 elements) continues
-         * its lines from tile to tile (beyond the cache, 16M elements:
-         * BF16 -> FP32 0.40 -> 0.26 ns/elem, Dequant 0.19-0.23 -> 0.16-0.20;
-         * in cache no faster). */
-        for (int64_t l0 = 0, nl = first_l; l0 < t->l_extent; l0 += nl, nl = tl) {
-            nl = min64(nl, t->l_extent - l0);
-            for (int64_t x0 = 0, nx = first_x; x0 < t->x_extent; x0 += nx, nx = tx)
-                tile_run(&j, l0, (size_t)nl, x0, (size_t)min64(nx, t->x_extent - x0));
-        }
-        return;
-    }
+    const int64_t first_l = in_side ? tl : first_tile(dst, w->out_size, tl);
     for (int64_t x0 = 0, nx = first_x; x0 < t->x_extent; x0 += nx, nx = tx) {
         nx = min64(nx, t->x_extent - x0);
-        for (int64_t l0 = 0, nl = first_l; l0 < t->l_extent; l0 += nl, nl = tl) {
-            nl = min64(nl, t->l_extent - l0);
-            tile_run(&j, l0, (size_t)nl, x0, (size_t)nx);
+        for (int64_t l0 = 0, nl = first_l; l0 < t->l_extent; l0 += nl, nl = tl)
+            tile_run(&j, l0, (size_t)min64(nl, t->l_extent - l0), x0, (size_t)nx, 0);
+    }
+}
+
+/* The plane of a big or streamed transpose: square ordered tiles, in
+ * strips of input lines (each tile continues the input lines of the one
+ * before, whose prefetch brought them in).  Tile edges fall on the cache
+ * lines of the first output line, and of the first input line where the
+ * input is transposed; where the leaf reads the input in place its lines
+ * stay whole multiples of its blocks (aligned instead, Quant BF16 at 16M
+ * measured 0.24 -> 0.34 ns/elem). */
+static void ordered_plane(const sk_walk *w, const tile_axes *t, const char *src, char *dst,
+                          sk_span_fn span, const void *ctx, int stream) {
+    _Alignas(64) char scratch[SK_ORDERED_BYTES];
+    _Alignas(64) char ordered[SK_ORDERED_BYTES];
+    const tile_job j = {t, src, dst, span, ctx, (size_t)w->in_size, (size_t)w->out_size, scratch, ordered, stream};
+    const int64_t side = w->out_size == 1 ? SK_ORDERED_SIDE_BYTE_OUT : SK_ORDERED_SIDE;
+    const int64_t first_x = w->in_size <= w->out_size ? first_tile(src, w->in_size, side) : side;
+    const int64_t first_l = first_tile(dst, w->out_size, side);
+    for (int64_t l0 = 0, nl = first_l; l0 < t->l_extent; l0 += nl, nl = side) {
+        nl = min64(nl, t->l_extent - l0);
+        for (int64_t x0 = 0, nx = first_x; x0 < t->x_extent; x0 += nx, nx = side) {
+            nx = min64(nx, t->x_extent - x0);
+            const int64_t next_nx = min64(side, t->x_extent - x0 - nx);
+            tile_run(&j, l0, (size_t)nl, x0, (size_t)nx, (size_t)next_nx);
         }
     }
 }
@@ -375,7 +409,10 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
             break;
         case RUN_EVERY_OTHER: every_other_run(walk, src, dst, &kernel, ctx); break;
         case RUN_STAGED: staged_run(walk, src, dst, n, kernel.span, ctx); break;
-        case RUN_TILED: tiled_plane(walk, &tiles, src, dst, kernel.span, ctx, big, stream); break;
+        case RUN_TILED:  /* tests stream small walks too */
+            if (big || stream) ordered_plane(walk, &tiles, src, dst, kernel.span, ctx, stream);
+            else cached_plane(walk, &tiles, src, dst, kernel.span, ctx);
+            break;
         }
         /* Carry: step the fastest outer axis; on wrap, rewind it (by
          * (extent-1)*stride, which lies inside the admitted span) and carry. */
