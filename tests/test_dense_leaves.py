@@ -2,7 +2,8 @@
 the AVX2 leaves convert a scalar head until the output is 32-byte aligned,
 then 32 elements per iteration, then one 16-element (BF16 output) or several
 8-element (FP32 output) groups, then a scalar tail; outputs of a dense run
-at or above ``sk_stream_min_bytes()`` use non-temporal stores.
+whose input and output bytes together reach ``sk_stream_min_bytes()`` use
+non-temporal stores.
 
 Every length around those blocks runs at every output byte offset 0..31
 (steps of the output element size, from a 64-byte aligned base) and at input
@@ -152,15 +153,16 @@ def test_stream_override_sets_and_restores_the_threshold():
 @pytest.mark.parametrize("case", ["f32_to_bf16", "bf16_to_f32", "int8_to_f32", "int8_to_bf16"])
 @pytest.mark.parametrize("route", ROUTES)
 def test_streams_above_the_real_threshold(route, case):
-    """One dense run just above the default threshold, output misaligned by
-    one element: head, streamed blocks, sentinel after the end."""
+    """One dense run just above the default threshold (input and output
+    bytes together, csrc/common/stream.h), output misaligned by one
+    element: head, streamed blocks, sentinel after the end."""
     threshold = lib.sk_stream_min_bytes()
     if threshold > 256 << 20:
         pytest.skip(f"threshold {threshold} bytes: too large a tensor for the suite")
     src_dtype, dst_dtype = {"f32_to_bf16": (F32, BF16), "bf16_to_f32": (BF16, F32),
                             "int8_to_f32": (I8, F32), "int8_to_bf16": (I8, BF16)}[case]
     si, so = ITEMSIZE[src_dtype], ITEMSIZE[dst_dtype]
-    n = threshold // so + 45
+    n = threshold // (si + so) + 45
     if src_dtype is I8:
         scale_bits, zero_point = DEQUANT_PARAMS["narrow"]
         plan = ok_plan(dequant_request((n,), dst_dtype, scale_bits, zero_point), route)

@@ -16,8 +16,9 @@ quant_avx512.c; the other routes see ordinary inputs):
   chunks (the chunk that holds it is gone over again);
 * sizes around the blocks and the chunk, output addresses at several
   offsets modulo 64 (the streaming heads), and the streaming threshold
-  forced low, at and next to the size (``lib.sk_stream_override``, restored
-  in ``finally``); one slow test streams above the real threshold;
+  forced low, at and next to the run's input and output bytes together
+  (``lib.sk_stream_override``, restored in ``finally``); one slow test
+  streams above the real threshold;
 * all of these again through the every_other leaves of the x86 routes
   (input a[::2], step 2, its gaps poisoned with NaNs, infinities, huge and
   subnormal values, its buffer ending at the last element).
@@ -295,8 +296,8 @@ OFFSETS = (0, 1, 7, 16, 31, 33, 63)  # the streaming head: 32-byte (avx2), 64-by
 def test_sizes_offsets_and_streaming(route, step, input, stream):
     """Every size and output offset, with the streaming threshold as built,
     forced to 1 byte (every block streams after an aligned head) and to
-    the size itself and its neighbours; fast-path data with some
-    exceptional lanes."""
+    the run's bytes (input read, step included, and output) and their
+    neighbours; fast-path data with some exceptional lanes."""
     dtype = INPUTS[input]
     m = 0x3E99999A if dtype is not F16 else pow2(3)
     pool = np.concatenate([fast_pool(dtype, m), np.array(SPECIALS[dtype], dtype=UINT[dtype])])
@@ -305,7 +306,8 @@ def test_sizes_offsets_and_streaming(route, step, input, stream):
         values = pool[np.random.default_rng(n).integers(0, pool.size, n)]
         clean = fast_pool(dtype, m)[np.random.default_rng(n + 1).integers(0, 63, n)]
         for k, offset in enumerate(OFFSETS):
-            thresholds = {"default": [0], "tiny": [1], "at-size": [n - 1, n, n + 1]}[stream]
+            run_bytes = n * (step * dtype.itemsize + 1)
+            thresholds = {"default": [0], "tiny": [1], "at-size": [run_bytes - 1, run_bytes, run_bytes + 1]}[stream]
             for nbytes in thresholds:
                 mode = MODES[(n + k + nbytes) % 4]
                 with stream_threshold(nbytes):
@@ -339,9 +341,10 @@ def test_stream_override_restores_the_default():
 @pytest.mark.slow
 @pytest.mark.parametrize("route", ROUTES)
 def test_streaming_above_the_real_threshold(route):
-    """A BF16 tensor whose output exceeds sk_stream_min_bytes() (every
-    pattern, shuffled, repeated), expected from the exhaustive oracle table."""
-    n = lib.sk_stream_min_bytes() + 45
+    """A BF16 tensor whose input and output bytes exceed
+    sk_stream_min_bytes() (every pattern, shuffled, repeated), expected
+    from the exhaustive oracle table."""
+    n = lib.sk_stream_min_bytes() // 3 + 45
     m, zp, mode = 0x3E99999A, -9, "toward_positive"
     every = np.random.default_rng(9).permutation(1 << 16).astype(np.uint16)
     values = np.resize(every, n)

@@ -48,8 +48,8 @@ static inline size_t head_of(const void *out, size_t item, size_t n) {
     return head < n ? head : n;
 }
 
-static inline int streams(size_t n, size_t item) {
-    return n >= BLOCK && n * item >= sk_stream_threshold();
+static inline int streams(size_t n, size_t in, size_t out) {
+    return n >= BLOCK && sk_stream_run(n, in, out);
 }
 
 /* ---- FP32 -> BF16 ---------------------------------------------------- */
@@ -89,7 +89,7 @@ static inline __attribute__((always_inline)) void f32_bf16_run(const uint32_t *i
  * 0.21 ns/elem for it at 16M elements (Zen 5). */
 void sk_cast_f32_bf16__avx512(const void *ctx, const void *src, void *dst, size_t n) {
     (void)ctx;
-    if (streams(n, sizeof(uint16_t)))
+    if (streams(n, sizeof(uint32_t), sizeof(uint16_t)))
         f32_bf16_run(src, dst, n, 1);
     else
         f32_bf16_run(src, dst, n, 0);
@@ -156,7 +156,7 @@ static inline __attribute__((always_inline)) void bf16_f32_run(const uint16_t *i
 
 void sk_cast_bf16_f32__avx512(const void *ctx, const void *src, void *dst, size_t n) {
     (void)ctx;
-    if (streams(n, sizeof(uint32_t)))
+    if (streams(n, sizeof(uint16_t), sizeof(uint32_t)))
         bf16_f32_run(src, dst, n, 1, 1);
     else
         bf16_f32_run(src, dst, n, 1, 0);
@@ -164,7 +164,7 @@ void sk_cast_bf16_f32__avx512(const void *ctx, const void *src, void *dst, size_
 
 size_t sk_cast_bf16_f32_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
     (void)ctx;
-    if (streams(n, sizeof(uint32_t)))
+    if (streams(n, 2 * sizeof(uint16_t), sizeof(uint32_t)))
         bf16_f32_run(src, dst, n, 2, 1);
     else
         bf16_f32_run(src, dst, n, 2, 0);

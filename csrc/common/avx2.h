@@ -60,10 +60,11 @@ static inline size_t sk_avx2_head(const void *dst, size_t item, size_t n) {
     return head < n ? head : n;
 }
 
-/* Whether a dense run of n elements of `item` output bytes should stream
- * (stream.h); runs too short for one main-loop iteration never ask. */
-static inline int sk_avx2_streams(size_t n, size_t item) {
-    return n >= SK_AVX2_BLOCK && n * item >= sk_stream_threshold();
+/* Whether a run of n elements, `in` bytes read and `out` written per
+ * element, should stream (stream.h); runs too short for one main-loop
+ * iteration never ask. */
+static inline int sk_avx2_streams(size_t n, size_t in, size_t out) {
+    return n >= SK_AVX2_BLOCK && sk_stream_run(n, in, out);
 }
 
 #endif

@@ -168,16 +168,18 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
  * hold each tile converted and in output order before copying it out in
  * whole lines: square tiles of SK_ORDERED_SIDE elements a side
  * (SK_ORDERED_SIDE_BYTE_OUT for 1-byte outputs), each an L2-resident
- * 64 KiB of output at most, walked along the input's lines, with the next
- * tile's input prefetched line by line while this one is read.  Beyond the
- * cache the input's lines are short pieces in far-apart pages, which the
- * hardware prefetcher does not follow; with the software prefetch and the
- * larger tiles (they were 64 x 64, 64 x 256 for 1-byte outputs), at 64M
- * elements on Zen 5: Quant BF16 0.27 -> 0.16 ns/elem, FP32 0.33 -> 0.23,
- * Cast FP32 -> BF16 0.37 -> 0.29, Dequant -> BF16 0.19 -> 0.15.  256 a
- * side measured best for 1-byte outputs (128 0.25 ns/elem at 16M, 512 no
- * faster), 128 for the others (Cast FP32 -> BF16 256 x 128 no faster);
- * transposing the 2-byte input instead of the 1-byte output, slower. */
+ * 64 KiB of output at most, walked along the input's lines, with the input
+ * of a later tile prefetched line by line while this one is read
+ * (SK_PREFETCH_TILES).  Beyond the cache the input's lines are short
+ * pieces in far-apart pages, which the hardware prefetcher does not
+ * follow.  With the prefetch and the larger tiles (they were 64 x 64,
+ * 64 x 256 for 1-byte outputs), at 64M elements on Zen 5 (ns/elem):
+ * Quant BF16 0.26 -> 0.15, FP16 0.28 -> 0.15, FP32 0.33 -> 0.22, Cast
+ * FP32 -> BF16 0.37 -> 0.25, BF16 -> FP32 0.29 -> 0.26, Dequant 0.18 ->
+ * 0.14 (BF16) and 0.26 -> 0.21 (FP32).  256 a side measured best for
+ * 1-byte outputs (128: 0.25 ns/elem at 16M, 512 no faster), 128 for the
+ * others (Cast FP32 -> BF16 256 x 128 no faster); transposing the 2-byte
+ * input instead of the 1-byte output, slower. */
 #define SK_TILE_BIG ((size_t)8 << 20)
 #define SK_ORDERED_SIDE 128
 #define SK_ORDERED_SIDE_BYTE_OUT 256
@@ -251,9 +253,19 @@ typedef struct tile_job {
     int stream;     /* whole output lines bypass the cache */
 } tile_job;
 
-/* Asks for `bytes` of input from p to be brought into the cache (a hint:
- * it never faults, and is only given for bytes of the walk). */
-static inline void prefetch_bytes(const char *p, size_t bytes) {
+/* A tile: lines [l0, l0+nl) x [x0, x0+nx) (nl == 0: none). */
+typedef struct tile {
+    int64_t l0, x0;
+    size_t nl, nx;
+} tile;
+
+/* Asks for the input of tile `a`'s line `q` to be brought into the cache
+ * (a hint: it never faults, and is only given for bytes of the walk).
+ * Always inlined: out of line, GCC 12 deems a function of prefetches alone
+ * free of effects and drops every call to it. */
+static inline __attribute__((always_inline)) void prefetch_line(const tile_job *j, const tile *a, size_t q) {
+    const char *p = j->src + (a->l0 + (int64_t)q) * j->t->l_in + a->x0 * (int64_t)j->in_size;
+    const size_t bytes = a->nx * j->in_size;
     for (size_t k = 0; k < bytes; k += 64) __builtin_prefetch(p + k, 0, 3);
 }
 
@@ -261,23 +273,21 @@ static inline void prefetch_bytes(const char *p, size_t bytes) {
  * transpose block's rows (16 / element size). */
 #define SK_PREFETCH_ROWS 16
 
-/* The tile [l0, l0+nl) x [x0, x0+nx); where next_nx > 0, the next tile
- * along x (its first next_nx elements of each of these input lines) is
- * prefetched, line by line as this one's lines are read: issued all at
- * once, the prefetches queue behind each other and measured no faster. */
-static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_t nx, size_t next_nx) {
-    const size_t in_size = j->in_size, out_size = j->out_size;
+/* Tile `c`, and the input of tile `a` (a later one, or none) prefetched
+ * line by line as c's lines are read: issued all at once, the prefetches
+ * queue behind each other and measured no faster. */
+static void tile_run(const tile_job *j, const tile *c, const tile *a) {
+    const size_t in_size = j->in_size, out_size = j->out_size, nl = c->nl, nx = c->nx;
     const tile_axes *t = j->t;
-    const char *src = j->src + l0 * t->l_in + x0 * (int64_t)in_size;
-    char *dst = j->dst + x0 * t->x_out + l0 * (int64_t)out_size;
-    const char *next = src + nx * in_size;
+    const char *src = j->src + c->l0 * t->l_in + c->x0 * (int64_t)in_size;
+    char *dst = j->dst + c->x0 * t->x_out + c->l0 * (int64_t)out_size;
     const ptrdiff_t out_line = (ptrdiff_t)(nl * out_size);  /* a tile line of output, in bytes */
     if (in_size <= out_size) {
         /* Input transposed into output-line order: nx lines of nl. */
-        const size_t rows = next_nx ? SK_PREFETCH_ROWS : nl;
+        const size_t rows = a->nl ? SK_PREFETCH_ROWS : nl;
         for (size_t r = 0; r < nl; r += rows) {
             const size_t k = nl - r < rows ? nl - r : rows;
-            for (size_t q = r; next_nx && q < r + k; ++q) prefetch_bytes(next + (int64_t)q * t->l_in, next_nx * in_size);
+            for (size_t q = r; q < r + k && q < a->nl; ++q) prefetch_line(j, a, q);
             sk_stage_transpose(src + (int64_t)r * t->l_in, (ptrdiff_t)t->l_in, j->scratch + r * in_size,
                                (ptrdiff_t)(nl * in_size), k, nx, in_size);
         }
@@ -293,11 +303,11 @@ static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_
     } else {
         /* Input lines converted in place into nl lines of nx (whole input
          * lines back to back: one call), transposed. */
-        if (t->l_in == (int64_t)(nx * in_size))
+        if (t->l_in == (int64_t)(nx * in_size) && !a->nl)
             j->span(j->ctx, src, j->scratch, nl * nx);
         else
             for (size_t l = 0; l < nl; ++l) {
-                if (next_nx) prefetch_bytes(next + (int64_t)l * t->l_in, next_nx * in_size);
+                if (l < a->nl) prefetch_line(j, a, l);
                 j->span(j->ctx, src + (int64_t)l * t->l_in, j->scratch + l * nx * out_size, nx);
             }
         if (j->ordered) {
@@ -307,6 +317,7 @@ static void tile_run(const tile_job *j, int64_t l0, size_t nl, int64_t x0, size_
             sk_stage_transpose(j->scratch, (ptrdiff_t)(nx * out_size), dst, (ptrdiff_t)t->x_out, nl, nx, out_size);
         }
     }
+    for (size_t q = nl; q < a->nl; ++q) prefetch_line(j, a, q);  /* a has more lines than c */
 }
 
 /* Elements before the first tile boundary of an axis, so that the other
@@ -332,37 +343,65 @@ static void cached_plane(const sk_walk *w, const tile_axes *t, const char *src, 
     const int64_t lines = SK_TILE_BYTES / (SK_TILE_CROSS * (in_side ? w->in_size : w->out_size));
     const int64_t tl = in_side ? lines : SK_TILE_CROSS;  /* the transposed port is packed along x */
     const int64_t tx = in_side ? SK_TILE_CROSS : lines;  /* (input) or along l (output) */
-    const int64_t first_x = in_side ? first_tile(src, w->in_size, tx) : tx;
-    const int64_t first_l = in_side ? tl : first_tile(dst, w->out_size, tl);
+    /* (An axis that one tile spans is not split for alignment: in cache, the
+     * split's narrow blocks cost more, 4K-element Dequant 0.135 -> 0.12.) */
+    const int64_t first_x = in_side && t->x_extent > tx ? first_tile(src, w->in_size, tx) : tx;
+    const int64_t first_l = !in_side && t->l_extent > tl ? first_tile(dst, w->out_size, tl) : tl;
+    const tile none = {0, 0, 0, 0};
     for (int64_t x0 = 0, nx = first_x; x0 < t->x_extent; x0 += nx, nx = tx) {
         nx = min64(nx, t->x_extent - x0);
-        for (int64_t l0 = 0, nl = first_l; l0 < t->l_extent; l0 += nl, nl = tl)
-            tile_run(&j, l0, (size_t)min64(nl, t->l_extent - l0), x0, (size_t)nx, 0);
+        for (int64_t l0 = 0, nl = first_l; l0 < t->l_extent; l0 += nl, nl = tl) {
+            const tile c = {l0, x0, (size_t)min64(nl, t->l_extent - l0), (size_t)nx};
+            tile_run(&j, &c, &none);
+        }
     }
 }
 
+/* The tiles of an ordered plane, in strips of input lines: a first tile
+ * of `first` elements along each axis, then `side`. */
+typedef struct tile_grid {
+    int64_t l_extent, x_extent, first_l, first_x, side;
+    int64_t per_strip, count;
+} tile_grid;
+
+static int64_t tiles_along(int64_t extent, int64_t first, int64_t side) {
+    return extent <= first ? 1 : 1 + (extent - first + side - 1) / side;
+}
+
+/* Tile k of the grid (none past the last). */
+static tile tile_at(const tile_grid *g, int64_t k) {
+    if (k >= g->count) return (tile){0, 0, 0, 0};
+    const int64_t s = k / g->per_strip, i = k % g->per_strip;
+    const int64_t l0 = s ? g->first_l + (s - 1) * g->side : 0, x0 = i ? g->first_x + (i - 1) * g->side : 0;
+    return (tile){l0, x0, (size_t)min64(s ? g->side : g->first_l, g->l_extent - l0),
+                  (size_t)min64(i ? g->side : g->first_x, g->x_extent - x0)};
+}
+
+/* Tiles ahead of the one running whose input is prefetched: the next
+ * one's arrives too late (at 16M elements, Quant BF16 0.18 -> 0.13 ns/elem
+ * two ahead, Cast FP32 -> BF16 0.29 -> 0.26; three or four no faster). */
+#define SK_PREFETCH_TILES 2
+
 /* The plane of a big or streamed transpose: square ordered tiles, in
- * strips of input lines (each tile continues the input lines of the one
- * before, whose prefetch brought them in).  Tile edges fall on the cache
- * lines of the first output line, and of the first input line where the
- * input is transposed; where the leaf reads the input in place its lines
- * stay whole multiples of its blocks (aligned instead, Quant BF16 at 16M
- * measured 0.24 -> 0.34 ns/elem). */
+ * strips of input lines, so that each tile continues the input lines of
+ * the one before.  Tile edges fall on the cache lines of the first output
+ * line, and of the first input line where the input is transposed; where
+ * the leaf reads the input in place its lines stay whole multiples of its
+ * blocks (aligned instead, Quant BF16 at 16M measured 0.24 -> 0.34
+ * ns/elem). */
 static void ordered_plane(const sk_walk *w, const tile_axes *t, const char *src, char *dst,
                           sk_span_fn span, const void *ctx, int stream) {
     _Alignas(64) char scratch[SK_ORDERED_BYTES];
     _Alignas(64) char ordered[SK_ORDERED_BYTES];
     const tile_job j = {t, src, dst, span, ctx, (size_t)w->in_size, (size_t)w->out_size, scratch, ordered, stream};
     const int64_t side = w->out_size == 1 ? SK_ORDERED_SIDE_BYTE_OUT : SK_ORDERED_SIDE;
-    const int64_t first_x = w->in_size <= w->out_size ? first_tile(src, w->in_size, side) : side;
-    const int64_t first_l = first_tile(dst, w->out_size, side);
-    for (int64_t l0 = 0, nl = first_l; l0 < t->l_extent; l0 += nl, nl = side) {
-        nl = min64(nl, t->l_extent - l0);
-        for (int64_t x0 = 0, nx = first_x; x0 < t->x_extent; x0 += nx, nx = side) {
-            nx = min64(nx, t->x_extent - x0);
-            const int64_t next_nx = min64(side, t->x_extent - x0 - nx);
-            tile_run(&j, l0, (size_t)nl, x0, (size_t)nx, (size_t)next_nx);
-        }
+    tile_grid g = {t->l_extent, t->x_extent, first_tile(dst, w->out_size, side),
+                   w->in_size <= w->out_size ? first_tile(src, w->in_size, side) : side, side, 0, 0};
+    g.per_strip = tiles_along(g.x_extent, g.first_x, side);
+    g.count = g.per_strip * tiles_along(g.l_extent, g.first_l, side);
+    for (int64_t k = 0; k < g.count; ++k) {
+        const tile c = tile_at(&g, k), a = tile_at(&g, k + SK_PREFETCH_TILES);
+        tile_run(&j, &c, &a);
     }
 }
 
@@ -398,7 +437,7 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
     const size_t n = (size_t)walk->run_length;
     const size_t elements = (size_t)walk->runs * n;
     const int stream = kind == RUN_TILED && sk_stage_streams() &&
-                       elements * (size_t)walk->out_size >= sk_stream_threshold();
+                       sk_stream_run(elements, (size_t)walk->in_size, (size_t)walk->out_size);
     const int big = elements * (size_t)(walk->in_size + walk->out_size) > SK_TILE_BIG;
     int64_t index[SK_MAX_RANK] = {0};
     for (int64_t r = 0; r < steps; ++r) {

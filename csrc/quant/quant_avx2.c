@@ -20,8 +20,9 @@
  *   handle subnormal inputs and products exactly.
  *
  * Every tail and every block of a subnormal multiplier take the exact path
- * too.  Dense outputs of at least sk_stream_min_bytes() bytes go out with
- * non-temporal stores (csrc/common/stream.h) from a 32-byte aligned head. */
+ * too.  Runs that stream (input and output bytes together reach
+ * sk_stream_min_bytes(), csrc/common/stream.h) store non-temporally from a
+ * 32-byte aligned head. */
 #include "quant.h"
 #if SK_HAVE_AVX2
 #pragma GCC target("avx2,f16c")

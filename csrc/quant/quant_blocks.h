@@ -93,8 +93,8 @@ static inline __attribute__((always_inline)) void q_blocks(const sk_quant_ctx *c
 }
 
 /* The blocks of a run: whole blocks on the fast path (streamed from an
- * exact head up to QALIGN-byte alignment when the output is at least
- * sk_stream_min_bytes()); returns where they stopped.  Every other element
+ * exact head up to QALIGN-byte alignment when the run streams, stream.h);
+ * returns where they stopped.  Every other element
  * (step 2) with Q_GAP_AFTER: only blocks that another element follows,
  * whose last gap then lies inside the run. */
 static inline __attribute__((always_inline)) size_t q_steps(const sk_quant_ctx *c, const void *src, int8_t *out,
@@ -102,7 +102,7 @@ static inline __attribute__((always_inline)) size_t q_steps(const sk_quant_ctx *
     size_t i = 0;
     const size_t reach = step == 2 && Q_GAP_AFTER ? n - 1 : n;  /* n >= 1 */
     if (!c->exact_only && reach >= QBLOCK) {
-        const int stream = n >= sk_stream_threshold();
+        const int stream = sk_stream_run(n, step * (input == SK_QUANT_F32 ? 4 : 2), 1);
         if (stream) {
             i = (size_t)(-(uintptr_t)out & (QALIGN - 1));
             sk_quant_exact_steps(c, src, out, 0, i, input, mode, step);
