@@ -4,7 +4,12 @@
 Every runner of a case is sampled in turn (ours, the memcpy reference, the
 peers, then ours again, ...): on a shared, noisy machine a slow patch then
 hits all of them alike, so the ratios stay meaningful even when the absolute
-times drift.
+times drift.  Each sample follows one untimed call of the same runner, so
+that it is timed as back-to-back calls run (as timeit would time it), not
+after another runner's work: a large tensor's sample is one call, and a
+runner that leaves tens of MiB of written lines in the cache (NumPy's
+expression) would otherwise charge their write-back to whichever runner
+came next.
 """
 from __future__ import annotations
 
@@ -45,9 +50,9 @@ def measure(
 
     Each runner is warmed up (page faults, plan caches, lazy initialisation;
     ``warm_up=False`` when the caller has just called each once) and
-    calibrated; then rounds of one sample per runner run until
-    ``budget_s`` is spent, at least ``min_samples`` and at most MAX_SAMPLES
-    rounds.  The garbage collector is paused while timing."""
+    calibrated; then rounds of one sample per runner (each after an
+    untimed call of it) run until ``budget_s`` is spent, at least
+    ``min_samples`` and at most MAX_SAMPLES rounds.  The garbage collector is paused while timing."""
     names = list(runners)
     enabled = gc.isenabled()
     gc.disable()
@@ -58,11 +63,12 @@ def measure(
                 runners[name]()
             once[name] = _calibrate(runners[name])
         calls = {name: max(1, round(SAMPLE_S / once[name])) for name in names}
-        round_s = sum(calls[name] * once[name] for name in names)
+        round_s = sum((calls[name] + 1) * once[name] for name in names)
         rounds = max(min_samples, min(MAX_SAMPLES, int(budget_s / round_s)))
         samples: Dict[str, List[float]] = {name: [] for name in names}
         for _ in range(rounds):
             for name in names:
+                runners[name]()  # the cache as this runner's own calls leave it
                 samples[name].append(_per_call(runners[name], calls[name]))
     finally:
         if enabled:
