@@ -5,6 +5,7 @@ import io
 import json
 import math
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -100,6 +101,19 @@ def test_measure_takes_round_robin_samples():
     switches = sum(1 for p, q in zip(calls, calls[1:]) if p != q)
     assert switches >= 2 * 5 - 1 and calls.count("a") > 5 * 5  # interleaved rounds of batched calls
     assert timing.median([1.0, 2.0, 9.0]) == 2.0 and timing.median([1.0, 2.0, 4.0, 9.0]) == 3.0
+
+
+def test_each_sample_follows_an_untimed_call_of_its_runner():
+    """A runner slow enough for one call per sample is called twice per
+    round (the untimed call, then the timed one), after its warm-up and
+    calibration calls."""
+    calls = []
+
+    def runner(name):
+        return lambda: (calls.append(name), time.sleep(0.002))
+
+    timing.measure({"a": runner("a"), "b": runner("b")}, 0.0, 5)
+    assert calls == ["a", "a", "b", "b"] + ["a", "a", "b", "b"] * 5
 
 
 def test_json_document(capsys):
