@@ -1,6 +1,10 @@
 /* Quant: parameter decoding, the route table (3 inputs x 4 rounding modes)
  * and the entry point. */
 #include "quant.h"
+#if SK_HAVE_SSE2
+#include <xmmintrin.h>
+enum { MXCSR_DAZ = 1 << 6, MXCSR_FTZ = 1 << 15 };
+#endif
 
 /* floor(log2 |x * m|) of the exact product, x finite and nonzero. */
 static int32_t product_log2(const sk_quant_ctx *c, sk_q_decoded d) {
@@ -42,6 +46,11 @@ void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t bits, int32_t zero_point, int i
     const uint32_t min_normal = input == SK_QUANT_F32 ? 0x00800000u : input == SK_QUANT_BF16 ? 0x0080u : 0x0400u;
     const uint32_t infinity = input == SK_QUANT_F32 ? 0x7f800000u : input == SK_QUANT_BF16 ? 0x7f80u : 0x7c00u;
     c->fast_min = c->exact_only ? infinity : first_reaching(c, input, min_normal, infinity, -126);
+#if SK_HAVE_SSE2
+    c->flushes = (_mm_getcsr() & (MXCSR_FTZ | MXCSR_DAZ)) != 0;
+#else
+    c->flushes = 0;
+#endif
 }
 
 int sk_quant_prepare(const sk_quant_plan *plan) {

@@ -21,6 +21,13 @@ typedef struct sk_quant_ctx {
      * is below, and all of them when no product reaches 2^-126 or the
      * multiplier is subnormal, the infinity's bits. */
     uint32_t fast_min;
+    /* x86: MXCSR's FTZ or DAZ when the context was made, which is the state
+     * the leaves then run in (same call, same thread): the leaves test each
+     * block against fast_min under it.  Read once per execute: stmxcsr in
+     * every leaf call cost a quarter of a 16M-element transposed Quant BF16,
+     * whose tiles call the leaf once per 256-element line.  (NEON leaves
+     * read FPCR themselves.) */
+    int32_t flushes;
 } sk_quant_ctx;
 
 void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t multiplier_bits, int32_t zero_point, int input);

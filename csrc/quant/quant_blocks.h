@@ -24,8 +24,6 @@
 #include "quant.h"
 #include "../common/stream.h"
 
-enum { Q_MXCSR_DAZ = 1 << 6, Q_MXCSR_FTZ = 1 << 15 };
-
 /* Under FTZ/DAZ: blocks [i, end), each tested before its store. */
 static inline __attribute__((always_inline)) void q_blocks_tested(const sk_quant_ctx *c, const void *src,
                                                                   int8_t *out, size_t i, size_t end,
@@ -83,7 +81,7 @@ static inline __attribute__((always_inline)) void q_blocks_chunked(const sk_quan
 static inline __attribute__((always_inline)) void q_blocks(const sk_quant_ctx *c, const void *src, int8_t *out,
                                                            size_t i, size_t end, int input, int mode,
                                                            size_t step, int stream) {
-    if (_mm_getcsr() & (Q_MXCSR_FTZ | Q_MXCSR_DAZ)) {
+    if (c->flushes) {
         if (stream) q_blocks_tested(c, src, out, i, end, input, mode, step, 1);
         else q_blocks_tested(c, src, out, i, end, input, mode, step, 0);
     } else {
