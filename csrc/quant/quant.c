@@ -45,12 +45,12 @@ void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t bits, int32_t zero_point, int i
      * subnormal one; for FP16 this keeps F16C away from half subnormals). */
     const uint32_t min_normal = input == SK_QUANT_F32 ? 0x00800000u : input == SK_QUANT_BF16 ? 0x0080u : 0x0400u;
     const uint32_t infinity = input == SK_QUANT_F32 ? 0x7f800000u : input == SK_QUANT_BF16 ? 0x7f80u : 0x7c00u;
-    c->fast_min = c->exact_only ? infinity : first_reaching(c, input, min_normal, infinity, -126);
 #if SK_HAVE_SSE2
     c->flushes = (_mm_getcsr() & (MXCSR_FTZ | MXCSR_DAZ)) != 0;
 #else
     c->flushes = 0;
 #endif
+    c->fast_min = c->exact_only || !c->flushes ? infinity : first_reaching(c, input, min_normal, infinity, -126);
 }
 
 int sk_quant_prepare(const sk_quant_plan *plan) {
