@@ -200,6 +200,12 @@ void sk_stage_copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdif
     }
 }
 
+void sk_stage_stream_fence(void) {
+#if SK_HAVE_SSE2
+    _mm_sfence();
+#endif
+}
+
 int sk_stage_streams(void) {
 #if SK_HAVE_AVX2
     return __builtin_cpu_supports("avx2");

@@ -21,9 +21,14 @@ void sk_stage_transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff
 
 /* `lines` runs of `bytes` bytes each, from src (src_pitch apart) to dst
  * (dst_pitch apart); `stream`: whole destination cache lines bypass the
- * cache (stream.h), for outputs far beyond it. */
+ * cache (stream.h), for outputs far beyond it, and are only ordered with
+ * later stores (visible to other threads) after sk_stage_stream_fence(). */
 void sk_stage_copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
                          size_t lines, size_t bytes, int stream);
+
+/* Orders the streamed stores of sk_stage_copy_lines before every later
+ * store: the walk calls it before it returns. */
+void sk_stage_stream_fence(void);
 
 /* Whether sk_stage_copy_lines streams here (x86-64 with AVX2); elsewhere
  * `stream` is ignored. */

@@ -164,6 +164,5 @@ void sk_stage_copy_lines_avx2(const char *src, ptrdiff_t src_pitch, char *dst, p
         else
             for (; k < bytes; ++k) dst[k] = src[k];
     }
-    if (stream) _mm_sfence();
 }
 #endif
