@@ -150,9 +150,8 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
  * 16 KiB otherwise): no tensor-sized temporary, and no byte outside the
  * walk's elements is read or written (stage.c). */
 
-/* Staged chunk: long enough to amortise a leaf call (each has a head, a
- * tail and, for Quant, an MXCSR read: at 512 elements that cost a sixth of
- * a strided cast's time), small enough that the two scratch buffers (8 KiB
+/* Staged chunk: long enough to amortise a leaf call (each has a head and
+ * a tail: at 512 elements they cost a sixth of a strided cast's time), small enough that the two scratch buffers (8 KiB
  * each at 4-byte elements) stay in a 32 KiB L1 with the leaf's own lines;
  * 4096 measured slower for 4-byte elements. */
 #define SK_STAGE_CHUNK 2048

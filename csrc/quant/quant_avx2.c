@@ -11,7 +11,7 @@
  *   the exact integer path (this also catches genuine products of -32767.5
  *   or below, which saturate anyway: correct, only slower).
  * * Low, only under flush-to-zero or denormals-are-zero (MXCSR, read once
- *   per call): a nonzero input below the context's fast_min (quant.h) is
+ *   per execute into the context's `flushes`): a nonzero input below the context's fast_min (quant.h) is
  *   subnormal or has a product below 2^-126 that FTZ/DAZ could flush.  The
  *   test works on the magnitude bits doubled (x + x shifts the sign out)
  *   less one, so that zero wraps to the top: min(2|x| - 1) >= 2 fast_min - 1,
