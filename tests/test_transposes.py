@@ -2,9 +2,10 @@
 stage.c).
 
 A transpose in cache is walked in tiles: SK_TILE_CROSS (64) elements along
-the transposed port's lines, and along the leaf's lines as many as 16 KiB
-of scratch for the transposed port holds (256 elements where it has 1-byte
-elements, 128 where 2-byte).  Walks of more than 8 MiB and streamed
+the transposed port's lines, and along the leaf's lines as many as the
+scratch for the transposed port holds: 32 KiB where the input is transposed
+(512 elements of a 1-byte input, 256 of a 2-byte one), 16 KiB where the
+output is (256 of a 1-byte output, 128 of a 2-byte one).  Walks of more than 8 MiB and streamed
 outputs take square tiles of 128 (256 for 1-byte outputs), each converted
 in scratch and copied out in whole lines, in strips of input lines, with
 the next tile's input prefetched.  The first tile along an axis is
@@ -42,7 +43,8 @@ from simakernels._ffi import lib
 from test_staged_layouts import OPS, QUANT_PARAMS, _expected
 
 CROSS = 64                       # walk.c SK_TILE_CROSS
-ALONG = {1: 256, 2: 128}         # leaf-line tile length by the transposed port's element size
+TILE_IN_BYTES = 32768            # walk.c SK_TILE_IN_BYTES (the input transposed)
+TILE_OUT_BYTES = 16384           # SK_TILE_OUT_BYTES (the output transposed)
 STREAM_TILE = 128                # walk.c SK_ORDERED_SIDE
 STREAM_TILE_BYTE_OUT = 256       # SK_ORDERED_SIDE_BYTE_OUT (1-byte outputs)
 
@@ -124,12 +126,20 @@ def _edges(n):
     return [1, 2, 3, n - 1, n, n + 1]
 
 
+def _leaf_line(in_size, out_size):
+    """A tile's length along the leaf's lines: the port with the smaller
+    elements is the one transposed (the input on a tie)."""
+    if in_size <= out_size:
+        return TILE_IN_BYTES // (CROSS * in_size)
+    return TILE_OUT_BYTES // (CROSS * out_size)
+
+
 def tile_shapes(op):
     """(rows, cols) on every edge of this op's tiles: 1..3, a tile -1/0/+1
     and two tiles +1, in each direction (the leaf's lines run along either
     axis, depending on which port is transposed), and non-square."""
     src, dst, _ = OPS[op]
-    along = ALONG[min(ITEMSIZE[src], ITEMSIZE[dst])]
+    along = _leaf_line(ITEMSIZE[src], ITEMSIZE[dst])
     sizes = sorted(set(_edges(CROSS) + _edges(along) + [2 * CROSS + 1]))
     shapes = [(r, c) for r in sizes for c in (3, CROSS + 1, along + 1)]
     shapes += [(r, c) for r in (2, CROSS - 1, along) for c in sizes]
