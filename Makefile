@@ -9,7 +9,7 @@ NATIVE_INPUTS := $(shell find csrc -name '*.c' -o -name '*.h' -o -name '*.py' | 
                  simakernels/_version.py simakernels/_sourcedigest.py setup.py
 NATIVE_STAMP  := build/.native-$(shell uname -m)
 
-.PHONY: run test typecheck build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench bench-peers neon-estimate fuzz
+.PHONY: run test typecheck build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench bench-peers neon-estimate floor fuzz
 
 run: build
 	$(PY) -m simakernels demo
@@ -137,6 +137,16 @@ test-aarch64: $(WHEEL_ARM)
 neon-estimate:
 	bash toolchains/aarch64/mca-packages.sh
 	$(PYTHON) toolchains/aarch64/neon_estimate.py --out build/neon-estimate
+
+# ---- x86-64 throughput floor ----------------------------------------------------
+# How fast this CPU issues the instructions the contract's arithmetic needs,
+# with no memory traffic (toolchains/host/floor.c; docs/PERF.md's "What this
+# machine allows at 256K" uses it).  Plain gcc, no Python build needed.
+floor:
+	@test "$$(uname -m)" = x86_64 || { echo "make floor: an x86-64 tool"; exit 2; }
+	mkdir -p build
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o build/floor toolchains/host/floor.c
+	build/floor
 
 # ---- sanitizers ------------------------------------------------------------
 # The C core built with AddressSanitizer and UndefinedBehaviorSanitizer (any
