@@ -57,7 +57,9 @@ static double clock_hz(void) {
 }
 
 /* Four independent instructions of one kind (inputs zmm8/zmm9, outputs
- * zmm16-19), eight times per iteration. */
+ * zmm16-19), eight times per iteration.  Only non-destructive forms: an
+ * instruction that also reads its destination (vpermi2b, vpermt2b) would
+ * chain on it and time its latency instead. */
 #define FOUR(op, a, b) op " " a ", %%zmm16\n" op " " b ", %%zmm17\n" op " " a ", %%zmm18\n" op " " b ", %%zmm19\n"
 
 /* One 64-element Quant block without loads and stores: every operation of
@@ -101,7 +103,6 @@ __attribute__((target("avx512f,avx512bw"))) static void measure(double hz) {
     SINGLE("vpunpcklbw zmm", FOUR("vpunpcklbw", "%%zmm8, %%zmm9", "%%zmm9, %%zmm8"));
     SINGLE("vshufi64x2 zmm", FOUR("vshufi64x2 $0x44,", "%%zmm8, %%zmm9", "%%zmm9, %%zmm8"));
     SINGLE("vpermb zmm", FOUR("vpermb", "%%zmm8, %%zmm9", "%%zmm9, %%zmm8"));
-    SINGLE("vpermi2b zmm", FOUR("vpermi2b", "%%zmm8, %%zmm9", "%%zmm9, %%zmm8"));
     SINGLE("vpslld zmm", FOUR("vpslld $16,", "%%zmm8", "%%zmm9"));
     SINGLE("vpaddsw zmm", FOUR("vpaddsw", "%%zmm8, %%zmm9", "%%zmm9, %%zmm8"));
     SINGLE("vpminsw zmm", FOUR("vpminsw", "%%zmm8, %%zmm9", "%%zmm9, %%zmm8"));
