@@ -21,6 +21,9 @@ ROWS = [
     "with the BF16 -> INT8 block",
     "with the FP16 -> INT8 block",
     "vpgatherdd zmm, 64 KiB table",
+    "256 KiB",
+    "2048 KiB",
+    "8192 KiB",
 ]
 
 pytestmark = pytest.mark.skipif(

@@ -2,6 +2,7 @@
  * order that gives the longest joint inner run, coalesce axes whose strides
  * chain on both ports), then walk the outer axes by carry so that no element
  * costs a division. */
+#include <stdlib.h>
 #include <string.h>
 #include "kernel.h"
 #include "stage.h"
@@ -145,10 +146,14 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
  * inner run is packed on one port only while the fastest outer axis is
  * packed on the other (a transpose), the two axes are walked in tiles
  * transposed in registers, so that every cache line of both ports is used
- * whole while it is in cache.  The scratch is at most 192 KiB on the stack
- * (a tile and two ordered tiles of 64 KiB, for walks beyond the cache;
- * 32 KiB otherwise): no tensor-sized temporary, and no byte outside the
- * walk's elements is read or written (stage.c). */
+ * whole while it is in cache.  The scratch is small and fixed: at most
+ * 32 KiB on the stack, and for walks beyond the cache 192 KiB (a tile and
+ * two ordered tiles of 64 KiB) from the heap, once per walk: on the stack,
+ * that much overflowed a thread started with a 160 KiB stack
+ * (threading.stack_size), and musl gives threads 128 KiB.  If that
+ * allocation fails, those planes are walked in cache tiles instead (the
+ * same bytes, more slowly).  No tensor-sized temporary, and no byte
+ * outside the walk's elements is read or written (stage.c). */
 
 /* Staged chunk: long enough to amortise a leaf call (each has a head and
  * a tail: at 512 elements they cost a sixth of a strided cast's time), small enough that the two scratch buffers (8 KiB
@@ -189,6 +194,7 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
 #define SK_ORDERED_SIDE 128
 #define SK_ORDERED_SIDE_BYTE_OUT 256
 #define SK_ORDERED_BYTES 65536
+#define SK_ORDERED_SPACE (3 * SK_ORDERED_BYTES)  /* the tile and two ordered tiles */
 _Static_assert(SK_ORDERED_SIDE * SK_ORDERED_SIDE * SK_MAX_ELEMENT <= SK_ORDERED_BYTES, "an ordered tile fits");
 _Static_assert(SK_ORDERED_SIDE_BYTE_OUT * SK_ORDERED_SIDE_BYTE_OUT <= SK_ORDERED_BYTES, "a 1-byte one too");
 _Static_assert(SK_TILE_IN_BYTES <= SK_ORDERED_BYTES && SK_TILE_OUT_BYTES <= SK_ORDERED_BYTES, "and tiles in cache");
@@ -441,10 +447,9 @@ static tile tile_at(const tile_grid *g, int64_t k) {
  * blocks (aligned instead, Quant BF16 at 16M measured 0.24 -> 0.34
  * ns/elem). */
 static void ordered_plane(const sk_walk *w, const tile_axes *t, const char *src, char *dst,
-                          sk_span_fn span, const void *ctx, int stream) {
-    _Alignas(64) char scratch[SK_ORDERED_BYTES];
-    _Alignas(64) char ordered[2][SK_ORDERED_BYTES];
-    pending out = {{ordered[0], ordered[1]}, 0, NULL, NULL, 0, 0, 0};
+                          sk_span_fn span, const void *ctx, int stream, char *space) {
+    char *scratch = space;
+    pending out = {{space + SK_ORDERED_BYTES, space + 2 * SK_ORDERED_BYTES}, 0, NULL, NULL, 0, 0, 0};
     const tile_job j = {t, src, dst, span, ctx, (size_t)w->in_size, (size_t)w->out_size, scratch, &out, stream};
     const int64_t side = w->out_size == 1 ? SK_ORDERED_SIDE_BYTE_OUT : SK_ORDERED_SIDE;
     tile_grid g = {t->l_extent, t->x_extent, first_tile(dst, w->out_size, side),
@@ -493,6 +498,9 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
     const int stream = kind == RUN_TILED && sk_stage_streams() &&
                        sk_stream_run(elements, (size_t)walk->in_size, (size_t)walk->out_size);
     const int big = elements * (size_t)(walk->in_size + walk->out_size) > SK_TILE_BIG;
+    /* The ordered planes' tile and ordered tiles (NULL: none needed, or
+     * none to be had). */
+    char *space = kind == RUN_TILED && (big || stream) ? aligned_alloc(64, SK_ORDERED_SPACE) : NULL;
     int64_t index[SK_MAX_RANK] = {0};
     for (int64_t r = 0; r < steps; ++r) {
         switch (kind) {
@@ -503,7 +511,7 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
         case RUN_EVERY_OTHER: every_other_run(walk, src, dst, &kernel, ctx); break;
         case RUN_STAGED: staged_run(walk, src, dst, n, kernel.span, ctx); break;
         case RUN_TILED:  /* tests stream small walks too */
-            if (big || stream) ordered_plane(walk, &tiles, src, dst, kernel.span, ctx, stream);
+            if (space) ordered_plane(walk, &tiles, src, dst, kernel.span, ctx, stream, space);
             else cached_plane(walk, &tiles, src, dst, kernel.span, ctx);
             break;
         }
@@ -520,4 +528,5 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, sk_k
             dst -= walk->out_stride[a] * (walk->extent[a] - 1);
         }
     }
+    free(space);
 }

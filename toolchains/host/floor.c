@@ -8,10 +8,12 @@
  * indefinite test, the order permute), (c) the fewest shuffles a register
  * transpose of bytes needs (log2(64) = 6 rounds of two-source shuffles:
  * 6 per 64 bytes) and (d) a table lookup by gather (the alternative to
- * arithmetic for 16-bit inputs).  The clock comes from a chain of
+ * arithmetic for 16-bit inputs), and (e) how fast reading alone goes by
+ * the size read over and over (L2 and beyond).  The clock comes from a chain of
  * dependent adds (one per cycle), so cycles are this CPU's own, whatever
  * its frequency.  No code of the library runs here: these are bounds any
- * implementation of the same operations meets.
+ * implementation of the same operations meets (the arithmetic ones, with
+ * no memory traffic at all).
  *
  * Build and run: `make floor` (x86-64; the measurements need AVX-512
  * F/BW/VBMI and F16C, and are skipped with a message without them).  An
@@ -156,6 +158,33 @@ __attribute__((target("avx512f,avx512bw"))) static void measure(double hz) {
     const double per16 = gather * hz / 16.0;
     printf("\n%-44s %-12s %s\n", "table lookup by gather", "cycles/16", "ns/elem");
     printf("%-44s %-12.2f %.4f\n", "vpgatherdd zmm, 64 KiB table", per16, per16 * cyc_ns / 16.0);
+
+    /* Reading alone, by how much is read over and over: what a run whose
+     * input lies beyond L2 (a stride-2 input reads every line of its
+     * parent) can be fed at. */
+    printf("\n%-44s %s\n", "read bandwidth (64-byte loads, in turn)", "GB/s");
+    for (size_t kib = 256; kib <= 8192; kib *= 2) {
+        const size_t bytes = kib << 10;
+        char *buf = aligned_alloc(64, bytes);
+        if (!buf) break;
+        memset(buf, 1, bytes);
+        const long reps = (long)((iterations * 16) / bytes) + 1;
+        double best = 1e30;
+        for (int run = 0; run < 5; ++run) {
+            const double t = seconds();
+            for (long r = 0; r < reps; ++r)
+                for (size_t i = 0; i < bytes; i += 256)
+                    __asm__ volatile("vpord (%0), %%zmm16, %%zmm16\n vpord 64(%0), %%zmm17, %%zmm17\n"
+                                     "vpord 128(%0), %%zmm18, %%zmm18\n vpord 192(%0), %%zmm19, %%zmm19\n"
+                                     ::"r"(buf + i) : "xmm16", "xmm17", "xmm18", "xmm19");
+            const double e = (seconds() - t) / (double)reps;
+            if (e < best) best = e;
+        }
+        char label[64];
+        snprintf(label, sizeof label, "%zu KiB", kib);
+        printf("%-44s %.1f\n", label, (double)bytes / best / 1e9);
+        free(buf);
+    }
 }
 
 int main(int argc, char **argv) {
