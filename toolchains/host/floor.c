@@ -89,14 +89,12 @@ static double clock_hz(void) {
 __attribute__((target("avx512f,avx512bw"))) static void measure(double hz) {
     __asm__ volatile("vpxord %%zmm8, %%zmm8, %%zmm8\n vpxord %%zmm9, %%zmm9, %%zmm9" ::: "xmm8", "xmm9");
 
-    struct { const char *name; double t; } single[16];
-    int ns = 0;
+    printf("%-44s %s\n", "instruction (512-bit, independent)", "cycles each");
 #define SINGLE(label, body)                                  \
     do {                                                     \
         double t_;                                           \
         TIME_LOOP(t_, REP8(body), ::: CLOBBERS);            \
-        single[ns].name = label;                             \
-        single[ns++].t = t_ * hz / 32.0;                     \
+        printf("%-44s %.2f\n", label, t_ * hz / 32.0);      \
     } while (0)
     SINGLE("vmulps zmm", FOUR("vmulps", "%%zmm8, %%zmm9", "%%zmm9, %%zmm8"));
     SINGLE("vcvtps2dq zmm", FOUR("vcvtps2dq", "%%zmm8", "%%zmm9"));
@@ -109,8 +107,6 @@ __attribute__((target("avx512f,avx512bw"))) static void measure(double hz) {
     SINGLE("vpaddsw zmm", FOUR("vpaddsw", "%%zmm8, %%zmm9", "%%zmm9, %%zmm8"));
     SINGLE("vpminsw zmm", FOUR("vpminsw", "%%zmm8, %%zmm9", "%%zmm9, %%zmm8"));
     SINGLE("vpandd zmm", FOUR("vpandd", "%%zmm8, %%zmm9", "%%zmm9, %%zmm8"));
-    printf("%-44s %s\n", "instruction (512-bit, independent)", "cycles each");
-    for (int i = 0; i < ns; ++i) printf("%-44s %.2f\n", single[i].name, single[i].t);
 
     double fp32, bf16, fp16;
     TIME_LOOP(fp32, QUANT_REST QUANT_REST, ::: CLOBBERS);
