@@ -9,7 +9,8 @@ NATIVE_INPUTS := $(shell find csrc -name '*.c' -o -name '*.h' -o -name '*.py' | 
                  simakernels/_version.py simakernels/_sourcedigest.py setup.py
 NATIVE_STAMP  := build/.native-$(shell uname -m)
 
-.PHONY: run test typecheck build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench bench-peers neon-estimate floor fuzz
+.PHONY: run test typecheck build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench bench-peers \
+        bench-aarch64 neon-estimate floor fuzz
 
 run: build
 	$(PY) -m simakernels demo
@@ -112,10 +113,7 @@ QEMU_PYTEST = -m pytest -q -p no:cacheprovider --ignore=tests/oracle $(PYTEST_AR
 A53_TESTS   = tests/test_build.py tests/test_fenv.py tests/test_dequant_fenv.py tests/test_quant_fenv.py \
               tests/test_hurray_fenv.py tests/test_cast_numerics.py tests/test_dequant_numerics.py \
               tests/test_quant_numerics.py tests/test_dense_leaves.py
-test-aarch64: $(WHEEL_ARM)
-	rm -rf $(AARCH64_DIR)/pkg
-	$(QEMU_PY) -m pip install -q --disable-pip-version-check --root-user-action=ignore \
-	    --no-deps --no-index --target $(AARCH64_DIR)/pkg $(WHEEL_ARM)
+test-aarch64: $(AARCH64_DIR)/pkg/.installed
 	QEMU_CPU=cortex-a76 $(QEMU_RUN) -m simakernels info
 	@\
 	for shard in 0 1; do \
@@ -129,6 +127,22 @@ test-aarch64: $(WHEEL_ARM)
 	QEMU_CPU=cortex-a53 $(QEMU_RUN) -m simakernels selftest --quiet & \
 	QEMU_CPU=cortex-a53 $(QEMU_RUN) $(QEMU_PYTEST) -m "not slow" $(A53_TESTS) > $(AARCH64_DIR)/a53.log 2>&1; a53=$$?; \
 	wait $$! || a53=1; echo "---- cortex-a53 ----"; tail -n 15 $(AARCH64_DIR)/a53.log; test $$a53 -eq 0
+
+$(AARCH64_DIR)/pkg/.installed: $(WHEEL_ARM)
+	rm -rf $(AARCH64_DIR)/pkg
+	$(QEMU_PY) -m pip install -q --disable-pip-version-check --root-user-action=ignore \
+	    --no-deps --no-index --target $(AARCH64_DIR)/pkg $(WHEEL_ARM)
+	touch $@
+
+# ---- AArch64 dynamic cost (QEMU TCG plugin) -----------------------------------
+# Instructions executed inside the native module per execute, by class, per
+# op x layout x size x route, on the cortex-a76 model, with the targets
+# (toolchains/aarch64/bench_aarch64.py; BENCH_ARGS="--help" for options,
+# e.g. --json FILE).  Debian's qemu-user provides the plugin-capable
+# qemu-aarch64 (toolchains/aarch64/bench-packages.sh installs it).
+bench-aarch64: $(AARCH64_DIR)/pkg/.installed
+	bash toolchains/aarch64/bench-packages.sh
+	$(PY) toolchains/aarch64/bench_aarch64.py $(BENCH_ARGS)
 
 # ---- NEON cost estimate (static) -----------------------------------------------
 # No AArch64 hardware here: llvm-mca's cycles for each NEON leaf's hot loop,
