@@ -21,6 +21,7 @@ import pytest
 from hypothesis import strategies as st
 
 import simakernels as sk
+from simakernels._ffi import ffi, lib
 from oracle import bf16_to_f32_table, dequant_bf16_table, dequant_f32_table, f32_to_bf16
 
 F32 = sk.DType.FLOAT32
@@ -29,6 +30,17 @@ I8 = sk.DType.INT8
 F16 = sk.DType.FLOAT16
 
 ROUTES: Tuple[str, ...] = tuple(sk.a65.available_routes())
+# Route name -> the C enum value (csrc/include/simakernels.h).
+ROUTE_IDS = {ffi.string(lib.sk_route_name(r)).decode(): r for r in range(lib.SK_ROUTE_COUNT)}
+
+
+def block_edges(operation: int, route: str, variant: int) -> Tuple[int, ...]:
+    """Run lengths at and around one, two and three vector blocks of a
+    kernel table entry (``sk_kernel_block``: elements per iteration of its
+    leaves' main loop), so that tests follow the table, not a constant."""
+    block = lib.sk_kernel_block(operation, ROUTE_IDS[route], variant)
+    assert block >= 1, f"no kernel table entry for operation {operation}, route {route}, variant {variant}"
+    return tuple(sorted({n for k in (1, 2, 3) for n in (k * block - 1, k * block, k * block + 1) if n >= 1}))
 
 SENTINEL = 0xA5      # every output byte before execution
 INPUT_FILL = 0x3C    # input gap bytes (checked unchanged as well)

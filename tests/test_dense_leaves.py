@@ -31,6 +31,7 @@ from helpers import (
     SENTINEL,
     UINT,
     aligned_bytes,
+    block_edges,
     dequant_request,
     draw_values,
     expected_form,
@@ -94,9 +95,15 @@ def offset_report(module, plan, inputs, expected, in_item, out_item, in_off, out
     return "\n".join(found) if found else None
 
 
-def sweep(module, plan_for, inputs_for, in_item, out_item, what):
+def lengths(operation, route, variant):
+    """LENGTHS and the lengths around the entry's own blocks (its kernel
+    table's block size: 32 and 64 on the wider routes)."""
+    return sorted(set(LENGTHS) | set(block_edges(operation, route, variant)))
+
+
+def sweep(module, plan_for, inputs_for, in_item, out_item, what, sizes):
     reports = []
-    for n in LENGTHS:
+    for n in sizes:
         plan = plan_for(n)
         inputs, expected = inputs_for(n)
         for out_off in range(0, 32, out_item):
@@ -118,8 +125,10 @@ def test_cast_every_alignment(route, direction, streaming):
         return inputs.astype(UINT[src_dtype]), expected.astype(UINT[dst_dtype])
 
     with stream_threshold(STREAMING[streaming]):
+        kind = lib.SK_CAST_F32_BF16 if src_dtype is F32 else lib.SK_CAST_BF16_F32
         fail_if(sweep(sk.a65.cast, lambda n: ok_plan(request((n,), src_dtype, dst_dtype), route),
-                      inputs_for, si, so, f"{route} {streaming} {src_dtype.name}->{dst_dtype.name}"))
+                      inputs_for, si, so, f"{route} {streaming} {src_dtype.name}->{dst_dtype.name}",
+                      lengths(lib.SK_OP_CAST, route, kind)))
 
 
 @pytest.mark.parametrize("streaming", STREAMING)
@@ -138,7 +147,9 @@ def test_dequant_every_alignment(route, params, output, streaming):
         fail_if(sweep(sk.a65.dequant,
                       lambda n: ok_plan(dequant_request((n,), output, scale_bits, zero_point), route),
                       inputs_for, 1, ITEMSIZE[output],
-                      f"{route} {streaming} INT8->{output.name} {params}"))
+                      f"{route} {streaming} INT8->{output.name} {params}",
+                      lengths(lib.SK_OP_DEQUANT, route, (0 if output is F32 else 1) * lib.SK_DEQUANT_FORM_COUNT
+                              + getattr(lib, "SK_DEQUANT_" + params.replace("_up", "").upper()))))
 
 
 def test_stream_override_sets_and_restores_the_threshold():

@@ -6,10 +6,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 #include "stream.h"
-
-/* Elements per iteration of the AVX2 main loops: four 8-lane vectors, so
- * each iteration writes whole 64-byte lines (one for BF16, two for FP32). */
-#define SK_AVX2_BLOCK 32
+#include "kernel.h"  /* SK_AVX2_BLOCK */
 
 /* FP32 bits -> BF16 in the low half of each lane: (b + 0x7fff + lsb) >> 16,
  * wrapping, exactly sk_bf16_from_f32_bits lane by lane.  The kept word's

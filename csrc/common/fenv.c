@@ -6,6 +6,7 @@
 #include <fenv.h>
 #include <string.h>
 #include "kernel.h"
+#include "fenv.h"
 
 _Static_assert(sizeof(fenv_t) <= sizeof(((sk_fenv_saved *)0)->opaque), "fenv_t fits the opaque buffer");
 
@@ -23,8 +24,18 @@ static const struct { unsigned mask_bit; uint32_t trap; } mx_traps[] = {
 static const int32_t mx_rounding[4] = {SK_ROUND_NEAREST, SK_ROUND_DOWNWARD, SK_ROUND_UPWARD,
                                        SK_ROUND_TOWARD_ZERO};
 
-void sk_fenv_query(sk_fenv_state *st) {
-    unsigned csr = _mm_getcsr();
+uint64_t sk_fenv_control(void) { return _mm_getcsr(); }
+
+int sk_fenv_control_flushes(uint64_t csr) { return (csr & (MX_FTZ | MX_DAZ)) != 0; }
+
+/* The state every thread starts in (nearest, gradual underflow, every
+ * exception masked) meets every need. */
+static int default_state(uint64_t csr) {
+    const unsigned all_masked = 0x3fu << 7;
+    return (csr & (MX_DAZ | MX_FTZ | (3u << MX_RC_SHIFT) | all_masked)) == all_masked;
+}
+
+static void decode(uint64_t csr, sk_fenv_state *st) {
     st->rounding = mx_rounding[(csr >> MX_RC_SHIFT) & 3u];
     st->flush_to_zero = (csr & MX_FTZ) != 0;
     st->denormals_are_zero = (csr & MX_DAZ) != 0;
@@ -52,7 +63,7 @@ static int set_state(const sk_fenv_state *st) {
  * 22..23 (00 nearest, 01 +inf, 10 -inf, 11 zero); FZ at 24 flushes both
  * inputs and results, so it reports as FTZ and DAZ together; FIZ at 0
  * (FEAT_AFP, ARMv8.7; RES0 before) flushes inputs only: DAZ. */
-enum { FPCR_FIZ = 1u << 0, FPCR_FZ = 1u << 24, FPCR_RM_SHIFT = 22 };
+enum { FPCR_FIZ = 1u << 0, FPCR_AH = 1u << 1, FPCR_FZ16 = 1u << 19, FPCR_FZ = 1u << 24, FPCR_RM_SHIFT = 22 };
 static const struct { uint64_t bit; uint32_t trap; } fpcr_traps[] = {
     {1u << 8, SK_TRAP_INVALID},   {1u << 9, SK_TRAP_DIVIDE_BY_ZERO},
     {1u << 10, SK_TRAP_OVERFLOW}, {1u << 11, SK_TRAP_UNDERFLOW},
@@ -68,8 +79,19 @@ static uint64_t read_fpcr(void) {
 }
 static void write_fpcr(uint64_t v) { __asm__ volatile("msr fpcr, %0" : : "r"(v)); }
 
-void sk_fenv_query(sk_fenv_state *st) {
-    uint64_t fpcr = read_fpcr();
+uint64_t sk_fenv_control(void) { return read_fpcr(); }
+
+int sk_fenv_control_flushes(uint64_t fpcr) { return (fpcr & (FPCR_FZ | FPCR_FZ16 | FPCR_FIZ | FPCR_AH)) != 0; }
+
+/* Nearest, gradual underflow, no trap enabled: every need met (FZ16 and AH
+ * matter only to Quant, which repairs what they flush). */
+static int default_state(uint64_t fpcr) {
+    uint64_t watched = FPCR_FZ | FPCR_FIZ | (3u << FPCR_RM_SHIFT);
+    for (size_t i = 0; i < sizeof fpcr_traps / sizeof fpcr_traps[0]; ++i) watched |= fpcr_traps[i].bit;
+    return (fpcr & watched) == 0;
+}
+
+static void decode(uint64_t fpcr, sk_fenv_state *st) {
     st->rounding = fpcr_rounding[(fpcr >> FPCR_RM_SHIFT) & 3u];
     st->flush_to_zero = (fpcr & FPCR_FZ) != 0;
     st->denormals_are_zero = (fpcr & (FPCR_FZ | FPCR_FIZ)) != 0;
@@ -95,8 +117,12 @@ static int set_state(const sk_fenv_state *st) {
 
 #else
 /* Other targets: only what <fenv.h> can tell; no flush modes, no traps. */
-void sk_fenv_query(sk_fenv_state *st) {
-    int r = fegetround();
+uint64_t sk_fenv_control(void) { return (uint64_t)fegetround(); }
+int sk_fenv_control_flushes(uint64_t control) { return 0; }
+static int default_state(uint64_t control) { return control == FE_TONEAREST; }
+
+static void decode(uint64_t control, sk_fenv_state *st) {
+    int r = (int)control;
     st->rounding = r == FE_TONEAREST ? SK_ROUND_NEAREST
                  : r == FE_TOWARDZERO ? SK_ROUND_TOWARD_ZERO
                  : r == FE_UPWARD ? SK_ROUND_UPWARD : SK_ROUND_DOWNWARD;
@@ -109,22 +135,12 @@ static int set_state(const sk_fenv_state *st) {
 }
 #endif
 
-/* The state every thread starts in (nearest, gradual underflow, every
- * exception masked) meets every need; one register read decides it on each
- * execute, before the full decoding below. */
-static int default_state(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    const unsigned all_masked = 0x3fu << 7;
-    return (_mm_getcsr() & (MX_DAZ | MX_FTZ | (3u << MX_RC_SHIFT) | all_masked)) == all_masked;
-#else
-    return 0;
-#endif
-}
+void sk_fenv_query(sk_fenv_state *st) { decode(sk_fenv_control(), st); }
 
-int sk_fenv_unmet(int needs) {
-    if (default_state()) return 0;
+int sk_fenv_control_unmet(uint64_t control, int needs) {
+    if (default_state(control)) return 0;
     sk_fenv_state st;
-    sk_fenv_query(&st);
+    decode(control, &st);
     int unmet = 0;
     if ((needs & SK_NEED_NEAREST) && st.rounding != SK_ROUND_NEAREST) unmet |= SK_NEED_NEAREST;
     if ((needs & SK_NEED_GRADUAL_UNDERFLOW) && (st.flush_to_zero || st.denormals_are_zero))
@@ -132,6 +148,8 @@ int sk_fenv_unmet(int needs) {
     if ((needs & SK_NEED_NO_TRAPS) && st.traps) unmet |= SK_NEED_NO_TRAPS;
     return unmet;
 }
+
+int sk_fenv_unmet(int needs) { return sk_fenv_control_unmet(sk_fenv_control(), needs); }
 
 int sk_fenv_save(sk_fenv_saved *saved) {
     memset(saved, 0, sizeof *saved);

@@ -4,6 +4,7 @@
 #define SK_COMMON_KERNEL_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include "../include/simakernels.h"
 
 #if defined(__aarch64__)
@@ -29,9 +30,13 @@
 /* The largest element of any port, in bytes (scratch buffers are sized by it). */
 #define SK_MAX_ELEMENT 4
 
-/* Elements per vector block in the portable and NEON dense leaves (the AVX2
- * leaves have their own, SK_AVX2_BLOCK in avx2.h). */
+/* Elements per vector block in the portable and NEON dense leaves. */
 #define SK_BLOCK 16
+/* Elements per iteration of the AVX2 main loops: four 8-lane vectors, so
+ * each iteration writes whole 64-byte lines (one for BF16, two for FP32). */
+#define SK_AVX2_BLOCK 32
+/* Elements per iteration of the NEON Cast leaves. */
+#define SK_CAST_NEON_BLOCK 32
 
 /* `n` packed elements from src to dst; ctx carries prepared parameters. */
 typedef void (*sk_span_fn)(const void *ctx, const void *src, void *dst, size_t n);
@@ -46,17 +51,49 @@ typedef void (*sk_strided_fn)(const void *ctx, const char *src, ptrdiff_t src_st
  * while another element follows; the walk stages the rest through `span`. */
 typedef size_t (*sk_every_other_fn)(const void *ctx, const void *src, void *dst, size_t n);
 
-/* A route's leaves.  `strided` is the scalar reference's element-by-element
- * leaf; vector routes leave it NULL and the walk stages their non-packed
- * runs through `span` (walk.c), or, where the route has `every_other`,
- * hands it the runs that take every second input element. */
+/* A rows x cols block converted and transposed in one pass: the element
+ * at src + r*src_pitch + c*in_size becomes the one at dst + c*dst_pitch +
+ * r*out_size (a fused tile leaf: the tiler hands it whole tiles in cache
+ * instead of staging them through a transpose and the dense leaf). */
+typedef void (*sk_tile_fn)(const void *ctx, const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                           size_t rows, size_t cols);
+
+/* One entry of an operation's kernel table (route x variant): the dense
+ * leaf, the element-by-element leaf (the scalar reference only), the
+ * every_other leaf (NULL where the route has none), the elements per
+ * vector block of the dense and every_other leaves (1: element at a time),
+ * which sk_kernel_block reports so that tests can aim at block edges, and
+ * the fused tile leaf (NULL where the route has none).  Vector routes
+ * leave `strided` NULL: the walk stages their non-packed runs through the
+ * route's own moves (stage.h). */
 typedef struct sk_kernel {
     sk_span_fn span;
     sk_strided_fn strided;
     sk_every_other_fn every_other;
+    int32_t block;
+    sk_tile_fn tile;
 } sk_kernel;
 
-/* Runs `kernel` over every run of the walk. */
-void sk_walk_run(const sk_walk *walk, const void *src, void *dst, sk_kernel kernel, const void *ctx);
+/* Runs `kernel` over every run of the walk, staging with `route`'s moves. */
+void sk_walk_run(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, int route,
+                 const void *ctx);
+
+/* The same, with a single packed run handed straight to the leaf (the
+ * common case of small calls: no walk set up at all). */
+static inline void sk_walk_go(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, int route,
+                           const void *ctx) {
+    if (walk->dense && walk->outer_rank == 0) kernel->span(ctx, src, dst, (size_t)walk->run_length);
+    else sk_walk_run(walk, src, dst, kernel, route, ctx);
+}
+
+/* Whether a route is compiled and this CPU runs it: asked once per route
+ * (sk_route_ask), then read from sk_route_state (1 yes, 2 no). */
+extern _Atomic int sk_route_state[SK_ROUTE_COUNT];
+int sk_route_ask(int route);
+static inline int sk_route_usable(int route) {
+    if ((unsigned)route >= SK_ROUTE_COUNT) return 0;
+    const int v = atomic_load_explicit(&sk_route_state[route], memory_order_relaxed);
+    return v ? v == 1 : sk_route_ask(route);
+}
 
 #endif

@@ -1,30 +1,22 @@
-/* Staging moves (stage.h): element copies specialised by element size, with
- * SSE2 blocks on x86-64 (the baseline, so no dispatch) for the two layouts
- * that dominate strided work: every second element (a[:, ::2]) and square
- * tiles of a transpose (and, where the CPU has AVX2, 32-byte blocks for
- * both and for line copies, from stage_avx2.c).  Elements move as bit patterns, so every path
- * agrees bit for bit; the vector blocks only load bytes between elements
- * that are read anyway. */
+/* The element-by-element staging pieces every route ends with, and the
+ * scalar route's staging, made of them alone (stage.h). */
 #include <string.h>
 #include "stage.h"
 #include "kernel.h"
-#if SK_HAVE_SSE2
-#include <emmintrin.h>
-#endif
+
+_Atomic uint64_t sk_stage_counter[SK_ROUTE_COUNT][SK_MOVE_COUNT];
+
+uint64_t sk_stage_moves(int route, int move) {
+    if (route < 0 || route >= SK_ROUTE_COUNT || move < 0 || move >= SK_MOVE_COUNT) return 0;
+    return atomic_load_explicit(&sk_stage_counter[route][move], memory_order_relaxed);
+}
 
 /* Fixed-size memcpy compiles to one load or store and carries no aliasing
  * assumption about the scratch buffers. */
 #define MOVE_LOOP(bytes, src, src_step, dst, dst_step, n)                  \
     for (size_t k_ = 0; k_ < (n); ++k_) memcpy((dst) + k_ * (dst_step), (src) + k_ * (src_step), bytes)
 
-static void gather_every_other(const char *src, char *dst, size_t n, size_t size, size_t *done);
-
-void sk_stage_gather(const char *src, ptrdiff_t step, char *dst, size_t n, size_t size) {
-    size_t k = 0;
-    if (step == 2 * (ptrdiff_t)size) gather_every_other(src, dst, n, size, &k);
-    src += (ptrdiff_t)k * step;
-    dst += k * size;
-    n -= k;
+void sk_stage_gather_elements(const char *src, ptrdiff_t step, char *dst, size_t n, size_t size) {
     switch (size) {  /* constant sizes let each loop become plain moves */
     case 1: MOVE_LOOP(1, src, step, dst, (size_t)1, n); break;
     case 2: MOVE_LOOP(2, src, step, dst, (size_t)2, n); break;
@@ -32,7 +24,7 @@ void sk_stage_gather(const char *src, ptrdiff_t step, char *dst, size_t n, size_
     }
 }
 
-void sk_stage_scatter(const char *src, char *dst, ptrdiff_t step, size_t n, size_t size) {
+void sk_stage_scatter_elements(const char *src, char *dst, ptrdiff_t step, size_t n, size_t size) {
     switch (size) {
     case 1: MOVE_LOOP(1, src, (size_t)1, dst, step, n); break;
     case 2: MOVE_LOOP(2, src, (size_t)2, dst, step, n); break;
@@ -40,139 +32,18 @@ void sk_stage_scatter(const char *src, char *dst, ptrdiff_t step, size_t n, size
     }
 }
 
-#if SK_HAVE_SSE2
-/* Blocks of 16 bytes of output from 32 bytes of input, which span the
- * block's elements and the gap after each: a block is only taken while
- * another element of the run follows it, so that its last gap lies inside
- * the run.  Sets *done to the elements written. */
-static void gather_every_other(const char *src, char *dst, size_t n, size_t size, size_t *done) {
-    const size_t per_block = 16 / size;
-    size_t k = 0;
-#if SK_HAVE_AVX2
-    if (__builtin_cpu_supports("avx2")) {  /* wider blocks first; the SSE2 ones finish */
-        k = sk_stage_every_other_avx2(src, dst, n, size);
-        src += 2 * k * size;
-        dst += k * size;
-    }
-#endif
-    for (; k + per_block < n; k += per_block, src += 32, dst += 16) {
-        const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)src);
-        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + 16));
-        __m128i even;
-        if (size == 1) {  /* the low byte of each 16-bit pair; packus keeps 0..255 */
-            const __m128i low = _mm_set1_epi16(0xff);
-            even = _mm_packus_epi16(_mm_and_si128(a, low), _mm_and_si128(b, low));
-        } else if (size == 2) {  /* sign-extended low halves; packs keeps them */
-            even = _mm_packs_epi32(_mm_srai_epi32(_mm_slli_epi32(a, 16), 16),
-                                   _mm_srai_epi32(_mm_slli_epi32(b, 16), 16));
-        } else {
-            even = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b),
-                                                   _MM_SHUFFLE(2, 0, 2, 0)));
-        }
-        _mm_storeu_si128((__m128i *)(void *)dst, even);
-    }
-    *done = k;
-}
-
-/* Interleaves pairs of registers at a given lane width (bits). */
-static inline __attribute__((always_inline)) __m128i unpack_lo(__m128i a, __m128i b, int width) {
-    return width == 8 ? _mm_unpacklo_epi8(a, b) : width == 16 ? _mm_unpacklo_epi16(a, b)
-         : width == 32 ? _mm_unpacklo_epi32(a, b) : _mm_unpacklo_epi64(a, b);
-}
-static inline __attribute__((always_inline)) __m128i unpack_hi(__m128i a, __m128i b, int width) {
-    return width == 8 ? _mm_unpackhi_epi8(a, b) : width == 16 ? _mm_unpackhi_epi16(a, b)
-         : width == 32 ? _mm_unpackhi_epi32(a, b) : _mm_unpackhi_epi64(a, b);
-}
-
-/* A (16/size)-square block, one row per register.  Each stage pairs rows
- * 2i and 2i+1 and doubles the lane width; after the last stage register m
- * holds source column bitreverse(m), written as destination row
- * bitreverse(m).  The loops unroll completely, so the block lives in
- * registers and every index is a constant. */
-static inline __attribute__((always_inline)) void transpose_block(const char *src, ptrdiff_t src_pitch,
-                                                                  char *dst, ptrdiff_t dst_pitch,
-                                                                  size_t size) {
-    enum { MAX = 16 };
-    const int n = (int)(16 / size);
-    __m128i v[MAX], t[MAX];
-#pragma GCC unroll 16
-    for (int r = 0; r < n; ++r) v[r] = _mm_loadu_si128((const __m128i *)(const void *)(src + r * src_pitch));
-#pragma GCC unroll 4
-    for (int width = (int)size * 8; width < 128; width *= 2) {
-#pragma GCC unroll 8
-        for (int i = 0; i < n / 2; ++i) {
-            t[i] = unpack_lo(v[2 * i], v[2 * i + 1], width);
-            t[i + n / 2] = unpack_hi(v[2 * i], v[2 * i + 1], width);
-        }
-#pragma GCC unroll 16
-        for (int i = 0; i < n; ++i) v[i] = t[i];
-    }
-#pragma GCC unroll 16
-    for (int m = 0; m < n; ++m) {
-        const int c = n == 4 ? (m & 1) << 1 | m >> 1
-                    : n == 8 ? (m & 1) << 2 | (m & 2) | m >> 2
-                             : (m & 1) << 3 | (m & 2) << 1 | (m & 4) >> 1 | m >> 3;
-        _mm_storeu_si128((__m128i *)(void *)(dst + c * dst_pitch), v[m]);
-    }
-}
-
-static inline __attribute__((always_inline)) size_t transpose_blocks(const char *src, ptrdiff_t src_pitch,
-                                                                     char *dst, ptrdiff_t dst_pitch,
-                                                                     size_t rows, size_t cols, size_t size,
-                                                                     size_t c_begin) {
-    const size_t b = 16 / size;
-    const size_t full_rows = rows / b * b, full_cols = cols / b * b;
-    /* Finish the rows of whichever side is farther apart (the tensor, not
-     * the scratch) one group at a time, so that each of its cache lines is
-     * completed while it is in L1. */
-    if (dst_pitch > src_pitch) {
-        for (size_t c = c_begin; c < full_cols; c += b)
-            for (size_t r = 0; r < full_rows; r += b)
-                transpose_block(src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * size), src_pitch,
-                                dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * size), dst_pitch, size);
-    } else {
-        for (size_t r = 0; r < full_rows; r += b)
-            for (size_t c = c_begin; c < full_cols; c += b)
-                transpose_block(src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * size), src_pitch,
-                                dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * size), dst_pitch, size);
-    }
-    return b;
-}
-#else
-static void gather_every_other(const char *src, char *dst, size_t n, size_t size, size_t *done) {
-    (void)src, (void)dst, (void)n, (void)size;
-    *done = 0;
-}
-#endif
-
-/* Elements of rows [0, r0) x columns [c0, cols) plus rows [r0, rows) x
- * columns [0, cols): what the vector blocks left (the first part skipped
- * whole where the blocks took every column: an empty pass over a 64-row
- * tile cost a tenth of a 4K-element transposed Quant). */
+/* (The first part is skipped whole where the blocks took every column: an
+ * empty pass over a 64-row tile cost a tenth of a 4K-element transposed
+ * Quant.) */
 #define TRANSPOSE_REST(bytes)                                                                      \
     for (size_t r = c0 < cols ? 0 : r0; r < rows; ++r)                                             \
         for (size_t c = r < r0 ? c0 : 0; c < cols; ++c)                                            \
             memcpy(dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * (bytes)),                      \
                    src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * (bytes)), bytes)
 
-void sk_stage_transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
-                        size_t rows, size_t cols, size_t size) {
-    size_t r0 = 0, c0 = 0;
-#if SK_HAVE_SSE2
-    size_t b, c_begin = 0;  /* columns [0, c_begin) done by wider blocks */
-#if SK_HAVE_AVX2
-    if (rows >= 16 / size && __builtin_cpu_supports("avx2"))
-        c_begin = sk_stage_transpose_avx2(src, src_pitch, dst, dst_pitch, rows, cols, size);
-#endif
-    switch (size) {
-    case 1: b = transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 1, c_begin); break;
-    case 2: b = transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 2, c_begin); break;
-    default: b = transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 4, c_begin); break;
-    }
-    r0 = rows / b * b;
-    c0 = cols / b * b;
+void sk_stage_transpose_rest(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t rows,
+                             size_t cols, size_t size, size_t r0, size_t c0) {
     if (r0 == 0 || c0 == 0) r0 = c0 = 0;  /* no block was taken */
-#endif
     switch (size) {
     case 1: TRANSPOSE_REST(1); break;
     case 2: TRANSPOSE_REST(2); break;
@@ -180,36 +51,32 @@ void sk_stage_transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff
     }
 }
 
-void sk_stage_copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
-                         size_t lines, size_t bytes, int stream) {
-#if SK_HAVE_AVX2
-    if (bytes >= 32 && __builtin_cpu_supports("avx2")) {
-        sk_stage_copy_lines_avx2(src, src_pitch, dst, dst_pitch, lines, bytes, stream);
-        return;
-    }
-#endif
+static void transpose_scalar(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t rows,
+                             size_t cols, size_t size) {
+    sk_stage_transpose_rest(src, src_pitch, dst, dst_pitch, rows, cols, size, 0, 0);
+}
+
+static void copy_lines_scalar(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t lines,
+                              size_t bytes, int stream) {
     (void)stream;
-    for (size_t i = 0; i < lines; ++i, src += src_pitch, dst += dst_pitch) {
-        size_t k = 0;
-#if SK_HAVE_SSE2
-        for (; k + 16 <= bytes; k += 16)
-            _mm_storeu_si128((__m128i *)(void *)(dst + k),
-                             _mm_loadu_si128((const __m128i *)(const void *)(src + k)));
+    for (size_t i = 0; i < lines; ++i, src += src_pitch, dst += dst_pitch) memcpy(dst, src, bytes);
+}
+
+static void no_fence(void) {}
+
+const sk_stage sk_stage_scalar = {sk_stage_gather_elements, sk_stage_scatter_elements, transpose_scalar,
+                                  copy_lines_scalar, no_fence, 0};
+
+const sk_stage *sk_route_stage(int route) {
+    switch (route) {
+#if defined(__aarch64__)
+    case SK_ROUTE_NEON: return &sk_stage_neon;
 #endif
-        for (; k < bytes; ++k) dst[k] = src[k];
+#if defined(__x86_64__)
+    case SK_ROUTE_AVX512:  /* the AVX2 moves: 512-bit ones measured no faster (docs/PERF.md) */
+    case SK_ROUTE_AVX2: return &sk_stage_avx2;
+    case SK_ROUTE_SSE2: return &sk_stage_sse2;
+#endif
+    default: return &sk_stage_scalar;
     }
-}
-
-void sk_stage_stream_fence(void) {
-#if SK_HAVE_SSE2
-    _mm_sfence();
-#endif
-}
-
-int sk_stage_streams(void) {
-#if SK_HAVE_AVX2
-    return __builtin_cpu_supports("avx2");
-#else
-    return 0;
-#endif
 }

@@ -1,8 +1,9 @@
-/* AVX2 variants of the staging moves: the gather's every-second-element
- * blocks, transpose blocks two at a time, and line copies that may stream
- * (stage.c picks them at run time where the CPU has AVX2; the wheel keeps
- * the x86-64 baseline).  Elements move as bit patterns, exactly as the SSE2 and
- * element-by-element paths move them. */
+/* The AVX2 route's staging (stage.h; the avx512 route's too): the gather's
+ * every-second-element blocks, transpose blocks two at a time, and line
+ * copies that may stream, finished by the SSE2 blocks (stage_sse2.c) and
+ * element moves.  Compiled for AVX2 per function; only the avx2 and avx512
+ * routes, available where the CPU has AVX2, use it.  Elements move as bit
+ * patterns, exactly as the SSE2 and element-by-element paths move them. */
 #include "stage.h"
 #include "kernel.h"
 #if SK_HAVE_AVX2
@@ -47,16 +48,16 @@ static inline __attribute__((always_inline)) size_t every_other(const char *src,
     return k;
 }
 
-size_t sk_stage_every_other_avx2(const char *src, char *dst, size_t n, size_t size) {
-    switch (size) {  /* constant sizes: one straight loop each */
-    case 1: return every_other(src, dst, n, 1);
-    case 2: return every_other(src, dst, n, 2);
-    default: return every_other(src, dst, n, 4);
+static void gather(const char *src, ptrdiff_t step, char *dst, size_t n, size_t size) {
+    size_t k = 0;
+    if (step == 2 * (ptrdiff_t)size) {  /* wider blocks first; the SSE2 ones finish */
+        k = size == 1 ? every_other(src, dst, n, 1) : size == 2 ? every_other(src, dst, n, 2)
+                                                                : every_other(src, dst, n, 4);
+        k += sk_stage_every_other_sse2(src + 2 * k * size, dst + k * size, n - k, size);
     }
+    sk_stage_gather_elements(src + (ptrdiff_t)k * step, step, dst + k * size, n - k, size);
 }
-#endif
 
-#if SK_HAVE_AVX2
 /* Two adjacent (16/size)-square blocks at once: each 32-byte row load
  * holds a row of both, the in-lane unpacks of stage.c's transpose_block
  * transpose each 128-bit lane on its own, and the halves of register m are
@@ -116,23 +117,34 @@ static inline __attribute__((always_inline)) void transpose_pairs(const char *sr
     }
 }
 
-size_t sk_stage_transpose_avx2(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
-                               size_t rows, size_t cols, size_t size) {
-    switch (size) {
-    case 1: transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 1); break;
-    case 2: transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 2); break;
-    default: transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 4); break;
+/* Pairs of blocks, then the SSE2 blocks for a last odd column group, then
+ * element moves for the rest. */
+static void transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t rows,
+                      size_t cols, size_t size) {
+    size_t c_begin = 0;
+    if (rows >= 16 / size) {
+        switch (size) {
+        case 1: transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 1); break;
+        case 2: transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 2); break;
+        default: transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 4); break;
+        }
+        c_begin = cols / (32 / size) * (32 / size);
     }
-    return cols / (32 / size) * (32 / size);
+    const size_t b = sk_stage_transpose_blocks_sse2(src, src_pitch, dst, dst_pitch, rows, cols, size, c_begin);
+    sk_stage_transpose_rest(src, src_pitch, dst, dst_pitch, rows, cols, size, rows / b * b, cols / b * b);
 }
 
 /* Whole 32-byte moves, the last one ending at the line's end (it may
  * overlap the one before: the same bytes, written twice); lines shorter
- * than 32 bytes are left to the caller.  Streamed lines store each whole
+ * than 32 bytes take the SSE2 copy.  Streamed lines store each whole
  * 64-byte destination line non-temporally and the partial ones at either
  * end through the cache. */
-void sk_stage_copy_lines_avx2(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
-                              size_t lines, size_t bytes, int stream) {
+static void copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t lines,
+                       size_t bytes, int stream) {
+    if (bytes < 32) {
+        sk_stage_copy_lines_sse2(src, src_pitch, dst, dst_pitch, lines, bytes, stream);
+        return;
+    }
     for (size_t i = 0; i < lines; ++i, src += src_pitch, dst += dst_pitch) {
         size_t k = 0;
         if (stream) {
@@ -165,4 +177,8 @@ void sk_stage_copy_lines_avx2(const char *src, ptrdiff_t src_pitch, char *dst, p
             for (; k < bytes; ++k) dst[k] = src[k];
     }
 }
+
+static void fence(void) { _mm_sfence(); }
+
+const sk_stage sk_stage_avx2 = {gather, sk_stage_scatter_elements, transpose, copy_lines, fence, 1};
 #endif

@@ -1,6 +1,7 @@
 /* Dequant: form selection (integers and scale bits only), route table and
  * the entry point, which checks the FP environment before any conversion. */
 #include "dequant.h"
+#include "../common/fenv.h"
 
 enum { EXP_MIN = -4, EXP_MAX = 4, WIDE_ZP_MIN = -16777089, WIDE_ZP_MAX = 16777088 };
 
@@ -62,103 +63,107 @@ int sk_dequant_prepare(sk_dequant_plan *plan) {
     return SK_OK;
 }
 
-/* Scalar, SSE2, AVX2 and AVX-512 leaves by form. */
-static sk_span_fn form_leaf(int route, int output, int form, int exponent) {
-#if SK_HAVE_AVX2
-    /* An INT8-range zero point with a power-of-two scale needs no FP32 leaf
-     * of its own (the NARROW multiply by 2^e is exact); its BF16 leaf skips
-     * the rounding, which cannot change an exact 8-bit significand. */
-    static const sk_span_fn avx2[2][SK_DEQUANT_FORM_COUNT] = {
-        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow__avx2, sk_dequant_i8_f32_narrow__avx2,
-                            sk_dequant_i8_f32_wide_pow2__avx2, sk_dequant_i8_f32_wide_unit__avx2,
-                            sk_dequant_i8_f32_wide__avx2},
-        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow__avx2, sk_dequant_i8_bf16_narrow_pow2__avx2,
-                             sk_dequant_i8_bf16_wide_pow2__avx2, sk_dequant_i8_bf16_wide_unit__avx2,
-                             sk_dequant_i8_bf16_wide__avx2},
-    };
-    if (route == SK_ROUTE_AVX2) return avx2[output][form];
-#endif
-#if SK_HAVE_AVX512
-    /* BF16 by the plan's table; FP32 arithmetic is already at the copy bound. */
-    if (route == SK_ROUTE_AVX512)
-        return output == SK_DEQUANT_BF16 ? sk_dequant_i8_bf16_table__avx512 : avx2[output][form];
-#endif
-    /* The portable leaves need no form of their own for a negative
-     * power-of-two exponent: the multiply is already exact. */
-    if (form == SK_DEQUANT_NARROW_POW2 && exponent < 0) form = SK_DEQUANT_NARROW;
-#if SK_HAVE_SSE2
-    static const sk_span_fn sse2[2][SK_DEQUANT_FORM_COUNT] = {
-        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow__sse2, sk_dequant_i8_f32_shift__sse2,
-                            sk_dequant_i8_f32_wide_pow2__sse2, sk_dequant_i8_f32_wide_unit__sse2,
-                            sk_dequant_i8_f32_wide__sse2},
-        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow__sse2, sk_dequant_i8_bf16_shift__sse2,
-                             sk_dequant_i8_bf16_wide_pow2__sse2, sk_dequant_i8_bf16_wide_unit__sse2,
-                             sk_dequant_i8_bf16_wide__sse2},
-    };
-    if (route == SK_ROUTE_SSE2) return sse2[output][form];
-#endif
-    static const sk_span_fn scalar[2][SK_DEQUANT_FORM_COUNT] = {
-        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow__scalar, sk_dequant_i8_f32_shift__scalar,
-                            sk_dequant_i8_f32_wide_pow2__scalar, sk_dequant_i8_f32_wide_unit__scalar,
-                            sk_dequant_i8_f32_wide__scalar},
-        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow__scalar, sk_dequant_i8_bf16_shift__scalar,
-                             sk_dequant_i8_bf16_wide_pow2__scalar, sk_dequant_i8_bf16_wide_unit__scalar,
-                             sk_dequant_i8_bf16_wide__scalar},
-    };
-    (void)route;
-    return scalar[output][form];
-}
-
-/* Every other element read in place (kernel.h), on the AVX2 and AVX-512
- * routes (their FP32 leaves are shared, as the dense ones are). */
-static sk_every_other_fn every_other_leaf(int route, int output, int form) {
-#if SK_HAVE_AVX2
-    static const sk_every_other_fn avx2[2][SK_DEQUANT_FORM_COUNT] = {
-        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow_every_other__avx2, sk_dequant_i8_f32_narrow_every_other__avx2,
-                            sk_dequant_i8_f32_wide_pow2_every_other__avx2,
-                            sk_dequant_i8_f32_wide_unit_every_other__avx2, sk_dequant_i8_f32_wide_every_other__avx2},
-        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow_every_other__avx2,
-                             sk_dequant_i8_bf16_narrow_pow2_every_other__avx2,
-                             sk_dequant_i8_bf16_wide_pow2_every_other__avx2,
-                             sk_dequant_i8_bf16_wide_unit_every_other__avx2,
-                             sk_dequant_i8_bf16_wide_every_other__avx2},
-    };
-    if (route == SK_ROUTE_AVX2) return avx2[output][form];
-#endif
-#if SK_HAVE_AVX512
-    if (route == SK_ROUTE_AVX512)
-        return output == SK_DEQUANT_BF16 ? sk_dequant_i8_bf16_table_every_other__avx512 : avx2[output][form];
-#endif
-    (void)route, (void)output, (void)form;
-    return NULL;
-}
-
+/* The kernel table (kernel.h): [route][output * SK_DEQUANT_FORM_COUNT +
+ * form].  The AVX2 routes need no FP32 leaf for an INT8-range zero point
+ * with a power-of-two scale (the NARROW multiply by 2^e is exact); their
+ * BF16 leaf for it skips the rounding, which cannot change an exact 8-bit
+ * significand.  AVX-512 converts BF16 by the plan's table and shares the
+ * AVX2 FP32 leaves (FP32 arithmetic is already at the copy bound). */
+#define F32(form) (SK_DEQUANT_F32 * SK_DEQUANT_FORM_COUNT + SK_DEQUANT_##form)
+#define BF16(form) (SK_DEQUANT_BF16 * SK_DEQUANT_FORM_COUNT + SK_DEQUANT_##form)
+#define VARIANTS (2 * SK_DEQUANT_FORM_COUNT)
+#define ROW(isa, out, form, leaf, block)                                                                  \
+    [out(form)] = {sk_dequant_i8_##leaf##__##isa, NULL, EVERY_OTHER(isa, leaf), block}
+static const sk_kernel dequant_kernels[SK_ROUTE_COUNT][VARIANTS] = {
 #if SK_HAVE_NEON
-static sk_span_fn neon_leaf(int output, int form) {
-    static const sk_span_fn leaves[2][SK_DEQUANT_FORM_COUNT] = {
-        [SK_DEQUANT_F32] = {sk_dequant_i8_f32_narrow__neon, sk_dequant_i8_f32_narrow_pow2__neon,
-                            sk_dequant_i8_f32_wide_pow2__neon, sk_dequant_i8_f32_wide_unit__neon,
-                            sk_dequant_i8_f32_wide__neon},
-        [SK_DEQUANT_BF16] = {sk_dequant_i8_bf16_narrow__neon, sk_dequant_i8_bf16_narrow_pow2__neon,
-                             sk_dequant_i8_bf16_wide_pow2__neon, sk_dequant_i8_bf16_wide_unit__neon,
-                             sk_dequant_i8_bf16_wide__neon},
-    };
-    return leaves[output][form];
-}
+#define EVERY_OTHER(isa, leaf) sk_dequant_i8_##leaf##_every_other__##isa
+    [SK_ROUTE_NEON] = {
+        ROW(neon, F32, NARROW, f32_narrow, 4 * SK_BLOCK), ROW(neon, F32, NARROW_POW2, f32_narrow_pow2, 4 * SK_BLOCK),
+        ROW(neon, F32, WIDE_POW2, f32_wide_pow2, 4 * SK_BLOCK), ROW(neon, F32, WIDE_UNIT, f32_wide_unit, 4 * SK_BLOCK),
+        ROW(neon, F32, WIDE, f32_wide, 4 * SK_BLOCK),
+        ROW(neon, BF16, NARROW, bf16_narrow, 4 * SK_BLOCK), ROW(neon, BF16, NARROW_POW2, bf16_narrow_pow2, 4 * SK_BLOCK),
+        ROW(neon, BF16, WIDE_POW2, bf16_wide_pow2, 4 * SK_BLOCK),
+        ROW(neon, BF16, WIDE_UNIT, bf16_wide_unit, 4 * SK_BLOCK), ROW(neon, BF16, WIDE, bf16_wide, 4 * SK_BLOCK),
+    },
+#undef EVERY_OTHER
 #endif
+#if SK_HAVE_AVX2
+#define EVERY_OTHER(isa, leaf) sk_dequant_i8_##leaf##_every_other__##isa
+#define AVX2_F32                                                                                              \
+    ROW(avx2, F32, NARROW, f32_narrow, SK_AVX2_BLOCK), ROW(avx2, F32, NARROW_POW2, f32_narrow, SK_AVX2_BLOCK),  \
+    ROW(avx2, F32, WIDE_POW2, f32_wide_pow2, SK_AVX2_BLOCK), ROW(avx2, F32, WIDE_UNIT, f32_wide_unit, SK_AVX2_BLOCK), \
+    ROW(avx2, F32, WIDE, f32_wide, SK_AVX2_BLOCK)
+    [SK_ROUTE_AVX2] = {
+        AVX2_F32,
+        ROW(avx2, BF16, NARROW, bf16_narrow, SK_AVX2_BLOCK), ROW(avx2, BF16, NARROW_POW2, bf16_narrow_pow2, SK_AVX2_BLOCK),
+        ROW(avx2, BF16, WIDE_POW2, bf16_wide_pow2, SK_AVX2_BLOCK),
+        ROW(avx2, BF16, WIDE_UNIT, bf16_wide_unit, SK_AVX2_BLOCK), ROW(avx2, BF16, WIDE, bf16_wide, SK_AVX2_BLOCK),
+    },
+#if SK_HAVE_AVX512
+    [SK_ROUTE_AVX512] = {
+        AVX2_F32,
+        ROW(avx512, BF16, NARROW, bf16_table, 64), ROW(avx512, BF16, NARROW_POW2, bf16_table, 64),
+        ROW(avx512, BF16, WIDE_POW2, bf16_table, 64), ROW(avx512, BF16, WIDE_UNIT, bf16_table, 64),
+        ROW(avx512, BF16, WIDE, bf16_table, 64),
+    },
+#endif
+#undef AVX2_F32
+#undef EVERY_OTHER
+#endif
+#define EVERY_OTHER(isa, leaf) NULL
+#if SK_HAVE_SSE2
+    [SK_ROUTE_SSE2] = {
+        ROW(sse2, F32, NARROW, f32_narrow, SK_BLOCK), ROW(sse2, F32, NARROW_POW2, f32_shift, SK_BLOCK),
+        ROW(sse2, F32, WIDE_POW2, f32_wide_pow2, SK_BLOCK), ROW(sse2, F32, WIDE_UNIT, f32_wide_unit, SK_BLOCK),
+        ROW(sse2, F32, WIDE, f32_wide, SK_BLOCK),
+        ROW(sse2, BF16, NARROW, bf16_narrow, SK_BLOCK), ROW(sse2, BF16, NARROW_POW2, bf16_shift, SK_BLOCK),
+        ROW(sse2, BF16, WIDE_POW2, bf16_wide_pow2, SK_BLOCK), ROW(sse2, BF16, WIDE_UNIT, bf16_wide_unit, SK_BLOCK),
+        ROW(sse2, BF16, WIDE, bf16_wide, SK_BLOCK),
+    },
+#endif
+#define SCALAR_ROW(out, form, leaf, strided)                                                             \
+    [out(form)] = {sk_dequant_i8_##leaf##__scalar, sk_dequant_i8_##strided##_strided__scalar, NULL, 1}
+    [SK_ROUTE_SCALAR] = {
+        SCALAR_ROW(F32, NARROW, f32_narrow, f32), SCALAR_ROW(F32, NARROW_POW2, f32_shift, f32),
+        SCALAR_ROW(F32, WIDE_POW2, f32_wide_pow2, f32), SCALAR_ROW(F32, WIDE_UNIT, f32_wide_unit, f32),
+        SCALAR_ROW(F32, WIDE, f32_wide, f32),
+        SCALAR_ROW(BF16, NARROW, bf16_narrow, bf16), SCALAR_ROW(BF16, NARROW_POW2, bf16_shift, bf16),
+        SCALAR_ROW(BF16, WIDE_POW2, bf16_wide_pow2, bf16), SCALAR_ROW(BF16, WIDE_UNIT, bf16_wide_unit, bf16),
+        SCALAR_ROW(BF16, WIDE, bf16_wide, bf16),
+    },
+#undef SCALAR_ROW
+#undef EVERY_OTHER
+};
+#undef ROW
+
+const sk_kernel *sk_dequant_kernel(int route, int variant) {
+    return variant < VARIANTS ? &dequant_kernels[route][variant] : NULL;
+}
+
+/* The plan's entry: the portable routes' shift leaves take exponents from
+ * 0 up; below, the NARROW multiply is already exact. */
+static const sk_kernel *plan_kernel(const sk_dequant_plan *plan) {
+    int form = plan->form;
+    if (form == SK_DEQUANT_NARROW_POW2 && plan->exponent < 0 &&
+        (plan->route == SK_ROUTE_SCALAR || plan->route == SK_ROUTE_SSE2))
+        form = SK_DEQUANT_NARROW;
+    return &dequant_kernels[plan->route][plan->output * SK_DEQUANT_FORM_COUNT + form];
+}
+#undef F32
+#undef BF16
+#undef VARIANTS
 
 int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t src_len, void *dst,
                        uint64_t dst_len) {
     if (plan->output < 0 || plan->output > SK_DEQUANT_BF16 || plan->form < 0 ||
-        plan->form >= SK_DEQUANT_FORM_COUNT || plan->route < 0 || plan->route >= SK_ROUTE_COUNT ||
-        !sk_route_compiled(plan->route))
+        plan->form >= SK_DEQUANT_FORM_COUNT || !sk_route_usable(plan->route))
         return SK_INVALID_OPERATION;
     const int bound = sk_binding_check(&plan->binding, src, src_len, dst, dst_len);
     if (bound != SK_OK) return bound;
     if (plan->walk.runs == 0) return SK_OK;  /* empty: no arithmetic, no FP-state requirement */
     /* Before any conversion or write: the staged roundings need nearest
      * rounding and gradual underflow, and no trap may fire mid-tensor. */
-    if (sk_fenv_unmet(SK_NEED_NEAREST | SK_NEED_GRADUAL_UNDERFLOW | SK_NEED_NO_TRAPS))
+    if (sk_fenv_control_unmet(sk_fenv_control(), SK_NEED_NEAREST | SK_NEED_GRADUAL_UNDERFLOW | SK_NEED_NO_TRAPS))
         return SK_UNSUPPORTED_ENVIRONMENT;
 
     sk_dequant_ctx c;
@@ -168,20 +173,6 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
     c.zp = (float)plan->zero_point;
     c.zp_scaled = plan->form == SK_DEQUANT_WIDE_POW2 ? c.zp * c.scale : 0.0f;
     c.bf16_table = plan->bf16_table;
-
-    /* Only the scalar reference walks non-packed runs element by element;
-     * the walk stages them through the other routes' dense leaves, or
-     * reads every other element in place where the route can. */
-    sk_kernel k = {NULL, NULL, every_other_leaf(plan->route, plan->output, plan->form)};
-    if (plan->route == SK_ROUTE_SCALAR)
-        k.strided = plan->output == SK_DEQUANT_F32 ? sk_dequant_i8_f32_strided__scalar
-                                                   : sk_dequant_i8_bf16_strided__scalar;
-#if SK_HAVE_NEON
-    if (plan->route == SK_ROUTE_NEON)
-        k.span = neon_leaf(plan->output, plan->form);
-    else
-#endif
-        k.span = form_leaf(plan->route, plan->output, plan->form, plan->exponent);
-    sk_walk_run(&plan->walk, src, dst, k, &c);
+    sk_walk_go(&plan->walk, src, dst, plan_kernel(plan), plan->route, &c);
     return SK_OK;
 }

@@ -126,6 +126,16 @@ SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow_pow2__neon);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_pow2__neon);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__neon);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__neon);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_narrow_every_other__neon);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_narrow_pow2_every_other__neon);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_wide_pow2_every_other__neon);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_wide_unit_every_other__neon);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_wide_every_other__neon);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_narrow_every_other__neon);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_narrow_pow2_every_other__neon);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_pow2_every_other__neon);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_unit_every_other__neon);
+SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_every_other__neon);
 #endif
 void sk_dequant_i8_f32_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step,
                                        char *dst, ptrdiff_t dst_step, size_t n);

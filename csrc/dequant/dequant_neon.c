@@ -121,56 +121,95 @@ static inline void store_f32(float *out, quad r) {
     EACH_VECTOR vst1q_f32(out + 4 * k, r.v[k]);
 }
 
-/* FP32 -> BF16 nearest-even on the result bits, as the scalar rule. */
-static inline uint16x4_t narrow_bits(float32x4_t v) {
-    uint32x4_t b = vreinterpretq_u32_f32(v);
-    uint32x4_t lsb = vandq_u32(vshrq_n_u32(b, 16), vdupq_n_u32(1));
-    return vshrn_n_u32(vaddq_u32(vaddq_u32(b, vdupq_n_u32(0x7fffu)), lsb), 16);
+/* FP32 -> BF16 by the Cast rule: CMTST gives -1 where bit 16 is set, so
+ * 0x7fff - that is the rule's addend, and ADDHN's modulo-2^32 sum and high
+ * half are the rule's wrapping addition and shift. */
+static inline __attribute__((always_inline)) uint16x8_t narrow_bits(float32x4_t lo, float32x4_t hi) {
+    const uint32x4_t bit16 = vdupq_n_u32(0x10000u), bias = vdupq_n_u32(0x7fffu);
+    const uint32x4_t a = vreinterpretq_u32_f32(lo), b = vreinterpretq_u32_f32(hi);
+    return vaddhn_high_u32(vaddhn_u32(a, vsubq_u32(bias, vtstq_u32(a, bit16))), b,
+                           vsubq_u32(bias, vtstq_u32(b, bit16)));
 }
 
-static inline void store_bf16(uint16_t *out, quad r) {
-    vst1q_u16(out, vcombine_u16(narrow_bits(r.v[0]), narrow_bits(r.v[1])));
-    vst1q_u16(out + 8, vcombine_u16(narrow_bits(r.v[2]), narrow_bits(r.v[3])));
+/* `exact`: every result has at most 8 significant bits (the narrow
+ * power-of-two form: |q - zp| <= 255 times 2^e), so BF16 holds it exactly
+ * and its high half is the rounded result (UZP2 takes the high halves). */
+static inline __attribute__((always_inline)) void store_bf16(uint16_t *out, quad r, int exact) {
+    if (exact) {
+        vst1q_u16(out, vuzp2q_u16(vreinterpretq_u16_f32(r.v[0]), vreinterpretq_u16_f32(r.v[1])));
+        vst1q_u16(out + 8, vuzp2q_u16(vreinterpretq_u16_f32(r.v[2]), vreinterpretq_u16_f32(r.v[3])));
+    } else {
+        vst1q_u16(out, narrow_bits(r.v[0], r.v[1]));
+        vst1q_u16(out + 8, narrow_bits(r.v[2], r.v[3]));
+    }
 }
 
-static inline __attribute__((always_inline)) void run_f32(const sk_dequant_ctx *c, const int8_t *in,
-                                                           float *out, size_t n, block_fn f, int e) {
+/* Sixteen INT8 inputs: packed (step 1) or every other byte (step 2, LD2). */
+static inline __attribute__((always_inline)) int8x16_t load16(const int8_t *in, size_t i, int step) {
+    return step == 1 ? vld1q_s8(in + i) : vld2q_s8(in + 2 * i).val[0];
+}
+
+/* One block of 16 at i: converted and stored. */
+static inline __attribute__((always_inline)) void block_at(const params *p, const int8_t *in, void *dst, size_t i,
+                                                           block_fn f, int e, int bf16, int step) {
+    const quad r = f(p, load16(in, i, step), e);
+    if (bf16) store_bf16((uint16_t *)dst + i, r, bf16 == 2);
+    else store_f32((float *)dst + i, r);
+}
+
+/* Whole blocks over elements [0, n), four per iteration (the loop's own
+ * instructions were a tenth of a two-block iteration), then two, then
+ * one; returns how many elements.  bf16: 0 for FP32 output, 1 rounded
+ * BF16, 2 exact BF16. */
+static inline __attribute__((always_inline)) size_t blocks(const sk_dequant_ctx *c, const int8_t *in, void *dst,
+                                                           size_t n, block_fn f, int e, int bf16, int step) {
     const params p = make_params(c);
     size_t i = 0;
-    for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) {
-        quad a = f(&p, vld1q_s8(in + i), e);
-        quad b = f(&p, vld1q_s8(in + i + SK_BLOCK), e);
-        store_f32(out + i, a);
-        store_f32(out + i + SK_BLOCK, b);
+    for (; i + 4 * SK_BLOCK <= n; i += 4 * SK_BLOCK) {
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) block_at(&p, in, dst, i + k * SK_BLOCK, f, e, bf16, step);
+    }
+    if (i + 2 * SK_BLOCK <= n) {
+        block_at(&p, in, dst, i, f, e, bf16, step);
+        block_at(&p, in, dst, i + SK_BLOCK, f, e, bf16, step);
+        i += 2 * SK_BLOCK;
     }
     if (i + SK_BLOCK <= n) {
-        store_f32(out + i, f(&p, vld1q_s8(in + i), e));
+        block_at(&p, in, dst, i, f, e, bf16, step);
         i += SK_BLOCK;
     }
-    for (; i < n; ++i) out[i] = sk_dequant_staged(c, in[i]);
+    return i;
 }
 
-static inline __attribute__((always_inline)) void run_bf16(const sk_dequant_ctx *c, const int8_t *in,
-                                                            uint16_t *out, size_t n, block_fn f, int e) {
-    const params p = make_params(c);
-    size_t i = 0;
-    for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) {
-        quad a = f(&p, vld1q_s8(in + i), e);
-        quad b = f(&p, vld1q_s8(in + i + SK_BLOCK), e);
-        store_bf16(out + i, a);
-        store_bf16(out + i + SK_BLOCK, b);
-    }
-    if (i + SK_BLOCK <= n) {
-        store_bf16(out + i, f(&p, vld1q_s8(in + i), e));
-        i += SK_BLOCK;
-    }
-    for (; i < n; ++i) out[i] = sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(c, in[i])));
+/* A dense leaf: the blocks, then the staged scalar expression for the tail
+ * (never a partial vector). */
+static inline __attribute__((always_inline)) void run(const sk_dequant_ctx *c, const int8_t *in, void *dst,
+                                                      size_t n, block_fn f, int e, int bf16) {
+    size_t i = blocks(c, in, dst, n, f, e, bf16, 1);
+    if (bf16)
+        for (; i < n; ++i) ((uint16_t *)dst)[i] = sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(c, in[i])));
+    else
+        for (; i < n; ++i) ((float *)dst)[i] = sk_dequant_staged(c, in[i]);
+}
+
+/* An every_other leaf (kernel.h): the blocks while another element follows
+ * (the last LD2 reads the gap after its last element). */
+static inline __attribute__((always_inline)) size_t run_every_other(const sk_dequant_ctx *c, const int8_t *in,
+                                                                    void *dst, size_t n, block_fn f, int e,
+                                                                    int bf16) {
+    return blocks(c, in, dst, n - 1, f, e, bf16, 2);
 }
 
 /* Leaves whose arithmetic does not depend on the exponent. */
-#define PLAIN_LEAVES(form)                                                            \
-    SK_DEQUANT_LEAF(sk_dequant_i8_f32_##form##__neon) { run_f32(ctx, src, dst, n, form, 0); } \
-    SK_DEQUANT_LEAF(sk_dequant_i8_bf16_##form##__neon) { run_bf16(ctx, src, dst, n, form, 0); }
+#define PLAIN_LEAVES(form)                                                                                  \
+    SK_DEQUANT_LEAF(sk_dequant_i8_f32_##form##__neon) { run(ctx, src, dst, n, form, 0, 0); }             \
+    SK_DEQUANT_LEAF(sk_dequant_i8_bf16_##form##__neon) { run(ctx, src, dst, n, form, 0, 1); }            \
+    SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_##form##_every_other__neon) {                                  \
+        return run_every_other(ctx, src, dst, n, form, 0, 0);                                            \
+    }                                                                                                       \
+    SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_##form##_every_other__neon) {                                 \
+        return run_every_other(ctx, src, dst, n, form, 0, 1);                                            \
+    }
 PLAIN_LEAVES(narrow)
 PLAIN_LEAVES(wide_unit)
 PLAIN_LEAVES(wide)
@@ -178,26 +217,29 @@ PLAIN_LEAVES(wide)
 
 /* Power-of-two leaves: the conversion immediates must be constants, so each
  * exponent gets its own instance of the loop. */
-#define POW2_LEAF(name, run, form, out_t)                                         \
-    SK_DEQUANT_LEAF(name) {                                                       \
+#define POW2_LEAF(ret, name, runner, form, bf16)                                  \
+    ret name(const void *ctx, const void *src, void *dst, size_t n) {             \
         const sk_dequant_ctx *c = ctx;                                            \
         const int8_t *in = src;                                                   \
-        out_t *out = dst;                                                         \
         switch (c->exponent) {                                                    \
-        case -4: run(c, in, out, n, form, -4); break;                             \
-        case -3: run(c, in, out, n, form, -3); break;                             \
-        case -2: run(c, in, out, n, form, -2); break;                             \
-        case -1: run(c, in, out, n, form, -1); break;                             \
-        case 0: run(c, in, out, n, form, 0); break;                               \
-        case 1: run(c, in, out, n, form, 1); break;                               \
-        case 2: run(c, in, out, n, form, 2); break;                               \
-        case 3: run(c, in, out, n, form, 3); break;                               \
-        default: run(c, in, out, n, form, 4); break;                              \
+        case -4: return runner(c, in, dst, n, form, -4, bf16);                 \
+        case -3: return runner(c, in, dst, n, form, -3, bf16);                 \
+        case -2: return runner(c, in, dst, n, form, -2, bf16);                 \
+        case -1: return runner(c, in, dst, n, form, -1, bf16);                 \
+        case 0: return runner(c, in, dst, n, form, 0, bf16);                   \
+        case 1: return runner(c, in, dst, n, form, 1, bf16);                   \
+        case 2: return runner(c, in, dst, n, form, 2, bf16);                   \
+        case 3: return runner(c, in, dst, n, form, 3, bf16);                   \
+        default: return runner(c, in, dst, n, form, 4, bf16);                  \
         }                                                                         \
     }
-POW2_LEAF(sk_dequant_i8_f32_narrow_pow2__neon, run_f32, narrow_pow2, float)
-POW2_LEAF(sk_dequant_i8_bf16_narrow_pow2__neon, run_bf16, narrow_pow2, uint16_t)
-POW2_LEAF(sk_dequant_i8_f32_wide_pow2__neon, run_f32, wide_pow2, float)
-POW2_LEAF(sk_dequant_i8_bf16_wide_pow2__neon, run_bf16, wide_pow2, uint16_t)
+POW2_LEAF(void, sk_dequant_i8_f32_narrow_pow2__neon, run, narrow_pow2, 0)
+POW2_LEAF(void, sk_dequant_i8_bf16_narrow_pow2__neon, run, narrow_pow2, 2)
+POW2_LEAF(void, sk_dequant_i8_f32_wide_pow2__neon, run, wide_pow2, 0)
+POW2_LEAF(void, sk_dequant_i8_bf16_wide_pow2__neon, run, wide_pow2, 1)
+POW2_LEAF(size_t, sk_dequant_i8_f32_narrow_pow2_every_other__neon, run_every_other, narrow_pow2, 0)
+POW2_LEAF(size_t, sk_dequant_i8_bf16_narrow_pow2_every_other__neon, run_every_other, narrow_pow2, 2)
+POW2_LEAF(size_t, sk_dequant_i8_f32_wide_pow2_every_other__neon, run_every_other, wide_pow2, 0)
+POW2_LEAF(size_t, sk_dequant_i8_bf16_wide_pow2_every_other__neon, run_every_other, wide_pow2, 1)
 #undef POW2_LEAF
 #endif

@@ -45,6 +45,29 @@ const char *sk_route_name(int route);
 int sk_route_compiled(int route);
 int sk_route_available(int route);
 
+/* Kernel tables: elements per vector block of an operation's leaf for a
+ * route and variant (1: element at a time; 0: no such entry).  Variants:
+ * Cast enum sk_cast_kind; Dequant output * SK_DEQUANT_FORM_COUNT + form;
+ * Quant input * 4 + rounding.  Tests aim their sizes at these edges. */
+enum sk_operation { SK_OP_CAST = 0, SK_OP_DEQUANT = 1, SK_OP_QUANT = 2 };
+int sk_kernel_block(int operation, int route, int variant);
+/* Whether that entry has an every_other leaf (a de-interleaving read of
+ * every second input element), and a fused tile leaf (transposes in cache
+ * converted and transposed in registers in one pass). */
+int sk_kernel_every_other(int operation, int route, int variant);
+int sk_kernel_fused_tile(int operation, int route, int variant);
+
+/* Test support: how many staging moves of each kind the walk made with a
+ * route's staging since the process started (gathers and scatters are per
+ * staged chunk, transposes and line copies per tile piece, every_other per
+ * run read in place by an every_other leaf, fused tiles per tile converted
+ * by a fused tile leaf). */
+enum sk_stage_move {
+    SK_MOVE_GATHER = 0, SK_MOVE_SCATTER = 1, SK_MOVE_TRANSPOSE = 2, SK_MOVE_COPY_LINES = 3,
+    SK_MOVE_EVERY_OTHER = 4, SK_MOVE_FUSED_TILE = 5, SK_MOVE_COUNT = 6
+};
+uint64_t sk_stage_moves(int route, int move);
+
 /* ---- FP environment ---------------------------------------------------- */
 enum sk_fenv_rounding {
     SK_ROUND_NEAREST = 0, SK_ROUND_TOWARD_ZERO = 1,
@@ -191,15 +214,20 @@ typedef struct sk_quant_plan {
     int32_t route;                /* enum sk_route */
     uint32_t multiplier_bits;     /* admitted: finite, > 0 */
     int32_t zero_point;           /* admitted: [-128, 127] */
-    int32_t reserved;
+    int32_t prepared;             /* set by sk_quant_prepare: the fields below are the multiplier's */
+    uint64_t msig;                /* multiplier = msig * 2^mexp, msig odd */
+    int32_t mexp;
+    int32_t exact_only;           /* subnormal multiplier: every block takes the exact path */
     sk_binding binding;
     sk_walk walk;
 } sk_quant_plan;
 
 /* Validates the plan's codes and parameters (SK_INVALID_PARAMS /
- * SK_INVALID_OPERATION), so a bad plan is refused before execution. */
-int sk_quant_prepare(const sk_quant_plan *plan);
-/* Binding check; then, for nonempty work, the FP environment (nearest
+ * SK_INVALID_OPERATION), so a bad plan is refused before execution, and
+ * decodes the multiplier once for every execution. */
+int sk_quant_prepare(sk_quant_plan *plan);
+/* SK_INVALID_OPERATION for a plan sk_quant_prepare did not accept; the
+ * binding check; then, for nonempty work, the FP environment (nearest
  * rounding, no traps; flush modes are fine: the exact repair path covers
  * them) before any write. */
 int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_len, void *dst,
@@ -251,8 +279,9 @@ int sk_ev74_decode(const uint8_t *bytes, size_t length, sk_ev74_descriptor *out,
                    char *message, size_t capacity);
 
 /* Host device model: the decoded entry's numerical core (the Quant leaves of
- * the best route) on `n` packed elements at host addresses. */
-int sk_ev74_run_span(const sk_ev74_descriptor *d, uintptr_t src, uintptr_t dst, uint64_t n);
+ * `route`, as the A65 backend runs them) on `n` packed elements at host
+ * addresses. */
+int sk_ev74_run_span(const sk_ev74_descriptor *d, int route, uintptr_t src, uintptr_t dst, uint64_t n);
 
 /* ---- Hurray per-tensor affine dequantization ----------------------------- */
 enum sk_hurray_storage {

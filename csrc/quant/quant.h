@@ -13,26 +13,26 @@ typedef struct sk_quant_ctx {
     int32_t mexp;
     int32_t zero_point;
     int32_t exact_only;       /* subnormal multiplier: every block takes the exact path */
-    /* x86: MXCSR's FTZ or DAZ when the context was made, which is the state
-     * the leaves then run in (same call, same thread): the leaves test each
-     * block against fast_min under it.  Read once per execute rather than
-     * in every leaf call (16M-element transposed Quant FP16, one leaf call
-     * per 256-element tile line: 0.137 -> 0.122 ns/elem).  NEON leaves
-     * read FPCR themselves. */
+    /* Whether the control register flushes (fenv.h), read once per execute:
+     * the state the leaves then run in (same call, same thread).  The
+     * vector leaves test blocks for the exact path only under it. */
     int32_t flushes;
-    /* Where `flushes` (nothing else reads it), for the input dtype given to
-     * init: the smallest magnitude bits (the input's bits without the sign)
-     * of a normal input whose exact product is at least 2^-126.  Nonzero
-     * inputs from there up are normal with normal products, untouched by
+    /* x86, where `flushes` (nothing else reads it), for the input dtype:
+     * the smallest magnitude bits (the input's bits without the sign) of a
+     * normal input whose exact product is at least 2^-126.  Nonzero inputs
+     * from there up are normal with normal products, untouched by
      * flush-to-zero and denormals-are-zero (a vector leaf's repair test
-     * under those modes); every finite input is below, and all of them when
-     * no product reaches 2^-126 or the multiplier is subnormal, the
-     * infinity's bits.  Otherwise the infinity's bits, without the search
-     * (which was a seventh of a 64-element execute). */
+     * under those modes); every finite input is below, and all of them
+     * when no product reaches 2^-126 or the multiplier is subnormal, the
+     * infinity's bits.  Otherwise the infinity's bits, without the search. */
     uint32_t fast_min;
 } sk_quant_ctx;
 
-void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t multiplier_bits, int32_t zero_point, int input);
+/* A context from the multiplier's bits (the EV74 device model; execute
+ * copies the plan's decoded multiplier instead), and its flush fields for
+ * a control register that flushes or not. */
+void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t multiplier_bits, int32_t zero_point, int input, int flushes);
+void sk_quant_ctx_flushing(sk_quant_ctx *c, int input, int flushes);
 
 /* A decoded input: value = (-1)^neg * sig * 2^exp for finite values. */
 enum { SK_Q_FINITE = 0, SK_Q_ZERO = 1, SK_Q_INF = 2, SK_Q_NAN = 3 };
@@ -193,12 +193,11 @@ SK_QUANT_EVERY_OTHER_LEAVES(avx512)
 #endif
 #if SK_HAVE_NEON
 SK_QUANT_LEAVES(neon)
+SK_QUANT_EVERY_OTHER_LEAVES(neon)
 #endif
 
-/* The dense leaf of a route for an input dtype and rounding mode. */
-sk_span_fn sk_quant_leaf(int route, int input, int rounding);
-/* Its every_other leaf (kernel.h), NULL where the route has none. */
-sk_every_other_fn sk_quant_every_other_leaf(int route, int input, int rounding);
+/* Kernel table entry [route][input * 4 + rounding] (kernel.h). */
+const sk_kernel *sk_quant_kernel(int route, int variant);
 
 /* Non-packed runs: the exact path element by element, one per input/mode. */
 typedef void (*sk_quant_strided_fn)(const void *ctx, const char *src, ptrdiff_t src_step,

@@ -14,38 +14,55 @@
  *
  * So without flushing the fast path is exact for every lane and needs no
  * test.  FPCR.FZ (and FZ16, or FEAT_AFP's FIZ/AH, RES0 on cores without it)
- * is read once per call; under it FMUL flushes subnormal inputs and
- * products to zero, and a block is recomputed by the exact integer path when
- * a nonzero input has a product with a zero exponent field (flushed,
- * subnormal or from a flushed input).  Every tail and every block of a
- * subnormal multiplier take the exact path too. */
+ * is read once per execute into the context (`flushes`); under it FMUL
+ * flushes subnormal inputs and products to zero, and a pair of blocks is
+ * recomputed by the exact integer path when a nonzero input has a product
+ * with a zero exponent field (flushed, subnormal or from a flushed input).
+ * Every tail and every block of a subnormal multiplier take the exact path
+ * too.  The every_other leaves (kernel.h) load every second element with
+ * LD2 and run the same blocks. */
 #include "quant.h"
 #if SK_HAVE_NEON
-#include <arm_neon.h>
-
-enum { FPCR_FIZ = 1u << 0, FPCR_AH = 1u << 1, FPCR_FZ16 = 1u << 19, FPCR_FZ = 1u << 24 };
-
-static inline int fpcr_flushes(void) {
-    uint64_t fpcr;
-    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
-    return (fpcr & (FPCR_FZ | FPCR_FZ16 | FPCR_FIZ | FPCR_AH)) != 0;
-}
+#include "../common/neon.h"
 
 /* Written out vector by vector: GCC 12 -O2 keeps 4-trip loops over arrays
  * of vectors rolled, through the stack. */
 typedef struct block { float32x4_t x0, x1, x2, x3; } block;
 
-static inline __attribute__((always_inline)) block load_block(const void *src, size_t i, int input) {
+/* Four FP32 / eight 16-bit inputs at *p, packed (step 1) or every other
+ * element (step 2, LD2), and *p moved past them: for LD2 an opaque moving
+ * pointer keeps every load post-incrementing (LD2 has no immediate offset). */
+static inline __attribute__((always_inline)) float32x4_t load_f32(const char **p, int step) {
+    const float *in = (const float *)(const void *)*p;
+    const float32x4_t v = step == 1 ? vld1q_f32(in) : vld2q_f32(in).val[0];
+    *p += 16 * step;
+    if (step == 2) SK_NEON_OPAQUE(*p);
+    return v;
+}
+static inline __attribute__((always_inline)) uint16x8_t load_u16(const char **p, int step) {
+    const uint16_t *in = (const uint16_t *)(const void *)*p;
+    const uint16x8_t v = step == 1 ? vld1q_u16(in) : vld2q_u16(in).val[0];
+    *p += 16 * step;
+    if (step == 2) SK_NEON_OPAQUE(*p);
+    return v;
+}
+
+/* Block i (16 elements): packed (step 1, addressed from src, which lets
+ * GCC pair the loads) or every other element (step 2, through the moving
+ * pointer *p, at block i's first element). */
+static inline __attribute__((always_inline)) block load_block(const void *src, size_t i, const char **p, int input,
+                                                              int step) {
+    const size_t size = input == SK_QUANT_F32 ? 4 : 2;
+    const char *q = (const char *)src + i * size;
+    if (step == 1) p = &q;
     block b;
     if (input == SK_QUANT_F32) {
-        const float *in = (const float *)src + i;
-        b.x0 = vld1q_f32(in);
-        b.x1 = vld1q_f32(in + 4);
-        b.x2 = vld1q_f32(in + 8);
-        b.x3 = vld1q_f32(in + 12);
+        b.x0 = load_f32(p, step);
+        b.x1 = load_f32(p, step);
+        b.x2 = load_f32(p, step);
+        b.x3 = load_f32(p, step);
     } else {
-        const uint16_t *in = (const uint16_t *)src + i;
-        const uint16x8_t a = vld1q_u16(in), c = vld1q_u16(in + 8);
+        const uint16x8_t a = load_u16(p, step), c = load_u16(p, step);
         if (input == SK_QUANT_BF16) {  /* the BF16 word is the upper FP32 half */
             b.x0 = vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(a), 16));
             b.x1 = vreinterpretq_f32_u32(vshll_high_n_u16(a, 16));
@@ -91,31 +108,69 @@ static inline __attribute__((always_inline)) uint32x4_t flushed(float32x4_t x, f
     return vbicq_u32(vtstq_u32(xa, xa), vtstq_u32(pe, pe));
 }
 
-static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src,
-                                                       int8_t *out, size_t n, int input, int mode) {
+/* Lanes that need the exact path under flushing, folded to one 64-bit
+ * word (SHRN keeps a half of each all-ones or zero lane; FMOV moves it):
+ * nonzero when any lane of the two blocks does. */
+static inline __attribute__((always_inline)) uint64_t repairs(block x, block p, block y, block q) {
+    const uint32x4_t a = vorrq_u32(vorrq_u32(flushed(x.x0, p.x0), flushed(x.x1, p.x1)),
+                                   vorrq_u32(flushed(x.x2, p.x2), flushed(x.x3, p.x3)));
+    const uint32x4_t b = vorrq_u32(vorrq_u32(flushed(y.x0, q.x0), flushed(y.x1, q.x1)),
+                                   vorrq_u32(flushed(y.x2, q.x2), flushed(y.x3, q.x3)));
+    return vget_lane_u64(vreinterpret_u64_u16(vshrn_n_u32(vorrq_u32(a, b), 16)), 0);
+}
+
+/* Whole blocks over elements [0, n), two per iteration (their latencies
+ * overlap on in-order cores), then one; returns how many elements.  Blocks
+ * that need the exact path (under flushing) get it here. */
+static inline __attribute__((always_inline)) size_t blocks(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                           size_t n, int input, int mode, int step) {
     size_t i = 0;
-    const size_t end = n / SK_BLOCK * SK_BLOCK;
-    if (!c->exact_only && end) {
-        const float32x4_t m = vdupq_n_f32(c->multiplier);
-        const int16x8_t zp = vdupq_n_s16((int16_t)c->zero_point);
-        if (!fpcr_flushes()) {
-            for (; i < end; i += SK_BLOCK)
-                vst1q_s8(out + i, to_bytes(products(load_block(src, i, input), m), mode, zp));
-        } else {
-            for (; i < end; i += SK_BLOCK) {
-                const block x = load_block(src, i, input);
-                const block p = products(x, m);
-                const uint32x4_t repair = vorrq_u32(vorrq_u32(flushed(x.x0, p.x0), flushed(x.x1, p.x1)),
-                                                    vorrq_u32(flushed(x.x2, p.x2), flushed(x.x3, p.x3)));
-                if (vmaxvq_u32(repair))
-                    sk_quant_exact_span(c, src, out, i, i + SK_BLOCK, input, mode);
-                else
-                    vst1q_s8(out + i, to_bytes(p, mode, zp));
+    if (c->exact_only) return 0;
+    const char *p = src;  /* block i's first element */
+    const float32x4_t m = vdupq_n_f32(c->multiplier);
+    const int16x8_t zp = vdupq_n_s16((int16_t)c->zero_point);
+    if (!c->flushes) {
+        for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) {
+            const int8x16_t a = to_bytes(products(load_block(src, i, &p, input, step), m), mode, zp);
+            const int8x16_t b = to_bytes(products(load_block(src, i + SK_BLOCK, &p, input, step), m), mode, zp);
+            vst1q_s8(out + i, a);
+            vst1q_s8(out + i + SK_BLOCK, b);
+        }
+    } else {
+        for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) {
+            const block x = load_block(src, i, &p, input, step), y = load_block(src, i + SK_BLOCK, &p, input, step);
+            const block p = products(x, m), q = products(y, m);
+            if (repairs(x, p, y, q)) {
+                sk_quant_exact_steps(c, src, out, i, i + 2 * SK_BLOCK, input, mode, (size_t)step);
+            } else {
+                vst1q_s8(out + i, to_bytes(p, mode, zp));
+                vst1q_s8(out + i + SK_BLOCK, to_bytes(q, mode, zp));
             }
         }
     }
-    sk_quant_exact_span(c, src, out, i, n, input, mode);
+    if (i + SK_BLOCK <= n) {
+        const block x = load_block(src, i, &p, input, step), q = products(x, m);
+        if (c->flushes && repairs(x, q, x, q))
+            sk_quant_exact_steps(c, src, out, i, i + SK_BLOCK, input, mode, (size_t)step);
+        else
+            vst1q_s8(out + i, to_bytes(q, mode, zp));
+        i += SK_BLOCK;
+    }
+    return i;
+}
+
+static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                      size_t n, int input, int mode) {
+    sk_quant_exact_span(c, src, out, blocks(c, src, out, n, input, mode, 1), n, input, mode);
+}
+
+/* Every other element: the blocks while another element follows (the last
+ * LD2 reads the gap after its last element). */
+static inline __attribute__((always_inline)) size_t run_every_other(const sk_quant_ctx *c, const void *src,
+                                                                    int8_t *out, size_t n, int input, int mode) {
+    return blocks(c, src, out, n - 1, input, mode, 2);
 }
 
 SK_QUANT_ENTRIES(neon, run)
+SK_QUANT_EVERY_OTHER_ENTRIES(neon, run_every_other)
 #endif

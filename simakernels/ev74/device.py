@@ -24,9 +24,10 @@ import queue
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Any, List, Tuple, Union
+from typing import Any, List, Optional, Tuple, Union
 
 from .._ffi import ffi, lib
+from ..a65 import _routes
 from ..core import DType, Error, ErrorCode
 from . import quant as ev_quant
 from .region import DeviceRegion
@@ -68,12 +69,19 @@ class Device:
     mapping between guard pages in tests; by default new zeroed bytes."""
 
     def __init__(self, size: int = 1 << 24, base: int = 0x1000_0000, workgroups: int = MAX_WORKGROUPS,
-                 memory: Any = None) -> None:
+                 memory: Any = None, route: Optional[str] = None) -> None:
         if not (0 < base and 0 < size and base + size <= ev_quant.DOMAIN):
             raise ValueError("device memory must lie inside the 32-bit domain, above address 0")
         if not 1 <= workgroups:
             raise ValueError("at least one workgroup")
         self.base, self.size, self.workgroups = base, size, workgroups
+        # The host CPU route that runs the modelled arithmetic, chosen as the
+        # A65 backend chooses (``route``, else $SIMAKERNELS_FORCE_ROUTE, else
+        # the best available).
+        chosen = _routes.choose(route)
+        if isinstance(chosen, Error):
+            raise ValueError(str(chosen))
+        self.route, self._route_id = chosen
         self._memory = memoryview(bytearray(size) if memory is None else memory).cast("B")
         if self._memory.readonly or self._memory.nbytes != size:
             raise ValueError(f"memory must be a writable buffer of {size} bytes")
@@ -204,13 +212,13 @@ class Device:
             if kind == "dma":
                 offset = src - self.base
                 local_in[slot][:count * item] = self._memory[offset:offset + count * item]
-                lib.sk_ev74_run_span(desc._native, host_in[slot], host_out[slot], count)
+                lib.sk_ev74_run_span(desc._native, self._route_id, host_in[slot], host_out[slot], count)
                 offset = dst - self.base
                 self._memory[offset:offset + count] = local_out[slot][:count]
                 records.append(WorkUnit(cpu, kind, src, dst, count, slot))
                 slot ^= 1
             else:
-                lib.sk_ev74_run_span(desc._native, self._host_base + src - self.base,
+                lib.sk_ev74_run_span(desc._native, self._route_id, self._host_base + src - self.base,
                                      self._host_base + dst - self.base, count)
                 records.append(WorkUnit(cpu, kind, src, dst, count))
         return records

@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PLUGIN_SOURCE = ROOT / "toolchains" / "aarch64" / "insn_count.c"
 GUEST_PYTHON = ROOT / "toolchains" / "aarch64" / "python"
-INSN_COUNT_SYSCALL, SET_RANGE, START, STOP = 0x7A5E, 1, 2, 3
+INSN_COUNT_SYSCALL, SET_RANGE, START, STOP, STOP_PROFILE = 0x7A5E, 1, 2, 3, 4
 
 OPS = ("cast-fp32-bf16", "cast-bf16-fp32", "dequant-int8-fp32", "dequant-int8-bf16",
        "quant-fp32-int8", "quant-bf16-int8", "quant-fp16-int8")
@@ -69,13 +69,16 @@ def _guest(cases: Sequence[Dict[str, Any]]) -> None:
     mark = libc.syscall
     mark.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_ulong, ctypes.c_ulong]
     module = os.path.realpath(_native.__file__)
-    spans = []
+    spans, base = [], None
     with open("/proc/self/maps") as maps:
         for line in maps:
             fields = line.split()
-            if len(fields) >= 6 and "x" in fields[1] and os.path.realpath(fields[5]) == module:
+            if len(fields) >= 6 and os.path.realpath(fields[5]) == module:
                 lo, hi = (int(v, 16) for v in fields[0].split("-"))
-                spans.append((lo, hi))
+                if int(fields[2], 16) == 0:
+                    base = lo
+                if "x" in fields[1]:
+                    spans.append((lo, hi))
     if len(spans) != 1:
         raise SystemExit(f"bench-aarch64: expected one executable mapping of {module}, found {spans}")
     mark(INSN_COUNT_SYSCALL, SET_RANGE, spans[0][0], spans[0][1])
@@ -92,11 +95,11 @@ def _guest(cases: Sequence[Dict[str, Any]]) -> None:
         assert route == case["route"], (route, case)
         mark(INSN_COUNT_SYSCALL, START, 0, 0)
         status = runner.call()
-        mark(INSN_COUNT_SYSCALL, STOP, index, 0)
+        mark(INSN_COUNT_SYSCALL, STOP_PROFILE if case.get("profile") else STOP, index, base)
         if status is not None:
             raise SystemExit(f"bench-aarch64: {case}: {status}")
     print(json.dumps({"version": sk.__version__, "routes": list(sk.a65.available_routes()),
-                      "numpy": np.__version__}))
+                      "numpy": np.__version__, "module": module}))
 
 
 # ---- on the host ---------------------------------------------------------------
@@ -126,23 +129,57 @@ def run_cases(cases: List[Dict[str, Any]], plugin: pathlib.Path, pkg: pathlib.Pa
         done = subprocess.run([str(GUEST_PYTHON), "-P", str(pathlib.Path(__file__).resolve()), "--guest",
                                str(cases_path)], env=env, stdout=subprocess.PIPE, text=True, check=True)
         info = json.loads(done.stdout.strip().splitlines()[-1])
-        rows = [[int(v) for v in line.split()] for line in counts_path.read_text().splitlines()]
+        rows: List[List[int]] = []
+        for line in counts_path.read_text().splitlines():
+            if line.startswith("+ "):  # a profiled block of the row before
+                rows[-1].append(tuple(int(v) for v in line.split()[1:]))  # type: ignore[arg-type]
+            else:
+                rows.append([int(v) for v in line.split()])
     if [r[0] for r in rows] != list(range(len(cases))):
         raise SystemExit("bench-aarch64: the plugin's counts do not match the cases")
     return info, rows
 
 
 def measure(args: argparse.Namespace) -> Dict[str, Any]:
-    cases = [{"op": op, "layout": layout, "size": size, "n": _size(size), "route": route}
+    cases = [{"op": op, "layout": layout, "size": size, "n": _size(size), "route": route,
+              "profile": bool(args.profile)}
              for route in args.routes for op in args.ops for layout in args.layouts for size in args.sizes]
     plugin = build_plugin(ROOT / "build" / "bench-aarch64")
-    info, rows = run_cases(cases, plugin, pathlib.Path(args.pkg).resolve(), args.cpu)
+    pkg = pathlib.Path(args.pkg).resolve()
+    info, rows = run_cases(cases, plugin, pkg, args.cpu)
+    symbols = _symbols(pkg, info["module"]) if args.profile else []
     for case, row in zip(cases, rows):
         total = row[1]
         case["instructions"] = total
         case["per_element"] = total / case["n"]
         case["classes"] = {name: row[2 + k] / case["n"] for k, name in enumerate(CLASSES)}
+        if args.profile:
+            case["functions"] = _by_function(row[6:], symbols)
     return {"cpu": args.cpu, "qemu": _qemu_version(), **info, "cases": cases}
+
+
+def _symbols(pkg: pathlib.Path, guest_module: str) -> List[Tuple[int, str]]:
+    """(address, name) of the module's functions, sorted (the guest path is
+    the host path: qemu-user shares the file system)."""
+    listing = subprocess.run(["aarch64-linux-gnu-nm", "--defined-only", guest_module], stdout=subprocess.PIPE,
+                             text=True, check=True).stdout
+    out = []
+    for line in listing.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            out.append((int(parts[0], 16), parts[2]))
+    return sorted(out)
+
+
+def _by_function(blocks: Sequence[Tuple[int, int]], symbols: List[Tuple[int, str]]) -> Dict[str, int]:
+    import bisect
+    starts = [a for a, _ in symbols]
+    totals: Dict[str, int] = {}
+    for offset, count in blocks:
+        k = bisect.bisect_right(starts, offset) - 1
+        name = symbols[k][1] if k >= 0 else "?"
+        totals[name] = totals.get(name, 0) + count
+    return dict(sorted(totals.items(), key=lambda kv: -kv[1]))
 
 
 def _qemu_version() -> str:
@@ -239,12 +276,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--sizes", nargs="+", default=list(SIZES), choices=SIZES)
     p.add_argument("--routes", nargs="+", default=list(ROUTES), choices=ROUTES)
     p.add_argument("--json", metavar="FILE", help="also write every case's counts as JSON")
+    p.add_argument("--profile", action="store_true",
+                   help="also count instructions by function of the module (printed per case)")
     args = p.parse_args(argv)
     if args.guest:
         _guest(json.loads(pathlib.Path(args.guest).read_text()))
         return 0
     result = measure(args)
     print(report(result))
+    if args.profile:
+        for case in result["cases"]:
+            print(f"\n{case['op']} {case['layout']} {case['size']} {case['route']}: {case['instructions']}")
+            for name, count in case["functions"].items():
+                print(f"  {count:10d}  {name}")
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
     return 0

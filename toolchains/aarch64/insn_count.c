@@ -8,7 +8,10 @@
  *   command 1: count instructions at addresses [a, b) from now on;
  *   command 2: start a phase (every count back to zero);
  *   command 3: end the phase named `a`: one line "a total ldst branch simd
- *              scalar" is appended to FILE.
+ *              scalar" is appended to FILE;
+ *   command 4: like 3, then one line "+ offset instructions" per block of
+ *              the range the phase executed (offset: from address `b`, the
+ *              module's load base), for a profile by function.
  * QEMU answers the unknown syscall with ENOSYS; nothing else happens.
  *
  * Every translated block keeps its start address, the count of each class
@@ -57,7 +60,7 @@ size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 
 /* ---- counting ------------------------------------------------------------ */
-enum { INSN_COUNT_SYSCALL = 0x7a5e, SET_RANGE = 1, START = 2, STOP = 3 };
+enum { INSN_COUNT_SYSCALL = 0x7a5e, SET_RANGE = 1, START = 2, STOP = 3, STOP_PROFILE = 4 };
 enum { LDST, BRANCH, SIMD, SCALAR, CLASSES };
 
 /* The class of an A64 encoding (Arm ARM, "A64 instruction set encoding":
@@ -134,7 +137,7 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
     } else if (command == START) {
         for (chunk *c = chunks; c; c = c->next)
             for (size_t k = 0; k < c->used; ++k) c->blocks[k].executions = 0;
-    } else if (command == STOP && out) {
+    } else if ((command == STOP || command == STOP_PROFILE) && out) {
         uint64_t sum[CLASSES] = {0};
         for (chunk *c = chunks; c; c = c->next)
             for (size_t k = 0; k < c->used; ++k) {
@@ -146,6 +149,16 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
                 (unsigned long long)(sum[LDST] + sum[BRANCH] + sum[SIMD] + sum[SCALAR]),
                 (unsigned long long)sum[LDST], (unsigned long long)sum[BRANCH], (unsigned long long)sum[SIMD],
                 (unsigned long long)sum[SCALAR]);
+        if (command == STOP_PROFILE)
+            for (chunk *c = chunks; c; c = c->next)
+                for (size_t k = 0; k < c->used; ++k) {
+                    const block *x = &c->blocks[k];
+                    if (x->executions && x->vaddr >= range_lo && x->vaddr < range_hi)
+                        fprintf(out, "+ %llu %llu\n", (unsigned long long)(x->vaddr - b),
+                                (unsigned long long)(x->executions *
+                                                     (x->count[LDST] + x->count[BRANCH] + x->count[SIMD] +
+                                                      x->count[SCALAR])));
+                }
         fflush(out);
     }
     pthread_mutex_unlock(&lock);

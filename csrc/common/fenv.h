@@ -1,0 +1,14 @@
+/* The calling thread's FP control register (MXCSR on x86-64, FPCR on
+ * AArch64), read once per execute and decoded from that one reading. */
+#ifndef SK_COMMON_FENV_H
+#define SK_COMMON_FENV_H
+#include <stdint.h>
+
+uint64_t sk_fenv_control(void);
+/* sk_fenv_unmet of that reading: 0 when it meets every bit of `needs`. */
+int sk_fenv_control_unmet(uint64_t control, int needs);
+/* Whether it flushes subnormal inputs or results of any format (x86 FTZ or
+ * DAZ; AArch64 FZ, FZ16, or FEAT_AFP's FIZ/AH). */
+int sk_fenv_control_flushes(uint64_t control);
+
+#endif

@@ -1,0 +1,108 @@
+"""Every route owns its staging (csrc/common/stage.h): a plan forced to a
+route stages its non-packed runs with that route's moves only, and the
+moves the walk chose are the ones the layout calls for.  The walk counts
+its moves per route (``sk_stage_moves``); each case runs one Cast on one
+route, checks the result bit for bit against the oracle with sentinel-
+filled gaps (helpers.run_cast), and then that the counters of that route,
+and of no other, moved as the layout requires:
+
+* input every third element: gathered (scalar: its strided leaf, no move);
+* output every third element: scattered;
+* input every other element: read in place by the route's every_other
+  leaf where its kernel table has one (the few elements it leaves at the
+  end of a run gathered), else gathered;
+* transposed input or output: tiles, through the route's fused tile leaf
+  where its kernel table has one, else the route's transposes;
+* a transpose whose output streams (the streaming threshold forced down):
+  ordered tiles, copied out by the route's line copies (routes whose
+  staging streams; the others walk the same tiles in cache).
+
+Exactness of every staging path over many layouts is in
+test_staged_layouts.py, test_transposes.py and test_stride2_leaves.py,
+which run on every route too."""
+import pytest
+
+from helpers import BF16, F32, ROUTE_IDS, ROUTES, run_cast
+from simakernels._ffi import lib
+
+MOVES = {name: getattr(lib, f"SK_MOVE_{name.upper()}")
+         for name in ("gather", "scatter", "transpose", "copy_lines", "every_other", "fused_tile")}
+KIND = {(F32, BF16): lib.SK_CAST_F32_BF16, (BF16, F32): lib.SK_CAST_BF16_F32}
+STREAMING_ROUTES = ("avx2", "avx512")  # whose staging has streaming line copies (stage_avx2.c)
+
+
+def counters():
+    return {(route, move): lib.sk_stage_moves(rid, mid) for route, rid in ROUTE_IDS.items()
+            for move, mid in MOVES.items()}
+
+
+def moved(run):
+    before = counters()
+    run()
+    after = counters()
+    return {key: after[key] - before[key] for key in after if after[key] != before[key]}
+
+
+def expected_moves(route, layout, kind):
+    """The moves a layout needs on a route, from its kernel table."""
+    if route == "scalar":
+        return set()  # the reference's strided leaf walks every run itself
+    has = lambda query: query(lib.SK_OP_CAST, ROUTE_IDS[route], kind)  # noqa: E731
+    return {
+        "gather": {"gather"},
+        "scatter": {"scatter"},
+        "every_other": {"every_other"} if has(lib.sk_kernel_every_other) else {"gather"},
+        "transposed_in": {"fused_tile"} if has(lib.sk_kernel_fused_tile) else {"transpose"},
+        "transposed_out": {"fused_tile"} if has(lib.sk_kernel_fused_tile) else {"transpose"},
+        "streamed": {"transpose", "copy_lines"} if route in STREAMING_ROUTES
+        else ({"fused_tile"} if has(lib.sk_kernel_fused_tile) else {"transpose"}),
+    }[layout]
+
+
+def layout_case(layout, src, dst):
+    """(shape, input strides, output strides) in bytes."""
+    si, so = src.itemsize, dst.itemsize
+    return {
+        "gather": ((100,), (3 * si,), None),
+        "scatter": ((100,), None, (3 * so,)),
+        "every_other": ((100,), (2 * si,), None),
+        "transposed_in": ((48, 40), (si, 48 * si), None),
+        "transposed_out": ((48, 40), None, (so, 48 * so)),
+        "streamed": ((64, 72), (si, 64 * si), None),
+    }[layout]
+
+
+@pytest.mark.parametrize("direction", [(F32, BF16), (BF16, F32)], ids=["f32_to_bf16", "bf16_to_f32"])
+@pytest.mark.parametrize("layout", ["gather", "scatter", "every_other", "transposed_in", "transposed_out",
+                                    "streamed"])
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_forced_route_runs_its_own_staging(route, layout, direction):
+    src, dst = direction
+    shape, in_strides, out_strides = layout_case(layout, src, dst)
+    if layout == "streamed":
+        lib.sk_stream_override(1)  # every run streams where its staging can
+    try:
+        delta = moved(lambda: run_cast(route, shape, src, dst, in_strides, out_strides, seed=7))
+    finally:
+        lib.sk_stream_override(0)
+    others = {key for key in delta if key[0] != route}
+    assert not others, f"{route} {layout}: other routes' staging ran: {sorted(others)}"
+    ran = {move for (_, move) in delta}
+    expected = expected_moves(route, layout, KIND[direction])
+    if "every_other" in expected:
+        ran.discard("gather")  # the end of a run the leaf leaves
+    assert ran == expected, f"{route} {layout}: moves {sorted(ran)}, expected {sorted(expected)}"
+
+
+def test_the_kernel_tables_answer_for_every_compiled_route():
+    """Every compiled route has a leaf for every variant of every operation;
+    a route this build did not compile has none."""
+    variants = {lib.SK_OP_CAST: 2, lib.SK_OP_DEQUANT: 2 * lib.SK_DEQUANT_FORM_COUNT, lib.SK_OP_QUANT: 12}
+    for route, rid in ROUTE_IDS.items():
+        for op, count in variants.items():
+            blocks = [lib.sk_kernel_block(op, rid, v) for v in range(count)]
+            if lib.sk_route_compiled(rid):
+                assert all(b >= 1 for b in blocks), (route, op, blocks)
+            else:
+                assert blocks == [0] * count, (route, op, blocks)
+            assert lib.sk_kernel_block(op, rid, count) == 0  # past the last variant
