@@ -1,6 +1,9 @@
 /* NEON Dequant: 16 INT8 values per block become four FP32 vectors by the
- * form's exact arithmetic; two independent blocks per iteration, then one,
- * then the staged scalar expression for the tail (never a partial vector). */
+ * form's exact arithmetic; four independent blocks per iteration, then two,
+ * then one, then the staged scalar expression for the tail (never a partial
+ * vector).  The every_other leaves (kernel.h) load every second INT8 value
+ * with LD2 and run the same blocks.  BF16 results are narrowed by the Cast
+ * rule (ADDHN) or, where they are exact, truncated (UZP2). */
 #include "dequant.h"
 #if SK_HAVE_NEON
 #include <arm_neon.h>
@@ -117,8 +120,15 @@ static inline __attribute__((always_inline)) quad wide(const params *p, int8x16_
 
 typedef quad (*block_fn)(const params *p, int8x16_t q, int e);
 
-static inline void store_f32(float *out, quad r) {
-    EACH_VECTOR vst1q_f32(out + 4 * k, r.v[k]);
+/* How a leaf stores its blocks: FP32 as four vectors (GCC pairs them into
+ * STP), FP32 as one ST1 of four registers (fewer instructions, but more
+ * A55-model cycles except in the narrow form, where both are fewer: PERF.md),
+ * BF16 rounded by the Cast rule, or BF16 exact (see store_bf16). */
+enum { OUT_F32, OUT_F32_ST4, OUT_BF16, OUT_BF16_EXACT };
+
+static inline __attribute__((always_inline)) void store_f32(float *out, quad r, int st4) {
+    if (st4) vst1q_f32_x4(out, (float32x4x4_t){{r.v[0], r.v[1], r.v[2], r.v[3]}});
+    else EACH_VECTOR vst1q_f32(out + 4 * k, r.v[k]);
 }
 
 /* FP32 -> BF16 by the Cast rule: CMTST gives -1 where bit 16 is set, so
@@ -149,33 +159,38 @@ static inline __attribute__((always_inline)) int8x16_t load16(const int8_t *in, 
     return step == 1 ? vld1q_s8(in + i) : vld2q_s8(in + 2 * i).val[0];
 }
 
-/* One block of 16 at i: converted and stored. */
-static inline __attribute__((always_inline)) void block_at(const params *p, const int8_t *in, void *dst, size_t i,
-                                                           block_fn f, int e, int bf16, int step) {
-    const quad r = f(p, load16(in, i, step), e);
-    if (bf16) store_bf16((uint16_t *)dst + i, r, bf16 == 2);
-    else store_f32((float *)dst + i, r);
+/* A converted block stored at element i. */
+static inline __attribute__((always_inline)) void store_at(void *dst, size_t i, quad r, int out) {
+    if (out == OUT_BF16 || out == OUT_BF16_EXACT) store_bf16((uint16_t *)dst + i, r, out == OUT_BF16_EXACT);
+    else store_f32((float *)dst + i, r, out == OUT_F32_ST4);
 }
 
 /* Whole blocks over elements [0, n), four per iteration (the loop's own
  * instructions were a tenth of a two-block iteration), then two, then
- * one; returns how many elements.  bf16: 0 for FP32 output, 1 rounded
- * BF16, 2 exact BF16. */
+ * one; returns how many elements.  Each group is converted before any of
+ * it is stored, so that the blocks' chains interleave (stored one by one,
+ * GCC serialises them on the same registers).  `out`: how blocks are
+ * stored. */
 static inline __attribute__((always_inline)) size_t blocks(const sk_dequant_ctx *c, const int8_t *in, void *dst,
-                                                           size_t n, block_fn f, int e, int bf16, int step) {
+                                                           size_t n, block_fn f, int e, int out, int step) {
     const params p = make_params(c);
     size_t i = 0;
     for (; i + 4 * SK_BLOCK <= n; i += 4 * SK_BLOCK) {
-#pragma GCC unroll 4
-        for (int k = 0; k < 4; ++k) block_at(&p, in, dst, i + k * SK_BLOCK, f, e, bf16, step);
+        const quad a = f(&p, load16(in, i, step), e), b = f(&p, load16(in, i + SK_BLOCK, step), e);
+        const quad x = f(&p, load16(in, i + 2 * SK_BLOCK, step), e), y = f(&p, load16(in, i + 3 * SK_BLOCK, step), e);
+        store_at(dst, i, a, out);
+        store_at(dst, i + SK_BLOCK, b, out);
+        store_at(dst, i + 2 * SK_BLOCK, x, out);
+        store_at(dst, i + 3 * SK_BLOCK, y, out);
     }
     if (i + 2 * SK_BLOCK <= n) {
-        block_at(&p, in, dst, i, f, e, bf16, step);
-        block_at(&p, in, dst, i + SK_BLOCK, f, e, bf16, step);
+        const quad a = f(&p, load16(in, i, step), e), b = f(&p, load16(in, i + SK_BLOCK, step), e);
+        store_at(dst, i, a, out);
+        store_at(dst, i + SK_BLOCK, b, out);
         i += 2 * SK_BLOCK;
     }
     if (i + SK_BLOCK <= n) {
-        block_at(&p, in, dst, i, f, e, bf16, step);
+        store_at(dst, i, f(&p, load16(in, i, step), e), out);
         i += SK_BLOCK;
     }
     return i;
@@ -184,9 +199,9 @@ static inline __attribute__((always_inline)) size_t blocks(const sk_dequant_ctx 
 /* A dense leaf: the blocks, then the staged scalar expression for the tail
  * (never a partial vector). */
 static inline __attribute__((always_inline)) void run(const sk_dequant_ctx *c, const int8_t *in, void *dst,
-                                                      size_t n, block_fn f, int e, int bf16) {
-    size_t i = blocks(c, in, dst, n, f, e, bf16, 1);
-    if (bf16)
+                                                      size_t n, block_fn f, int e, int out) {
+    size_t i = blocks(c, in, dst, n, f, e, out, 1);
+    if (out == OUT_BF16 || out == OUT_BF16_EXACT)
         for (; i < n; ++i) ((uint16_t *)dst)[i] = sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(c, in[i])));
     else
         for (; i < n; ++i) ((float *)dst)[i] = sk_dequant_staged(c, in[i]);
@@ -196,50 +211,50 @@ static inline __attribute__((always_inline)) void run(const sk_dequant_ctx *c, c
  * (the last LD2 reads the gap after its last element). */
 static inline __attribute__((always_inline)) size_t run_every_other(const sk_dequant_ctx *c, const int8_t *in,
                                                                     void *dst, size_t n, block_fn f, int e,
-                                                                    int bf16) {
-    return blocks(c, in, dst, n - 1, f, e, bf16, 2);
+                                                                    int out) {
+    return blocks(c, in, dst, n - 1, f, e, out, 2);
 }
 
 /* Leaves whose arithmetic does not depend on the exponent. */
-#define PLAIN_LEAVES(form)                                                                                  \
-    SK_DEQUANT_LEAF(sk_dequant_i8_f32_##form##__neon) { run(ctx, src, dst, n, form, 0, 0); }             \
-    SK_DEQUANT_LEAF(sk_dequant_i8_bf16_##form##__neon) { run(ctx, src, dst, n, form, 0, 1); }            \
+#define PLAIN_LEAVES(form, f32_out)                                                                         \
+    SK_DEQUANT_LEAF(sk_dequant_i8_f32_##form##__neon) { run(ctx, src, dst, n, form, 0, f32_out); }         \
+    SK_DEQUANT_LEAF(sk_dequant_i8_bf16_##form##__neon) { run(ctx, src, dst, n, form, 0, OUT_BF16); }       \
     SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_##form##_every_other__neon) {                                  \
-        return run_every_other(ctx, src, dst, n, form, 0, 0);                                            \
+        return run_every_other(ctx, src, dst, n, form, 0, f32_out);                                         \
     }                                                                                                       \
     SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_##form##_every_other__neon) {                                 \
-        return run_every_other(ctx, src, dst, n, form, 0, 1);                                            \
+        return run_every_other(ctx, src, dst, n, form, 0, OUT_BF16);                                        \
     }
-PLAIN_LEAVES(narrow)
-PLAIN_LEAVES(wide_unit)
-PLAIN_LEAVES(wide)
+PLAIN_LEAVES(narrow, OUT_F32_ST4)
+PLAIN_LEAVES(wide_unit, OUT_F32)
+PLAIN_LEAVES(wide, OUT_F32)
 #undef PLAIN_LEAVES
 
 /* Power-of-two leaves: the conversion immediates must be constants, so each
  * exponent gets its own instance of the loop. */
-#define POW2_LEAF(ret, name, runner, form, bf16)                                  \
+#define POW2_LEAF(ret, name, runner, form, out)                                  \
     ret name(const void *ctx, const void *src, void *dst, size_t n) {             \
         const sk_dequant_ctx *c = ctx;                                            \
         const int8_t *in = src;                                                   \
         switch (c->exponent) {                                                    \
-        case -4: return runner(c, in, dst, n, form, -4, bf16);                 \
-        case -3: return runner(c, in, dst, n, form, -3, bf16);                 \
-        case -2: return runner(c, in, dst, n, form, -2, bf16);                 \
-        case -1: return runner(c, in, dst, n, form, -1, bf16);                 \
-        case 0: return runner(c, in, dst, n, form, 0, bf16);                   \
-        case 1: return runner(c, in, dst, n, form, 1, bf16);                   \
-        case 2: return runner(c, in, dst, n, form, 2, bf16);                   \
-        case 3: return runner(c, in, dst, n, form, 3, bf16);                   \
-        default: return runner(c, in, dst, n, form, 4, bf16);                  \
+        case -4: return runner(c, in, dst, n, form, -4, out);                 \
+        case -3: return runner(c, in, dst, n, form, -3, out);                 \
+        case -2: return runner(c, in, dst, n, form, -2, out);                 \
+        case -1: return runner(c, in, dst, n, form, -1, out);                 \
+        case 0: return runner(c, in, dst, n, form, 0, out);                   \
+        case 1: return runner(c, in, dst, n, form, 1, out);                   \
+        case 2: return runner(c, in, dst, n, form, 2, out);                   \
+        case 3: return runner(c, in, dst, n, form, 3, out);                   \
+        default: return runner(c, in, dst, n, form, 4, out);                  \
         }                                                                         \
     }
-POW2_LEAF(void, sk_dequant_i8_f32_narrow_pow2__neon, run, narrow_pow2, 0)
-POW2_LEAF(void, sk_dequant_i8_bf16_narrow_pow2__neon, run, narrow_pow2, 2)
-POW2_LEAF(void, sk_dequant_i8_f32_wide_pow2__neon, run, wide_pow2, 0)
-POW2_LEAF(void, sk_dequant_i8_bf16_wide_pow2__neon, run, wide_pow2, 1)
-POW2_LEAF(size_t, sk_dequant_i8_f32_narrow_pow2_every_other__neon, run_every_other, narrow_pow2, 0)
-POW2_LEAF(size_t, sk_dequant_i8_bf16_narrow_pow2_every_other__neon, run_every_other, narrow_pow2, 2)
-POW2_LEAF(size_t, sk_dequant_i8_f32_wide_pow2_every_other__neon, run_every_other, wide_pow2, 0)
-POW2_LEAF(size_t, sk_dequant_i8_bf16_wide_pow2_every_other__neon, run_every_other, wide_pow2, 1)
+POW2_LEAF(void, sk_dequant_i8_f32_narrow_pow2__neon, run, narrow_pow2, OUT_F32)
+POW2_LEAF(void, sk_dequant_i8_bf16_narrow_pow2__neon, run, narrow_pow2, OUT_BF16_EXACT)
+POW2_LEAF(void, sk_dequant_i8_f32_wide_pow2__neon, run, wide_pow2, OUT_F32)
+POW2_LEAF(void, sk_dequant_i8_bf16_wide_pow2__neon, run, wide_pow2, OUT_BF16)
+POW2_LEAF(size_t, sk_dequant_i8_f32_narrow_pow2_every_other__neon, run_every_other, narrow_pow2, OUT_F32)
+POW2_LEAF(size_t, sk_dequant_i8_bf16_narrow_pow2_every_other__neon, run_every_other, narrow_pow2, OUT_BF16_EXACT)
+POW2_LEAF(size_t, sk_dequant_i8_f32_wide_pow2_every_other__neon, run_every_other, wide_pow2, OUT_F32)
+POW2_LEAF(size_t, sk_dequant_i8_bf16_wide_pow2_every_other__neon, run_every_other, wide_pow2, OUT_BF16)
 #undef POW2_LEAF
 #endif

@@ -119,6 +119,13 @@ static inline __attribute__((always_inline)) uint64_t repairs(block x, block p, 
     return vget_lane_u64(vreinterpret_u64_u16(vshrn_n_u32(vorrq_u32(a, b), 16)), 0);
 }
 
+/* Blocks that flushing could make wrong, by the exact path: out of line,
+ * so that the hot loops stay small (it runs only under FZ, and rarely). */
+static __attribute__((noinline)) void exact_blocks(const sk_quant_ctx *c, const void *src, int8_t *out, size_t i,
+                                                   size_t end, int input, int mode, int step) {
+    sk_quant_exact_steps(c, src, out, i, end, input, mode, (size_t)step);
+}
+
 /* Whole blocks over elements [0, n), two per iteration (their latencies
  * overlap on in-order cores), then one; returns how many elements.  Blocks
  * that need the exact path (under flushing) get it here. */
@@ -141,7 +148,7 @@ static inline __attribute__((always_inline)) size_t blocks(const sk_quant_ctx *c
             const block x = load_block(src, i, &p, input, step), y = load_block(src, i + SK_BLOCK, &p, input, step);
             const block p = products(x, m), q = products(y, m);
             if (repairs(x, p, y, q)) {
-                sk_quant_exact_steps(c, src, out, i, i + 2 * SK_BLOCK, input, mode, (size_t)step);
+                exact_blocks(c, src, out, i, i + 2 * SK_BLOCK, input, mode, step);
             } else {
                 vst1q_s8(out + i, to_bytes(p, mode, zp));
                 vst1q_s8(out + i + SK_BLOCK, to_bytes(q, mode, zp));
@@ -151,7 +158,7 @@ static inline __attribute__((always_inline)) size_t blocks(const sk_quant_ctx *c
     if (i + SK_BLOCK <= n) {
         const block x = load_block(src, i, &p, input, step), q = products(x, m);
         if (c->flushes && repairs(x, q, x, q))
-            sk_quant_exact_steps(c, src, out, i, i + SK_BLOCK, input, mode, (size_t)step);
+            exact_blocks(c, src, out, i, i + SK_BLOCK, input, mode, step);
         else
             vst1q_s8(out + i, to_bytes(q, mode, zp));
         i += SK_BLOCK;
