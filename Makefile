@@ -100,8 +100,10 @@ $(AARCH64_DIR)/.env: toolchains/aarch64/host-packages.sh toolchains/aarch64/sysr
 	touch $@
 
 # Installs the wheel with the emulated pip (proving its tag is accepted), then
-# runs the whole suite on an ARMv8.2 model (cortex-a76, closest to the A65)
-# in two shards side by side (one per core), then, on the ARMv8.0 baseline
+# runs the suite on an ARMv8.2 model (cortex-a76, closest to the A65) in two
+# shards side by side (one per core), all but the tests that do not depend
+# on the target (tests/conftest.py HOST_ONLY: pure-Python admission and its
+# messages, docs, CLI, benchmark tooling), then, on the ARMv8.0 baseline
 # (cortex-a53), the selftest (every route, exhaustive patterns) and the tests
 # that depend on what the CPU model has: FP environments (FZ16 and the FP16
 # vector ops exist on a76 only), numerics and the dense leaves, quick part.
@@ -110,6 +112,7 @@ $(AARCH64_DIR)/.env: toolchains/aarch64/host-packages.sh toolchains/aarch64/sysr
 # runs on the host only.
 QEMU_RUN    = PYTHONPATH=$(abspath $(AARCH64_DIR))/pkg SIMAKERNELS_EXPECT_INSTALLED=1 $(QEMU_PY) -P
 QEMU_PYTEST = -m pytest -q -p no:cacheprovider --ignore=tests/oracle $(PYTEST_ARGS)
+QEMU_MARKS  = not host_only
 A53_TESTS   = tests/test_build.py tests/test_fenv.py tests/test_dequant_fenv.py tests/test_quant_fenv.py \
               tests/test_hurray_fenv.py tests/test_cast_numerics.py tests/test_dequant_numerics.py \
               tests/test_quant_numerics.py tests/test_dense_leaves.py
@@ -117,7 +120,7 @@ test-aarch64: $(AARCH64_DIR)/pkg/.installed
 	QEMU_CPU=cortex-a76 $(QEMU_RUN) -m simakernels info
 	@\
 	for shard in 0 1; do \
-	    (SIMAKERNELS_TEST_SHARD=$$shard/2 QEMU_CPU=cortex-a76 $(QEMU_RUN) $(QEMU_PYTEST) tests \
+	    (SIMAKERNELS_TEST_SHARD=$$shard/2 QEMU_CPU=cortex-a76 $(QEMU_RUN) $(QEMU_PYTEST) -m "$(QEMU_MARKS)" tests \
 	        > $(AARCH64_DIR)/a76-$$shard.log 2>&1; echo $$? > $(AARCH64_DIR)/a76-$$shard.status) & \
 	done; wait; status=0; \
 	for shard in 0 1; do \
@@ -125,7 +128,7 @@ test-aarch64: $(AARCH64_DIR)/pkg/.installed
 	    test "$$(cat $(AARCH64_DIR)/a76-$$shard.status)" -eq 0 || status=1; \
 	done; test $$status -eq 0
 	QEMU_CPU=cortex-a53 $(QEMU_RUN) -m simakernels selftest --quiet & \
-	QEMU_CPU=cortex-a53 $(QEMU_RUN) $(QEMU_PYTEST) -m "not slow" $(A53_TESTS) > $(AARCH64_DIR)/a53.log 2>&1; a53=$$?; \
+	QEMU_CPU=cortex-a53 $(QEMU_RUN) $(QEMU_PYTEST) -m "not slow and $(QEMU_MARKS)" $(A53_TESTS) > $(AARCH64_DIR)/a53.log 2>&1; a53=$$?; \
 	wait $$! || a53=1; echo "---- cortex-a53 ----"; tail -n 15 $(AARCH64_DIR)/a53.log; test $$a53 -eq 0
 
 $(AARCH64_DIR)/pkg/.installed: $(WHEEL_ARM)

@@ -8,6 +8,8 @@ under test is always plain ``import simakernels``.
 import os
 import sys
 
+import pytest
+
 from hypothesis import HealthCheck, settings
 
 _TESTS = os.path.dirname(os.path.abspath(__file__))
@@ -32,15 +34,34 @@ settings.register_profile(
 settings.load_profile("simakernels-fuzz" if os.environ.get("SIMAKERNELS_FUZZ_EXAMPLES") else "simakernels")
 
 
+# Modules whose tests do not depend on the target: pure-Python admission
+# and its messages, descriptor packing, the docs, the CLI and the benchmark
+# and estimate tooling.  They run on the host; the emulated AArch64 runs
+# deselect them (-m "not host_only"), spending QEMU's time on what the
+# target decides: routes and leaves, staging, the FP environment, guard
+# pages, binding checks, the EV74 decoder and the selftest.
+HOST_ONLY = frozenset({
+    "test_admission.py", "test_op_admission.py", "test_dequant_admission.py", "test_quant_admission.py",
+    "test_error_messages.py", "test_ev74_descriptor.py", "test_hurray_descriptor.py", "test_array_plan_cache.py",
+    "test_docs.py", "test_cli.py", "test_bench.py", "test_neon_estimate.py", "test_floor.py",
+})
+
+
 def pytest_configure(config):
     # Also declared in pyproject.toml; repeated here for a copied suite.
     config.addinivalue_line("markers", "slow: long exhaustive or fuzzing cases")
+    config.addinivalue_line("markers", "host_only: does not depend on the target (conftest.HOST_ONLY)")
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks added here
 def pytest_collection_modifyitems(config, items):
-    """SIMAKERNELS_TEST_SHARD=i/n keeps the i-th of n contiguous slices of the
-    collected tests (the emulated runs split the suite across the cores;
-    contiguous slices keep each module's fixtures in one process)."""
+    """Marks the HOST_ONLY modules' tests.  SIMAKERNELS_TEST_SHARD=i/n keeps
+    the i-th of n contiguous slices of the collected tests (the emulated runs
+    split the suite across the cores; contiguous slices keep each module's
+    fixtures in one process)."""
+    for item in items:
+        if item.path.name in HOST_ONLY:
+            item.add_marker(pytest.mark.host_only)
     shard = os.environ.get("SIMAKERNELS_TEST_SHARD")
     if not shard:
         return

@@ -383,6 +383,24 @@ def test_entries_count_sweep(device, entry):
                       expect_units=expected_unit_count(n, n, dtype))
 
 
+@pytest.mark.parametrize("route", sk.a65.available_routes())
+def test_the_model_runs_the_route_it_is_given(route):
+    """The device model takes a route as the A65 backend does; every
+    route's model gives the oracle's bytes (scatter, vector unit and DMA
+    block runs of each input dtype)."""
+    with sk.ev74.Device(size=1 << 20, route=route) as d:
+        assert d.route == route
+        for dtype_id, mode in ENTRIES[::3]:
+            for n in (15, 100, 300):
+                run_on_device(d, (n,), DTYPES[dtype_id], multiplier_bits=MULTIPLIER, zero_point=ZERO_POINT,
+                              mode=mode, seed=n, expect_units=expected_unit_count(n, n, DTYPES[dtype_id]))
+
+
+def test_the_model_refuses_an_unknown_route():
+    with pytest.raises(ValueError, match="available"):
+        sk.ev74.Device(size=1 << 16, route="vliw")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("dtype_id", ["bf16", "f16"])

@@ -19,7 +19,7 @@ quant_avx512.c; the other routes see ordinary inputs):
   forced low, at and next to the run's input and output bytes together
   (``lib.sk_stream_override``, restored in ``finally``); one slow test
   streams above the real threshold;
-* all of these again through the every_other leaves of the x86 routes
+* all of these again through the every_other leaves of the vector routes
   (input a[::2], step 2, its gaps poisoned with NaNs, infinities, huge and
   subnormal values, its buffer ending at the last element).
 
@@ -117,7 +117,7 @@ def run(route, dtype, m, zp, mode, values, env=None, out_offset=0, in_offset=0, 
     past a 64-byte boundary (and the input ``in_offset`` elements past one),
     framed by sentinels; a report or None.  The expectation is the oracle's,
     computed before the environment is entered.  ``step`` 2 lays the input
-    out as every other element (a[::2], the x86 routes' every_other leaves),
+    out as every other element (a[::2], the vector routes' every_other leaves),
     the gaps holding NaNs, infinities, huge and subnormal values that must
     not influence any result; its buffer ends at the last element."""
     values = np.ascontiguousarray(values, dtype=UINT[dtype])

@@ -13,9 +13,9 @@ and of no other, moved as the layout requires:
   end of a run gathered), else gathered;
 * transposed input or output: tiles, through the route's fused tile leaf
   where its kernel table has one, else the route's transposes;
-* a transpose whose output streams (the streaming threshold forced down):
-  ordered tiles, copied out by the route's line copies (routes whose
-  staging streams; the others walk the same tiles in cache).
+* a transpose beyond the cache (the streaming threshold forced down):
+  ordered tiles, transposed and copied out by the route's own moves (whose
+  line copies stream where the route's staging can).
 
 Exactness of every staging path over many layouts is in
 test_staged_layouts.py, test_transposes.py and test_stride2_leaves.py,
@@ -28,7 +28,6 @@ from simakernels._ffi import lib
 MOVES = {name: getattr(lib, f"SK_MOVE_{name.upper()}")
          for name in ("gather", "scatter", "transpose", "copy_lines", "every_other", "fused_tile")}
 KIND = {(F32, BF16): lib.SK_CAST_F32_BF16, (BF16, F32): lib.SK_CAST_BF16_F32}
-STREAMING_ROUTES = ("avx2", "avx512")  # whose staging has streaming line copies (stage_avx2.c)
 
 
 def counters():
@@ -54,8 +53,7 @@ def expected_moves(route, layout, kind):
         "every_other": {"every_other"} if has(lib.sk_kernel_every_other) else {"gather"},
         "transposed_in": {"fused_tile"} if has(lib.sk_kernel_fused_tile) else {"transpose"},
         "transposed_out": {"fused_tile"} if has(lib.sk_kernel_fused_tile) else {"transpose"},
-        "streamed": {"transpose", "copy_lines"} if route in STREAMING_ROUTES
-        else ({"fused_tile"} if has(lib.sk_kernel_fused_tile) else {"transpose"}),
+        "streamed": {"transpose", "copy_lines"},
     }[layout]
 
 

@@ -314,7 +314,7 @@ def test_zero_and_overlapping_input_strides(route, op, case):
 
 # (shape, input strides, output strides) in elements: both ports end right
 # before, then start right after, a page that faults on any access.
-# Every other element (the x86 routes' every_other leaves) at the lengths
+# Every other element (the vector routes' every_other leaves) at the lengths
 # around their blocks (8 to 64 elements) and the staging chunk.
 EVERY_OTHER_GUARDED = list(range(1, 72)) + [95, 96, 97, 127, 128, 129, 192, 193, 256, 257,
                                             CHUNK, CHUNK + 7, CHUNK + 8, 2 * CHUNK, 2 * CHUNK + 1]

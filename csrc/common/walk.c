@@ -216,9 +216,12 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, cons
     const int64_t steps = kind == RUN_TILED ? walk->runs / walk->extent[0] : walk->runs;
     const size_t n = (size_t)walk->run_length;
     const size_t elements = (size_t)walk->runs * n;
-    const int stream = kind == RUN_TILED && stage->streams &&
-                       sk_stream_run(elements, (size_t)walk->in_size, (size_t)walk->out_size);
-    const int big = elements * (size_t)(walk->in_size + walk->out_size) > SK_TILE_BIG;
+    /* Walks beyond the cache (and any the streaming override calls so, on
+     * every route: the tests' way to reach the ordered planes) take ordered
+     * tiles; their lines stream where the route's staging can. */
+    const int beyond = sk_stream_run(elements, (size_t)walk->in_size, (size_t)walk->out_size);
+    const int stream = kind == RUN_TILED && stage->streams && beyond;
+    const int big = beyond || elements * (size_t)(walk->in_size + walk->out_size) > SK_TILE_BIG;
     /* The ordered planes' tile and ordered tiles (NULL: none needed, or
      * none to be had). */
     char *space = kind == RUN_TILED && (big || stream) ? aligned_alloc(64, SK_ORDERED_SPACE) : NULL;

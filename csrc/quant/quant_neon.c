@@ -18,9 +18,10 @@
  * flushes subnormal inputs and products to zero, and a pair of blocks is
  * recomputed by the exact integer path when a nonzero input has a product
  * with a zero exponent field (flushed, subnormal or from a flushed input).
- * Every tail and every block of a subnormal multiplier take the exact path
- * too.  The every_other leaves (kernel.h) load every second element with
- * LD2 and run the same blocks. */
+ * Under flushing tails take the exact path too, and so does every block of
+ * a subnormal multiplier; otherwise a tail runs as one zero-padded block.  The every_other leaves
+ * (kernel.h) load every second element with LD2 and run the same blocks. */
+#include <string.h>
 #include "quant.h"
 #if SK_HAVE_NEON
 #include "../common/neon.h"
@@ -166,9 +167,53 @@ static inline __attribute__((always_inline)) size_t blocks(const sk_quant_ctx *c
     return i;
 }
 
+/* The last elements [i, n), fewer than a block, as one block copied into a
+ * zeroed buffer: without flushing every lane of the fast path is exact on
+ * its own (above), so the padding lanes change nothing, and the exact
+ * path's ~70 instructions an element (a short row's whole cost) are not
+ * needed.  Out of line, so that the leaves' own prologues stay lean. */
+static inline __attribute__((always_inline)) void padded(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                         size_t i, size_t n, int input, int mode) {
+    const size_t size = input == SK_QUANT_F32 ? 4 : 2;
+    _Alignas(16) char in[SK_BLOCK * 4] = {0};
+    int8_t result[SK_BLOCK];
+    memcpy(in, (const char *)src + i * size, (n - i) * size);
+    const char *p = in;
+    const block x = load_block(in, 0, &p, input, 1);
+    vst1q_s8(result, to_bytes(products(x, vdupq_n_f32(c->multiplier)), mode,
+                              vdupq_n_s16((int16_t)c->zero_point)));
+    memcpy(out + i, result, n - i);
+}
+
+#define PADDED(input)                                                                                  \
+    static __attribute__((noinline)) void padded_##input(const sk_quant_ctx *c, const void *src,        \
+                                                         int8_t *out, size_t i, size_t n, int mode) {    \
+        switch (mode) {                                                                                \
+        case SK_QUANT_NEAREST_EVEN: padded(c, src, out, i, n, input, SK_QUANT_NEAREST_EVEN); break;    \
+        case SK_QUANT_TOWARD_ZERO: padded(c, src, out, i, n, input, SK_QUANT_TOWARD_ZERO); break;      \
+        case SK_QUANT_TOWARD_POSITIVE: padded(c, src, out, i, n, input, SK_QUANT_TOWARD_POSITIVE); break; \
+        default: padded(c, src, out, i, n, input, SK_QUANT_TOWARD_NEGATIVE); break;                    \
+        }                                                                                              \
+    }
+PADDED(SK_QUANT_F32)
+PADDED(SK_QUANT_BF16)
+PADDED(SK_QUANT_F16)
+#undef PADDED
+
+/* A dense leaf's tail: one padded block, or, under flushing and for a
+ * subnormal multiplier, the exact path. */
+static inline __attribute__((always_inline)) void tail(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                       size_t i, size_t n, int input, int mode) {
+    if (i == n) return;
+    if (c->flushes || c->exact_only) sk_quant_exact_span(c, src, out, i, n, input, mode);
+    else if (input == SK_QUANT_F32) padded_SK_QUANT_F32(c, src, out, i, n, mode);
+    else if (input == SK_QUANT_BF16) padded_SK_QUANT_BF16(c, src, out, i, n, mode);
+    else padded_SK_QUANT_F16(c, src, out, i, n, mode);
+}
+
 static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src, int8_t *out,
                                                       size_t n, int input, int mode) {
-    sk_quant_exact_span(c, src, out, blocks(c, src, out, n, input, mode, 1), n, input, mode);
+    tail(c, src, out, blocks(c, src, out, n, input, mode, 1), n, input, mode);
 }
 
 /* Every other element: the blocks while another element follows (the last
