@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import simakernels as sk
 from simakernels._ffi import ffi, lib
+import oracle_store
 from oracle import bf16_to_f32_table, dequant_bf16_table, dequant_f32_table, f32_to_bf16
 
 F32 = sk.DType.FLOAT32
@@ -66,9 +67,17 @@ def bf16_table() -> np.ndarray:
 
 
 def oracle_f32_to_bf16(bits32: np.ndarray) -> np.ndarray:
-    """Oracle BF16 bits of an array of FP32 bit patterns (one oracle call each)."""
+    """Oracle BF16 bits of an array of FP32 bit patterns (one oracle call
+    each; large arrays memoised on disk, oracle_store)."""
     flat = np.asarray(bits32, dtype=np.uint32).reshape(-1)
-    return np.array([f32_to_bf16(b) for b in flat.tolist()], dtype=np.uint16).reshape(np.shape(bits32))
+
+    def compute() -> np.ndarray:
+        return np.array([f32_to_bf16(b) for b in flat.tolist()], dtype=np.uint16)
+
+    if flat.size >= 2048:
+        return oracle_store.stored(f"f32_to_bf16 {oracle_store.digest(flat)}", np.uint16, flat.size,
+                                   compute).reshape(np.shape(bits32))
+    return compute().reshape(np.shape(bits32))
 
 
 def oracle_bf16_to_f32(bits16: np.ndarray) -> np.ndarray:

@@ -26,17 +26,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import os
 import warnings
 import zlib
-from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import ml_dtypes
 import numpy as np
 
+import oracle_store
 import simakernels as sk
 from helpers import (
     BF16,
@@ -103,49 +101,12 @@ CROSS_PROFILES: Tuple[str, ...] = tuple(p for p in PROFILES if p not in ("0.1f",
 
 # --------------------------------------------------------------------- oracle
 
-# The oracle is pure-Python integer arithmetic: the same on every host, and
-# slow under emulation (QEMU runs it 10-20x slower).  Its large results are
-# therefore also memoised on disk, keyed by a digest of the oracle's source
-# and of everything the result depends on (parameters, input patterns), so a
-# host run (make test) spares the emulated runs the recomputation and a
-# changed oracle or input set never reuses old results.  Delete the
-# directory, or set SIMAKERNELS_TEST_ORACLE_CACHE=0, to recompute.
-_ORACLE_DIR = Path(__file__).resolve().parent / "oracle"
-_STORE = Path(__file__).resolve().parent.parent / "build" / "quant-oracle-cache"
 _TABLES: Dict[tuple, np.ndarray] = {}
 
 
-@functools.lru_cache(maxsize=1)
-def _oracle_digest() -> str:
-    h = hashlib.sha256()
-    for path in sorted(_ORACLE_DIR.glob("*.py")):
-        if not path.name.startswith("test_"):
-            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
-
-
 def _stored(what: str, size: int, compute: Callable[[], np.ndarray]) -> np.ndarray:
-    """``compute()`` (an oracle evaluation giving ``size`` INT8 results),
-    memoised on disk under ``what``, which must name every input."""
-    if os.environ.get("SIMAKERNELS_TEST_ORACLE_CACHE", "1") == "0":
-        return compute()
-    path = _STORE / (hashlib.sha256(f"{_oracle_digest()}|{what}".encode()).hexdigest()[:32] + ".npy")
-    try:
-        found = np.load(path, allow_pickle=False)
-        if found.dtype == np.int8 and found.shape == (size,):
-            return found
-    except (OSError, ValueError):
-        pass
-    result = compute()
-    try:
-        _STORE.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        with open(tmp, "wb") as f:
-            np.save(f, result, allow_pickle=False)
-        os.replace(tmp, path)
-    except OSError:
-        pass
-    return result
+    """An INT8 oracle result memoised on disk (oracle_store)."""
+    return oracle_store.stored(what, np.int8, size, compute)
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -168,9 +129,8 @@ def oracle_large(dtype: sk.DType, patterns: np.ndarray, m: int, zp: int, mode: s
     """:func:`oracle` for a large FP32 pattern set, memoised on disk by the
     patterns' digest."""
     flat = np.ascontiguousarray(patterns, dtype=UINT[dtype]).reshape(-1)
-    digest = hashlib.sha256(flat.tobytes()).hexdigest()
-    what = f"quant_many {FORMAT[dtype].name} {digest} {m:#010x} {zp} {mode}"
-    return _stored(what, flat.size, lambda: oracle(dtype, flat, m, zp, mode)).reshape(np.shape(patterns))
+    what = f"quant_many {FORMAT[dtype].name} {oracle_store.digest(flat)} {m:#010x} {zp} {mode}"
+    return _stored(what, flat.size, lambda: _by_pattern(dtype, flat, m, zp, mode)).reshape(np.shape(patterns))
 
 
 @functools.lru_cache(maxsize=None)
@@ -208,12 +168,23 @@ _RESULTS_LIMIT = 1 << 21
 def oracle(dtype: sk.DType, patterns, m: int, zp: int, mode: str) -> np.ndarray:
     """Oracle INT8 results (as int8) for an array of input patterns: a
     cached whole-format table for 16-bit inputs when one exists or the array
-    is large, else one oracle call per distinct pattern not yet seen with
-    these parameters."""
+    is large; for FP32, the results memoised on disk when the array is large
+    (oracle_large), else one oracle call per distinct pattern not yet seen
+    with these parameters."""
     patterns = np.asarray(patterns)
     flat = patterns.reshape(-1).astype(UINT[dtype])
     if dtype is not F32 and ((dtype, m, zp, mode) in _TABLES or flat.size > 8192):
         return table16(dtype, m, zp, mode)[flat].reshape(patterns.shape)
+    if flat.size >= LARGE:
+        return oracle_large(dtype, flat, m, zp, mode).reshape(patterns.shape)
+    return _by_pattern(dtype, flat, m, zp, mode).reshape(patterns.shape)
+
+
+# FP32 pattern arrays from this size up go through the disk memo.
+LARGE = 2048
+
+
+def _by_pattern(dtype: sk.DType, flat: np.ndarray, m: int, zp: int, mode: str) -> np.ndarray:
     unique, inverse = np.unique(flat, return_inverse=True)
     seen = _RESULTS.setdefault((dtype, m, zp, mode), {})
     wanted = unique.tolist()
@@ -223,7 +194,7 @@ def oracle(dtype: sk.DType, patterns, m: int, zp: int, mode: str) -> np.ndarray:
         missing = wanted
     seen.update(zip(missing, quant_many(missing, FORMAT[dtype], m, zp, mode)))
     values = np.array([seen[p] for p in wanted], dtype=np.int8)
-    return values[inverse.reshape(-1)].reshape(patterns.shape)
+    return values[inverse.reshape(-1)]
 
 
 # --------------------------------------------------------------------- inputs
