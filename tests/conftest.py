@@ -43,7 +43,7 @@ settings.load_profile("simakernels-fuzz" if os.environ.get("SIMAKERNELS_FUZZ_EXA
 HOST_ONLY = frozenset({
     "test_admission.py", "test_op_admission.py", "test_dequant_admission.py", "test_quant_admission.py",
     "test_error_messages.py", "test_ev74_descriptor.py", "test_hurray_descriptor.py", "test_array_plan_cache.py",
-    "test_docs.py", "test_cli.py", "test_bench.py", "test_neon_estimate.py", "test_floor.py",
+    "test_docs.py", "test_cli.py", "test_bench.py", "test_bench_aarch64.py", "test_neon_estimate.py", "test_floor.py",
 })
 
 
