@@ -100,8 +100,9 @@ $(AARCH64_DIR)/.env: toolchains/aarch64/host-packages.sh toolchains/aarch64/sysr
 	touch $@
 
 # Installs the wheel with the emulated pip (proving its tag is accepted), then
-# runs the suite on an ARMv8.2 model (cortex-a76, closest to the A65) in two
-# shards side by side (one per core), all but the tests that do not depend
+# runs the suite on an ARMv8.2 model (cortex-a76, closest to the A65) on two
+# pytest-xdist workers (one per core; whole modules per worker, so that each
+# module's fixtures and oracle results stay in one process), all but the tests that do not depend
 # on the target (tests/conftest.py HOST_ONLY: pure-Python admission and its
 # messages, docs, CLI, benchmark tooling), then, on the ARMv8.0 baseline
 # (cortex-a53), the selftest (every route, exhaustive patterns) and the tests
@@ -118,15 +119,9 @@ A53_TESTS   = tests/test_build.py tests/test_fenv.py tests/test_dequant_fenv.py 
               tests/test_quant_numerics.py tests/test_dense_leaves.py
 test-aarch64: $(AARCH64_DIR)/pkg/.installed
 	QEMU_CPU=cortex-a76 $(QEMU_RUN) -m simakernels info
-	@\
-	for shard in 0 1; do \
-	    (SIMAKERNELS_TEST_SHARD=$$shard/2 QEMU_CPU=cortex-a76 $(QEMU_RUN) $(QEMU_PYTEST) -m "$(QEMU_MARKS)" tests \
-	        > $(AARCH64_DIR)/a76-$$shard.log 2>&1; echo $$? > $(AARCH64_DIR)/a76-$$shard.status) & \
-	done; wait; status=0; \
-	for shard in 0 1; do \
-	    echo "---- cortex-a76, shard $$shard/2 ----"; tail -n 15 $(AARCH64_DIR)/a76-$$shard.log; \
-	    test "$$(cat $(AARCH64_DIR)/a76-$$shard.status)" -eq 0 || status=1; \
-	done; test $$status -eq 0
+	QEMU_CPU=cortex-a76 $(QEMU_RUN) $(QEMU_PYTEST) -n 2 --dist loadfile -m "$(QEMU_MARKS)" tests \
+	    > $(AARCH64_DIR)/a76.log 2>&1; status=$$?; \
+	    echo "---- cortex-a76 ----"; tail -n 15 $(AARCH64_DIR)/a76.log; test $$status -eq 0
 	QEMU_CPU=cortex-a53 $(QEMU_RUN) -m simakernels selftest --quiet & \
 	QEMU_CPU=cortex-a53 $(QEMU_RUN) $(QEMU_PYTEST) -m "not slow and $(QEMU_MARKS)" $(A53_TESTS) > $(AARCH64_DIR)/a53.log 2>&1; a53=$$?; \
 	wait $$! || a53=1; echo "---- cortex-a53 ----"; tail -n 15 $(AARCH64_DIR)/a53.log; test $$a53 -eq 0

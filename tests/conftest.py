@@ -55,19 +55,7 @@ def pytest_configure(config):
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks added here
 def pytest_collection_modifyitems(config, items):
-    """Marks the HOST_ONLY modules' tests.  SIMAKERNELS_TEST_SHARD=i/n keeps
-    the i-th of n contiguous slices of the collected tests (the emulated runs
-    split the suite across the cores; contiguous slices keep each module's
-    fixtures in one process)."""
+    """Marks the HOST_ONLY modules' tests."""
     for item in items:
         if item.path.name in HOST_ONLY:
             item.add_marker(pytest.mark.host_only)
-    shard = os.environ.get("SIMAKERNELS_TEST_SHARD")
-    if not shard:
-        return
-    index, count = (int(part) for part in shard.split("/"))
-    if not 0 <= index < count:
-        raise ValueError(f"SIMAKERNELS_TEST_SHARD={shard!r}: want i/n with 0 <= i < n")
-    begin, end = len(items) * index // count, len(items) * (index + 1) // count
-    config.hook.pytest_deselected(items=items[:begin] + items[end:])
-    items[:] = items[begin:end]

@@ -23,7 +23,7 @@ which run on every route too."""
 import pytest
 
 from helpers import BF16, F32, ROUTE_IDS, ROUTES, run_cast
-from simakernels._ffi import lib
+from simakernels._ffi import ffi, lib
 
 MOVES = {name: getattr(lib, f"SK_MOVE_{name.upper()}")
          for name in ("gather", "scatter", "transpose", "copy_lines", "every_other", "fused_tile")}
@@ -104,3 +104,28 @@ def test_the_kernel_tables_answer_for_every_compiled_route():
             else:
                 assert blocks == [0] * count, (route, op, blocks)
             assert lib.sk_kernel_block(op, rid, count) == 0  # past the last variant
+
+
+def _native_cast_plan(route_id):
+    """A native Cast plan of 64 packed FP32 -> BF16 elements on a route."""
+    plan = ffi.new("sk_cast_plan *")
+    plan.kind, plan.route = lib.SK_CAST_F32_BF16, route_id
+    plan.binding.in_nbytes, plan.binding.in_alignment = 256, 4
+    plan.binding.out_nbytes, plan.binding.out_alignment = 128, 2
+    assert lib.sk_walk_prepare(1, ffi.new("int64_t[]", [64]), ffi.new("int64_t[]", [4]), ffi.new("int64_t[]", [2]),
+                               4, 2, ffi.addressof(plan, "walk")) == lib.SK_OK
+    return plan
+
+
+@pytest.mark.parametrize("route", sorted(ROUTE_IDS))
+def test_a_route_this_cpu_cannot_run_is_refused(route):
+    """A plan naming a route that is not compiled, or compiled but not
+    available on this CPU, is refused by execute before anything runs
+    (INVALID_OPERATION, never an illegal instruction); the others run."""
+    rid = ROUTE_IDS[route]
+    src, dst = bytearray(256), bytearray(b"\xa5" * 128)
+    status = lib.sk_cast_execute(_native_cast_plan(rid), ffi.from_buffer(src), 256, ffi.from_buffer(dst), 128)
+    if lib.sk_route_compiled(rid) and lib.sk_route_available(rid):
+        assert status == lib.SK_OK and dst == bytearray(128)  # +0.0 -> BF16 +0
+        return
+    assert status == lib.SK_INVALID_OPERATION and dst == bytearray(b"\xa5" * 128)

@@ -41,7 +41,7 @@ typedef struct pending {
  * the smaller elements is the one transposed in registers (fewer shuffles
  * per element); the leaf reads or writes the other port in place, one
  * line per call.  A big or streamed output is written only by whole-line
- * copies (sk_stage_copy_lines), so the converted tile is first gathered in
+ * copies (the staging's copy_lines), so the converted tile is first gathered in
  * output order: one leaf call for the whole tile where the input is
  * transposed, one more transpose where the output is. */
 typedef struct tile_job {

@@ -1,7 +1,8 @@
-/* Shared strided traversal, the carry walk: prepare once (drop singleton axes, pick the axis
- * order that gives the longest joint inner run, coalesce axes whose strides
- * chain on both ports), then walk the outer axes by carry so that no element
- * costs a division. */
+/* Shared strided traversal, the carry walk: prepare once (drop singleton
+ * axes, pick the axis order that gives the longest joint inner run,
+ * coalesce axes whose strides chain on both ports), then walk the outer
+ * axes by carry so that no element costs a division.  Transposes go to the
+ * tiler (tile.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "kernel.h"
