@@ -59,7 +59,7 @@ static void gather(const char *src, ptrdiff_t step, char *dst, size_t n, size_t 
 }
 
 /* Two adjacent (16/size)-square blocks at once: each 32-byte row load
- * holds a row of both, the in-lane unpacks of stage.c's transpose_block
+ * holds a row of both, the in-lane unpacks of stage_sse2.c's transpose_block
  * transpose each 128-bit lane on its own, and the halves of register m are
  * destination rows bitreverse(m) of the first block and of the second.
  * Half the shuffles and loads of two SSE2 blocks. */
@@ -103,7 +103,7 @@ static inline __attribute__((always_inline)) void transpose_pairs(const char *sr
                                                                   ptrdiff_t dst_pitch, size_t rows, size_t cols,
                                                                   size_t size) {
     const size_t b = 16 / size;
-    /* As stage.c: finish the farther-apart side's rows one group at a time. */
+    /* As stage_sse2.c: finish the farther-apart side's rows one group at a time. */
     if (dst_pitch > src_pitch) {
         for (size_t c = 0; c + 2 * b <= cols; c += 2 * b)
             for (size_t r = 0; r + b <= rows; r += b)
