@@ -3,9 +3,8 @@
  * input streams through the same cache and evicts it before anyone reads
  * it) and costs a read-for-ownership per output line; non-temporal stores
  * skip both.  Smaller runs keep their output cached for whatever consumes
- * it next.  (Counting the output alone, Quant at 16M elements, 16 MiB of
- * output in a 32 MiB cache, stayed cached: BF16 dense 0.067 -> 0.053
- * ns/elem streamed, transposed 0.19 -> 0.14.)  sk_stream_min_bytes()
+ * it next (counting the output alone left a 16M-element Quant's output
+ * cached while its input evicted it: docs/PERF.md).  sk_stream_min_bytes()
  * (public header) gives the threshold: the size of the last-level cache
  * this CPU reports (at least 16 MiB), unless a test overrode it. */
 #ifndef SK_COMMON_STREAM_H

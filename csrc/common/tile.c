@@ -225,8 +225,7 @@ static tile tile_at(const tile_grid *g, int64_t k) {
  * the one before.  Tile edges fall on the cache lines of the first output
  * line, and of the first input line where the input is transposed; where
  * the leaf reads the input in place its lines stay whole multiples of its
- * blocks (aligned instead, Quant BF16 at 16M measured 0.24 -> 0.34
- * ns/elem). */
+ * blocks (aligned instead measured slower: docs/PERF.md). */
 static void ordered_plane(const sk_walk *w, const sk_tile_axes *t, const char *src, char *dst,
                           const sk_kernel *kernel, const void *ctx, const sk_stage *stage, int route, int stream,
                           char *space) {
