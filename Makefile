@@ -100,14 +100,16 @@ $(AARCH64_DIR)/.env: toolchains/aarch64/host-packages.sh toolchains/aarch64/sysr
 	touch $@
 
 # Installs the wheel with the emulated pip (proving its tag is accepted), then
-# runs the suite on an ARMv8.2 model (cortex-a76, closest to the A65) on two
-# pytest-xdist workers (one per core; whole modules per worker, so that each
-# module's fixtures and oracle results stay in one process), all but the tests that do not depend
-# on the target (tests/conftest.py HOST_ONLY: pure-Python admission and its
-# messages, docs, CLI, benchmark tooling), then, on the ARMv8.0 baseline
-# (cortex-a53), the selftest (every route, exhaustive patterns) and the tests
-# that depend on what the CPU model has: FP environments (FZ16 and the FP16
-# vector ops exist on a76 only), numerics and the dense leaves, quick part.
+# runs the suite's NEON-route cases (SIMAKERNELS_TEST_ROUTES=neon, read by
+# tests/helpers.py) on an ARMv8.2 model (cortex-a76, closest to the A65) on
+# two pytest-xdist workers (one per core; whole modules per worker, so that
+# each module's fixtures and oracle results stay in one process), all but
+# the modules that do not depend on the target (tests/conftest.py HOST_ONLY:
+# pure-Python admission and its messages, docs, CLI, benchmark tooling);
+# then, on the ARMv8.0 baseline (cortex-a53), the selftest (every route,
+# exhaustive patterns) and, on every route, the tests that depend on what
+# the CPU model has: FP environments (FZ16 and the FP16 vector ops exist on
+# a76 only), numerics and the dense leaves, quick part.
 # `python -P` keeps the source tree from shadowing the installed wheel.
 # tests/oracle checks the reference arithmetic itself, not the build, so it
 # runs on the host only.
@@ -119,7 +121,8 @@ A53_TESTS   = tests/test_build.py tests/test_fenv.py tests/test_dequant_fenv.py 
               tests/test_quant_numerics.py tests/test_dense_leaves.py
 test-aarch64: $(AARCH64_DIR)/pkg/.installed
 	QEMU_CPU=cortex-a76 $(QEMU_RUN) -m simakernels info
-	QEMU_CPU=cortex-a76 $(QEMU_RUN) $(QEMU_PYTEST) -n 2 --dist loadfile -m "$(QEMU_MARKS)" tests \
+	SIMAKERNELS_TEST_ROUTES=neon QEMU_CPU=cortex-a76 $(QEMU_RUN) $(QEMU_PYTEST) -n 2 --dist loadfile \
+	    -m "$(QEMU_MARKS)" tests \
 	    > $(AARCH64_DIR)/a76.log 2>&1; status=$$?; \
 	    echo "---- cortex-a76 ----"; tail -n 15 $(AARCH64_DIR)/a76.log; test $$status -eq 0
 	QEMU_CPU=cortex-a53 $(QEMU_RUN) -m simakernels selftest --quiet & \

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import os
 import platform
 import random
 from dataclasses import dataclass
@@ -30,7 +31,14 @@ BF16 = sk.DType.BFLOAT16
 I8 = sk.DType.INT8
 F16 = sk.DType.FLOAT16
 
-ROUTES: Tuple[str, ...] = tuple(sk.a65.available_routes())
+# The routes the route-parametrised tests run: every available one, or the
+# subset SIMAKERNELS_TEST_ROUTES names (comma-separated).  The emulated
+# cortex-a76 run takes the NEON route alone: the portable scalar route's
+# numerics run under emulation on cortex-a53 (exhaustive numerics, FP
+# environments, dense leaves, selftest), and its layouts go through the
+# same C walker as on the host, element by element, with no staging.
+_ONLY = {r for r in os.environ.get("SIMAKERNELS_TEST_ROUTES", "").split(",") if r}
+ROUTES: Tuple[str, ...] = tuple(r for r in sk.a65.available_routes() if not _ONLY or r in _ONLY)
 # Route name -> the C enum value (csrc/include/simakernels.h).
 ROUTE_IDS = {ffi.string(lib.sk_route_name(r)).decode(): r for r in range(lib.SK_ROUTE_COUNT)}
 
