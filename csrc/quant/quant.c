@@ -78,33 +78,38 @@ int sk_quant_prepare(sk_quant_plan *plan) {
 }
 
 /* The kernel table (kernel.h): [route][input * 4 + rounding]. */
-#define ENTRY(isa, in, mode, every_other, block) \
-    {sk_quant_##in##_i8_##mode##__##isa, NULL, every_other, block}
+#define ENTRY(isa, in, mode, strided, every_other, block) \
+    {sk_quant_##in##_i8_##mode##__##isa, strided, every_other, block}
 #define EO(isa, in, mode) sk_quant_##in##_i8_##mode##_every_other__##isa
-#define ROW(isa, in, eo, block)                                                                          \
-    ENTRY(isa, in, ne, eo(isa, in, ne), block), ENTRY(isa, in, tz, eo(isa, in, tz), block),                \
-    ENTRY(isa, in, tp, eo(isa, in, tp), block), ENTRY(isa, in, tn, eo(isa, in, tn), block)
-#define NO_EO(isa, in, mode) NULL
-#define ROUTE(isa, eo, block) {ROW(isa, f32, eo, block), ROW(isa, bf16, eo, block), ROW(isa, f16, eo, block)}
+#define STRIDED(isa, in, mode) sk_quant_##in##_i8_##mode##_strided__##isa
+#define NONE(isa, in, mode) NULL
+#define ROW(isa, in, st, eo, block)                                                                      \
+    ENTRY(isa, in, ne, st(isa, in, ne), eo(isa, in, ne), block),                                          \
+    ENTRY(isa, in, tz, st(isa, in, tz), eo(isa, in, tz), block),                                          \
+    ENTRY(isa, in, tp, st(isa, in, tp), eo(isa, in, tp), block),                                          \
+    ENTRY(isa, in, tn, st(isa, in, tn), eo(isa, in, tn), block)
+#define ROUTE(isa, st, eo, block) \
+    {ROW(isa, f32, st, eo, block), ROW(isa, bf16, st, eo, block), ROW(isa, f16, st, eo, block)}
 static const sk_kernel quant_kernels[SK_ROUTE_COUNT][12] = {
 #if SK_HAVE_NEON
-    [SK_ROUTE_NEON] = ROUTE(neon, EO, 2 * SK_BLOCK),
+    [SK_ROUTE_NEON] = ROUTE(neon, NONE, EO, 2 * SK_BLOCK),
 #endif
 #if SK_HAVE_SSE2
-    [SK_ROUTE_SSE2] = ROUTE(sse2, NO_EO, SK_BLOCK),
+    [SK_ROUTE_SSE2] = ROUTE(sse2, NONE, NONE, SK_BLOCK),
 #endif
 #if SK_HAVE_AVX512
     /* Every input on 512 bits (faster than the AVX2 leaves on Zen 5). */
-    [SK_ROUTE_AVX512] = ROUTE(avx512, EO, 64),
+    [SK_ROUTE_AVX512] = ROUTE(avx512, NONE, EO, 64),
 #endif
 #if SK_HAVE_AVX2
-    [SK_ROUTE_AVX2] = ROUTE(avx2, EO, SK_AVX2_BLOCK),
+    [SK_ROUTE_AVX2] = ROUTE(avx2, NONE, EO, SK_AVX2_BLOCK),
 #endif
-    [SK_ROUTE_SCALAR] = ROUTE(scalar, NO_EO, 1),
+    [SK_ROUTE_SCALAR] = ROUTE(scalar, STRIDED, NONE, 1),
 };
 #undef ROUTE
-#undef NO_EO
 #undef ROW
+#undef NONE
+#undef STRIDED
 #undef EO
 #undef ENTRY
 
@@ -133,8 +138,7 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
     c.mexp = plan->mexp;
     c.exact_only = plan->exact_only;
     sk_quant_ctx_flushing(&c, plan->input, sk_fenv_control_flushes(control));
-    sk_kernel k = quant_kernels[plan->route][plan->input * 4 + plan->rounding];
-    if (plan->route == SK_ROUTE_SCALAR) k.strided = sk_quant_strided[plan->input][plan->rounding];
-    sk_walk_go(&plan->walk, src, dst, &k, plan->route, &c);
+    sk_walk_go(&plan->walk, src, dst, &quant_kernels[plan->route][plan->input * 4 + plan->rounding], plan->route,
+               &c);
     return SK_OK;
 }

@@ -199,9 +199,15 @@ SK_QUANT_EVERY_OTHER_LEAVES(neon)
 /* Kernel table entry [route][input * 4 + rounding] (kernel.h). */
 const sk_kernel *sk_quant_kernel(int route, int variant);
 
-/* Non-packed runs: the exact path element by element, one per input/mode. */
-typedef void (*sk_quant_strided_fn)(const void *ctx, const char *src, ptrdiff_t src_step,
-                                    char *dst, ptrdiff_t dst_step, size_t n);
-extern const sk_quant_strided_fn sk_quant_strided[3][4];
+/* The scalar reference's non-packed runs: the exact path element by
+ * element, one leaf per input and mode (its kernel table's `strided`). */
+#define SK_QUANT_STRIDED(name) void name(const void *ctx, const char *src, ptrdiff_t src_step, char *dst, \
+                                         ptrdiff_t dst_step, size_t n)
+SK_QUANT_STRIDED(sk_quant_f32_i8_ne_strided__scalar); SK_QUANT_STRIDED(sk_quant_f32_i8_tz_strided__scalar);
+SK_QUANT_STRIDED(sk_quant_f32_i8_tp_strided__scalar); SK_QUANT_STRIDED(sk_quant_f32_i8_tn_strided__scalar);
+SK_QUANT_STRIDED(sk_quant_bf16_i8_ne_strided__scalar); SK_QUANT_STRIDED(sk_quant_bf16_i8_tz_strided__scalar);
+SK_QUANT_STRIDED(sk_quant_bf16_i8_tp_strided__scalar); SK_QUANT_STRIDED(sk_quant_bf16_i8_tn_strided__scalar);
+SK_QUANT_STRIDED(sk_quant_f16_i8_ne_strided__scalar); SK_QUANT_STRIDED(sk_quant_f16_i8_tz_strided__scalar);
+SK_QUANT_STRIDED(sk_quant_f16_i8_tp_strided__scalar); SK_QUANT_STRIDED(sk_quant_f16_i8_tn_strided__scalar);
 
 #endif

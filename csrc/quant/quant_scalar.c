@@ -26,8 +26,9 @@ static inline __attribute__((always_inline)) void strided(const void *ctx, const
 }
 
 #define STRIDED(in_name, input, mode_name, mode)                                                   \
-    static void strided_##in_name##_##mode_name(const void *ctx, const char *src, ptrdiff_t ss,     \
-                                               char *dst, ptrdiff_t ds, size_t n) {              \
+    void sk_quant_##in_name##_i8_##mode_name##_strided__scalar(const void *ctx, const char *src,     \
+                                                               ptrdiff_t ss, char *dst, ptrdiff_t ds, \
+                                                               size_t n) {                           \
         strided(ctx, src, ss, dst, ds, n, input, mode);                                          \
     }
 #define STRIDED4(in_name, input)                              \
@@ -38,9 +39,3 @@ static inline __attribute__((always_inline)) void strided(const void *ctx, const
 STRIDED4(f32, SK_QUANT_F32)
 STRIDED4(bf16, SK_QUANT_BF16)
 STRIDED4(f16, SK_QUANT_F16)
-
-const sk_quant_strided_fn sk_quant_strided[3][4] = {
-    [SK_QUANT_F32] = {strided_f32_ne, strided_f32_tz, strided_f32_tp, strided_f32_tn},
-    [SK_QUANT_BF16] = {strided_bf16_ne, strided_bf16_tz, strided_bf16_tp, strided_bf16_tn},
-    [SK_QUANT_F16] = {strided_f16_ne, strided_f16_tz, strided_f16_tp, strided_f16_tn},
-};
