@@ -1,5 +1,6 @@
-"""Admission shared by every operation: arity, dtypes, shapes, layouts,
-overflow-checked storage arithmetic and the conservative nonoverlap proof.
+"""Admission shared by every operation: arity, dtypes, shapes, and each
+port's layout by the C core's rules (overflow-checked spans and the
+conservative nonoverlap proof: :mod:`simakernels._rules`).
 
 Every check returns an :class:`~simakernels.core.Error` naming the port, axis
 or field at fault; nothing here raises for a bad request.
@@ -9,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Tuple, Union
 
+from . import _rules
 from .core import (
     INT64_MAX,
     Contiguous,
@@ -131,7 +133,10 @@ def _element_count(shape: Tuple[int, ...]) -> Optional[int]:
 
 def admit_port(name: str, spec: TensorSpec, empty: bool) -> Union[Port, Error]:
     """Validates one port's layout and derives its normalised strides and
-    required bytes (which include strided gaps; zero for an empty tensor)."""
+    required bytes (which include strided gaps; zero for an empty tensor).
+    The layout rules are the C core's (:mod:`simakernels._rules`); here
+    only what no C integer holds: a stride count that is not the rank, and
+    values beyond int64."""
     item = spec.dtype.itemsize
     if isinstance(spec.layout, Contiguous):
         strides = _contiguous_strides(spec.shape, item)
@@ -144,40 +149,16 @@ def admit_port(name: str, spec: TensorSpec, empty: bool) -> Union[Port, Error]:
                 ErrorCode.UNSUPPORTED_LAYOUT,
                 f"{name}: {len(strides)} strides given for rank {spec.rank}",
             )
-        for axis, (extent, stride) in enumerate(zip(spec.shape, strides)):
-            if stride < 0:
-                return Error(
-                    ErrorCode.UNSUPPORTED_LAYOUT,
-                    f"{name} axis {axis}: negative stride {stride} (reversed views are unsupported)",
-                )
+        for axis, stride in enumerate(strides):
             if stride > INT64_MAX:
                 return Error(ErrorCode.OVERFLOW, f"{name} axis {axis}: stride {stride} exceeds 2^63-1")
-            if stride % item:
-                return Error(
-                    ErrorCode.UNSUPPORTED_LAYOUT,
-                    f"{name} axis {axis}: stride {stride} is not a multiple of the "
-                    f"{item}-byte {spec.dtype.name} scalar",
-                )
-            # An empty tensor accesses nothing, so any stride serves (NumPy
-            # gives empty arrays zero strides).
-            if extent > 1 and stride == 0 and not empty:
-                return Error(
-                    ErrorCode.UNSUPPORTED_LAYOUT,
-                    f"{name} axis {axis}: zero stride on an axis of extent {extent} "
-                    "(broadcast views are unsupported)",
-                )
+    span = _rules.layout(name, spec.shape, strides, item, spec.dtype.name)
+    if isinstance(span, Error):
+        return span
     if empty:
         return Port(name, spec, tuple(0 for _ in spec.shape), 0)
     strides = tuple(s if e > 1 else 0 for e, s in zip(spec.shape, strides))
-    nbytes = item
-    for axis, (extent, stride) in enumerate(zip(spec.shape, strides)):
-        nbytes += (extent - 1) * stride
-        if nbytes > INT64_MAX:
-            return Error(ErrorCode.OVERFLOW, f"{name} axis {axis}: accessed span of {nbytes} bytes exceeds 2^63-1")
-    overlap = _nonoverlap_proof(name, spec.shape, strides, item)
-    if overlap is not None:
-        return overlap
-    return Port(name, spec, strides, nbytes)
+    return Port(name, spec, strides, span)
 
 
 def _contiguous_strides(shape: Tuple[int, ...], item: int) -> Optional[Tuple[int, ...]]:
@@ -191,23 +172,3 @@ def _contiguous_strides(shape: Tuple[int, ...], item: int) -> Optional[Tuple[int
     if step > INT64_MAX:
         return None
     return tuple(reversed(strides))
-
-
-def _nonoverlap_proof(
-    name: str, shape: Tuple[int, ...], strides: Tuple[int, ...], item: int
-) -> Optional[Error]:
-    """Conservative sorted-axis proof: with active axes ordered by stride,
-    each stride must clear the whole span of the faster axes.  Admits
-    permutations, padded rows and stepped views; rejects overlap and some
-    exotic nonoverlapping interleavings."""
-    active = sorted((s, e, axis) for axis, (e, s) in enumerate(zip(shape, strides)) if e > 1)
-    covered = item
-    for stride, extent, axis in active:
-        if stride < covered:
-            return Error(
-                ErrorCode.UNSUPPORTED_LAYOUT,
-                f"{name} axis {axis}: stride {stride} does not clear the {covered} bytes spanned by "
-                "its faster axes (overlapping or unproven interleaved view)",
-            )
-        covered += (extent - 1) * stride
-    return None

@@ -1,13 +1,16 @@
 """Borrowed host buffer views and the binding checks every ``execute`` runs
-before it writes a byte."""
+before it writes a byte (the C core's rules: :mod:`simakernels._rules`)."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Type, TypeVar, Union
 
+from . import _rules, storage
 from ._ffi import ffi
-from .core import INT64_MAX, Error, ErrorCode, Requirement
+from .core import INT64_MAX, DType, Error, ErrorCode, Requirement
 
 _ADDRESS_LIMIT = 1 << 64
+
+_ViewT = TypeVar("_ViewT", bound="ConstHostBuffer")
 
 
 class ConstHostBuffer:
@@ -33,7 +36,7 @@ class ConstHostBuffer:
         self._ptr: Any = view   # what the native entry points take
 
     @classmethod
-    def from_address(cls, address: int, nbytes: int, keepalive: Any = None) -> "ConstHostBuffer":
+    def from_address(cls: Type[_ViewT], address: int, nbytes: int, keepalive: Any = None) -> _ViewT:
         """A raw view for runtime integrations; address 0 is a null binding.
         Out-of-range values are reported by ``execute`` as errors."""
         for name, value in (("address", address), ("nbytes", nbytes)):
@@ -62,7 +65,11 @@ class HostBuffer(ConstHostBuffer):
 BufferLike = Union[ConstHostBuffer, Any]
 
 
-def _view(obj: BufferLike, writable: bool, name: str) -> Union[ConstHostBuffer, Error]:
+def _view(obj: BufferLike, writable: bool, name: str, dtype: Optional[DType]) -> Union[ConstHostBuffer, Error]:
+    if dtype is not None:
+        refused = storage.error(obj, dtype, name)
+        if refused is not None:
+            return refused
     if isinstance(obj, ConstHostBuffer):
         if writable and not isinstance(obj, HostBuffer):
             return Error(ErrorCode.INVALID_BINDING, f"{name}: a ConstHostBuffer cannot be written")
@@ -73,71 +80,35 @@ def _view(obj: BufferLike, writable: bool, name: str) -> Union[ConstHostBuffer, 
         return Error(ErrorCode.INVALID_BINDING, f"{name}: {exc}")
 
 
-def _check_view(view: ConstHostBuffer, need: Requirement, name: str) -> Optional[Error]:
-    address, nbytes = view.address, view.nbytes
-    if not 0 <= address < _ADDRESS_LIMIT:
-        return Error(ErrorCode.INVALID_BINDING, f"{name}: address {address:#x} is outside the 64-bit address space")
-    if nbytes < 0:
-        return Error(ErrorCode.INVALID_BINDING, f"{name}: negative extent {nbytes}")
-    if nbytes > INT64_MAX:
-        return Error(ErrorCode.OVERFLOW, f"{name}: extent {nbytes} exceeds 2^63-1 bytes")
-    if need.nbytes == 0:
-        return None  # empty work: nothing is read or written, any view will do
-    if address == 0:
-        return Error(ErrorCode.INVALID_BINDING, f"{name}: null binding for a tensor of {need.nbytes} bytes")
-    if nbytes < need.nbytes:
-        return Error(
-            ErrorCode.INVALID_BINDING,
-            f"{name}: view has {nbytes} bytes, the plan requires {need.nbytes}",
-        )
-    if address + nbytes > _ADDRESS_LIMIT:
-        return Error(ErrorCode.INVALID_BINDING, f"{name}: view at {address:#x} wraps the address space")
-    if address % need.alignment:
-        return Error(
-            ErrorCode.INVALID_BINDING,
-            f"{name}: address {address:#x} is not {need.alignment}-byte aligned",
-        )
-    return None
-
-
 def bind(
     inputs: Sequence[BufferLike],
     outputs: Sequence[BufferLike],
     in_needs: Tuple[Requirement, ...],
     out_needs: Tuple[Requirement, ...],
+    dtypes: Tuple[Optional[DType], Optional[DType]] = (None, None),
 ) -> Union[Tuple[Tuple[ConstHostBuffer, ...], Tuple[ConstHostBuffer, ...]], Error]:
     """Resolves and checks every binding; returns the views or the first
-    error.  Nothing is written here, so an error leaves outputs untouched."""
+    error.  ``dtypes`` are the ports' tensor dtypes, for the storage rule of
+    arrays (:mod:`simakernels.storage`).  Nothing is written here, so an
+    error leaves outputs untouched."""
     if len(inputs) != len(in_needs) or len(outputs) != len(out_needs):
         return Error(
             ErrorCode.INVALID_ARITY,
             f"plan binds {len(in_needs)} input(s) and {len(out_needs)} output(s), "
             f"got {len(inputs)} and {len(outputs)}",
         )
+    if len(in_needs) != 1 or len(out_needs) != 1:
+        raise ValueError("bind serves plans of one input and one output")
     views = []
-    for writable, objs, needs, role in ((False, inputs, in_needs, "input"), (True, outputs, out_needs, "output")):
-        for i, (obj, need) in enumerate(zip(objs, needs)):
-            name = f"{role} {i}"
-            view = _view(obj, writable, name)
-            if isinstance(view, Error):
-                return view
-            error = _check_view(view, need, name)
-            if error is not None:
-                return error
-            views.append(view)
-    in_views = tuple(views[: len(in_needs)])
-    out_views = tuple(views[len(in_needs):])
-    for i, (src, src_need) in enumerate(zip(in_views, in_needs)):
-        for o, (dst, dst_need) in enumerate(zip(out_views, out_needs)):
-            if (
-                src_need.nbytes
-                and dst_need.nbytes
-                and src.address < dst.address + dst_need.nbytes
-                and dst.address < src.address + src_need.nbytes
-            ):
-                return Error(
-                    ErrorCode.INVALID_BINDING,
-                    f"input {i} [{src.address:#x}, +{src_need.nbytes}) and output {o} "
-                    f"[{dst.address:#x}, +{dst_need.nbytes}): accessed byte ranges overlap",
-                )
-    return in_views, out_views
+    for writable, obj, name, dtype in ((False, inputs[0], "input 0", dtypes[0]),
+                                       (True, outputs[0], "output 0", dtypes[1])):
+        view = _view(obj, writable, name, dtype)
+        if isinstance(view, Error):
+            return view
+        views.append(view)
+    src, dst = views
+    error = _rules.binding(("input 0", "output 0"), ((src.address, src.nbytes), (dst.address, dst.nbytes)),
+                           ((in_needs[0].nbytes, in_needs[0].alignment), (out_needs[0].nbytes, out_needs[0].alignment)))
+    if error is not None:
+        return error
+    return (src,), (dst,)

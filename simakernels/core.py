@@ -5,7 +5,9 @@ import enum
 from dataclasses import dataclass
 from typing import Iterable, Tuple, Union
 
-MAX_RANK = 6
+from ._ffi import lib
+
+MAX_RANK = lib.SK_MAX_RANK
 INT64_MAX = (1 << 63) - 1
 
 
@@ -85,20 +87,20 @@ class TensorSpec:
 
 
 class ErrorCode(enum.IntEnum):
-    """Error categories; values match the C core's ``enum sk_status``."""
+    """Error categories: the C core's ``enum sk_status`` values, read from it."""
 
-    INVALID_OPERATION = 1
-    INVALID_ARITY = 2
-    UNSUPPORTED_DTYPE = 3
-    INVALID_SHAPE = 4
-    UNSUPPORTED_LAYOUT = 5
-    INVALID_PARAMS = 6
-    OVERFLOW = 7
-    INVALID_BINDING = 8
-    UNSUPPORTED_ENVIRONMENT = 9
-    DEVICE_LIMIT = 10
-    PACKET_MISMATCH = 11
-    INVALID_DESCRIPTOR = 12
+    INVALID_OPERATION = lib.SK_INVALID_OPERATION
+    INVALID_ARITY = lib.SK_INVALID_ARITY
+    UNSUPPORTED_DTYPE = lib.SK_UNSUPPORTED_DTYPE
+    INVALID_SHAPE = lib.SK_INVALID_SHAPE
+    UNSUPPORTED_LAYOUT = lib.SK_UNSUPPORTED_LAYOUT
+    INVALID_PARAMS = lib.SK_INVALID_PARAMS
+    OVERFLOW = lib.SK_OVERFLOW
+    INVALID_BINDING = lib.SK_INVALID_BINDING
+    UNSUPPORTED_ENVIRONMENT = lib.SK_UNSUPPORTED_ENVIRONMENT
+    DEVICE_LIMIT = lib.SK_DEVICE_LIMIT
+    PACKET_MISMATCH = lib.SK_PACKET_MISMATCH
+    INVALID_DESCRIPTOR = lib.SK_INVALID_DESCRIPTOR
 
 
 @dataclass(frozen=True)

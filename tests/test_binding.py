@@ -308,9 +308,20 @@ def test_address_space_wrap(case):
     top = (1 << 64) - 8
     n_in, n_out = case.need_in.nbytes, case.need_out.nbytes
     case.assert_rejected(
-        case.execute([sk.ConstHostBuffer.from_address(top, max(16, n_in + 8))], [case.dst.buf]), E.INVALID_BINDING)
+        case.execute([sk.ConstHostBuffer.from_address(top, max(16, n_in + 8))], [case.dst.buf]), E.OVERFLOW)
     case.assert_rejected(
-        case.execute([case.src.buf], [sk.HostBuffer.from_address(top, max(16, n_out + 8))]), E.INVALID_BINDING)
+        case.execute([case.src.buf], [sk.HostBuffer.from_address(top, max(16, n_out + 8))]), E.OVERFLOW)
+
+
+@pytest.mark.parametrize("address", [(1 << 63) - 4, (1 << 63) - 8192, 1 << 63, 3 << 62], ids=hex)
+def test_views_ending_at_or_beyond_2_63(case, address):
+    """Addresses are signed 64-bit values (API.md): a view whose end does
+    not fit is OVERFLOW before any access (it used to pass and SIGSEGV)."""
+    nbytes = 8192 + max(case.need_in.nbytes, case.need_out.nbytes)
+    case.assert_rejected(case.execute([sk.ConstHostBuffer.from_address(address, nbytes)], [case.dst.buf]),
+                         E.OVERFLOW, "input 0", "2^63-1")
+    case.assert_rejected(case.execute([case.src.buf], [sk.HostBuffer.from_address(address, nbytes)]),
+                         E.OVERFLOW, "output 0", "2^63-1")
 
 
 @pytest.mark.parametrize("address", [-8, -(1 << 64), 1 << 64, (1 << 64) + 64, 1 << 70], ids=hex)
@@ -356,15 +367,17 @@ def test_rejections_write_nothing_after_a_success(case):
 # --------------------------------------------------------------- buffer kinds
 
 
-def _make(kind, content):
-    """(binding object of ``kind`` holding ``content``, a uint8 window onto it)."""
+def _make(kind, content, width=1):
+    """(binding object of ``kind`` holding ``content``, a uint8 window onto
+    it); ``width``: the port's element bytes (a typed array is the unsigned
+    integer that wide: raw storage, API.md)."""
     n = content.size
     if kind == "numpy-uint8":
         obj = aligned_bytes(n, 0)
         obj[:] = content
         return obj, obj
     if kind == "numpy-typed":
-        obj = np.zeros(n // 2, dtype=np.uint16)  # NumPy allocations are 16-byte aligned
+        obj = np.zeros(n // width, dtype=f"<u{width}")  # NumPy allocations are 16-byte aligned
         window = obj.view(np.uint8)
         window[:] = content
         return obj, window
@@ -405,7 +418,7 @@ def _alignment_precondition(obj, alignment):
 
 @pytest.mark.parametrize("kind", INPUT_KINDS)
 def test_input_buffer_kinds(case, kind):
-    obj, window = _make(kind, case.src.buf[: case.need_in.nbytes + 8])
+    obj, window = _make(kind, case.src.buf[: case.need_in.nbytes + 8], case.need_in.alignment)
     _alignment_precondition(obj, case.need_in.alignment)
     assert case.execute([obj], [case.dst.buf]) is None
     case.assert_converted()
@@ -414,7 +427,7 @@ def test_input_buffer_kinds(case, kind):
 
 @pytest.mark.parametrize("kind", OUTPUT_KINDS)
 def test_output_buffer_kinds(case, kind):
-    obj, window = _make(kind, case.dst.buf[: case.need_out.nbytes + 8].copy())
+    obj, window = _make(kind, case.dst.buf[: case.need_out.nbytes + 8].copy(), case.need_out.alignment)
     _alignment_precondition(obj, case.need_out.alignment)
     assert case.execute([case.src.buf], [obj]) is None
     case.assert_converted(case.storage_out(window))

@@ -100,7 +100,7 @@ def _corruptions():
         add(f"output-span-{v}", build(output_span=v), "output_span", "offset 56")
     add("extent-2^32", build(extents=[1 << 32, 5], count=5 << 32), "extents[0]", "offset 64")
     add("extent-2^64-1", build(extents=[3, (1 << 64) - 1]), "extents[1]", "offset 72")
-    add("count-product-2^32", ref_pack({**fields((2, 2)), "extents": [1 << 16, 1 << 16]}), "extents", "offset 64")
+    add("count-product-2^32", ref_pack({**fields((2, 2)), "extents": [1 << 16, 1 << 16]}), "extents[1]", "offset 72")
     add("misaligned-stride-f32", build(input_strides=[20, 2]), "input_strides[1]", "offset 120")
     add("misaligned-stride-f32-outer", build(input_strides=[22, 4]), "input_strides[0]", "offset 112")
     add("misaligned-stride-bf16", ref_pack({**fields((3, 5), BF16), "input_strides": [10, 3]}),

@@ -14,19 +14,6 @@
  * in flight amortise the loop's own three instructions). */
 enum { BLOCK = SK_CAST_NEON_BLOCK };
 
-/* (bits + 0x7fff + ((bits >> 16) & 1)) >> 16 on four lanes: CMTST makes -1
- * where bit 16 is set, so 0x7fff - that is the rule's addend, and ADDHN's
- * modulo-2^32 sum and high half are exactly the rule's wrapping addition
- * and shift. */
-static inline __attribute__((always_inline)) uint16x4_t narrow4(uint32x4_t bits, uint32x4_t bit16,
-                                                                uint32x4_t bias) {
-    return vaddhn_u32(bits, vsubq_u32(bias, vtstq_u32(bits, bit16)));
-}
-static inline __attribute__((always_inline)) uint16x8_t narrow8(uint32x4_t lo, uint32x4_t hi, uint32x4_t bit16,
-                                                                uint32x4_t bias) {
-    return vaddhn_high_u32(narrow4(lo, bit16, bias), hi, vsubq_u32(bias, vtstq_u32(hi, bit16)));
-}
-
 /* Four FP32 words at *p, packed (step 1) or every other word (step 2, LD2),
  * and *p past them: one moving pointer lets every load post-increment it
  * (LD2 has no immediate offset; separate addresses cost an ADD each). */
@@ -47,14 +34,14 @@ static inline __attribute__((always_inline)) size_t f32_bf16_blocks(const uint32
 #pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) {
             const uint32x4_t lo = load4(&in, step), hi = load4(&in, step);
-            r[k] = narrow8(lo, hi, bit16, bias);
+            r[k] = sk_neon_bf16_round(lo, hi, bit16, bias);
         }
 #pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) vst1q_u16(out + i + 8 * k, r[k]);
     }
     for (; i + 8 <= n; i += 8) {
         const uint32x4_t lo = load4(&in, step), hi = load4(&in, step);
-        vst1q_u16(out + i, narrow8(lo, hi, bit16, bias));
+        vst1q_u16(out + i, sk_neon_bf16_round(lo, hi, bit16, bias));
     }
     return i;
 }
@@ -141,7 +128,7 @@ void sk_cast_f32_bf16_tile__neon(const void *ctx, const char *src, ptrdiff_t src
 #pragma GCC unroll 8
             for (int r = 0; r < 8; ++r, s += src_pitch) {
                 const uint32_t *w = (const uint32_t *)(const void *)s;
-                v[r] = vreinterpretq_u8_u16(narrow8(vld1q_u32(w), vld1q_u32(w + 4), bit16, bias));
+                v[r] = vreinterpretq_u8_u16(sk_neon_bf16_round(vld1q_u32(w), vld1q_u32(w + 4), bit16, bias));
             }
             sk_neon_transpose(v, 2);
             char *d = dst + (ptrdiff_t)cb * dst_pitch + (ptrdiff_t)(rb * 2);

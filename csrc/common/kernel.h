@@ -86,6 +86,14 @@ static inline void sk_walk_go(const sk_walk *walk, const void *src, void *dst, c
     else sk_walk_run(walk, src, dst, kernel, route, ctx);
 }
 
+/* The binding rules (sk_binding_fault) for an entry's host pointers:
+ * SK_OK or the first fault's status, before anything is read or written. */
+static inline int sk_binding_check(const sk_binding *need, const void *src, uint64_t src_len, const void *dst,
+                                   uint64_t dst_len) {
+    sk_fault fault;
+    return sk_binding_fault(need, SK_DOMAIN_HOST, (uintptr_t)src, src_len, (uintptr_t)dst, dst_len, &fault);
+}
+
 /* Whether a route is compiled and this CPU runs it: asked once per route
  * (sk_route_ask), then read from sk_route_state (1 yes, 2 no). */
 extern _Atomic int sk_route_state[SK_ROUTE_COUNT];

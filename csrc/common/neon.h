@@ -9,6 +9,17 @@
  * offset, then cost an ADD each. */
 #define SK_NEON_OPAQUE(p) __asm__("" : "+r"(p))
 
+/* FP32 bits -> BF16 by the Cast rule, (bits + 0x7fff + ((bits >> 16) & 1))
+ * >> 16, on eight lanes: CMTST makes -1 where bit 16 is set, so 0x7fff - that
+ * is the rule's addend, and ADDHN's modulo-2^32 sum and high half are
+ * exactly the rule's wrapping addition and shift.  `bit16` and `bias` are
+ * 0x10000 and 0x7fff in every lane (the caller keeps them in registers). */
+static inline __attribute__((always_inline)) uint16x8_t sk_neon_bf16_round(uint32x4_t lo, uint32x4_t hi,
+                                                                           uint32x4_t bit16, uint32x4_t bias) {
+    return vaddhn_high_u32(vaddhn_u32(lo, vsubq_u32(bias, vtstq_u32(lo, bit16))), hi,
+                           vsubq_u32(bias, vtstq_u32(hi, bit16)));
+}
+
 /* TRN1/TRN2 of two rows at a lane width (bits). */
 static inline __attribute__((always_inline)) uint8x16_t sk_neon_trn(uint8x16_t a, uint8x16_t b, int width,
                                                                     int second) {

@@ -113,10 +113,10 @@ static const sk_kernel dequant_kernels[SK_ROUTE_COUNT][VARIANTS] = {
 #define EVERY_OTHER(isa, leaf) NULL
 #if SK_HAVE_SSE2
     [SK_ROUTE_SSE2] = {
-        ROW(sse2, F32, NARROW, f32_narrow, SK_BLOCK), ROW(sse2, F32, NARROW_POW2, f32_shift, SK_BLOCK),
+        ROW(sse2, F32, NARROW, f32_narrow, SK_BLOCK), ROW(sse2, F32, NARROW_POW2, f32_narrow_pow2, SK_BLOCK),
         ROW(sse2, F32, WIDE_POW2, f32_wide_pow2, SK_BLOCK), ROW(sse2, F32, WIDE_UNIT, f32_wide_unit, SK_BLOCK),
         ROW(sse2, F32, WIDE, f32_wide, SK_BLOCK),
-        ROW(sse2, BF16, NARROW, bf16_narrow, SK_BLOCK), ROW(sse2, BF16, NARROW_POW2, bf16_shift, SK_BLOCK),
+        ROW(sse2, BF16, NARROW, bf16_narrow, SK_BLOCK), ROW(sse2, BF16, NARROW_POW2, bf16_narrow_pow2, SK_BLOCK),
         ROW(sse2, BF16, WIDE_POW2, bf16_wide_pow2, SK_BLOCK), ROW(sse2, BF16, WIDE_UNIT, bf16_wide_unit, SK_BLOCK),
         ROW(sse2, BF16, WIDE, bf16_wide, SK_BLOCK),
     },
@@ -124,10 +124,10 @@ static const sk_kernel dequant_kernels[SK_ROUTE_COUNT][VARIANTS] = {
 #define SCALAR_ROW(out, form, leaf, strided)                                                             \
     [out(form)] = {sk_dequant_i8_##leaf##__scalar, sk_dequant_i8_##strided##_strided__scalar, NULL, 1}
     [SK_ROUTE_SCALAR] = {
-        SCALAR_ROW(F32, NARROW, f32_narrow, f32), SCALAR_ROW(F32, NARROW_POW2, f32_shift, f32),
+        SCALAR_ROW(F32, NARROW, f32_narrow, f32), SCALAR_ROW(F32, NARROW_POW2, f32_narrow_pow2, f32),
         SCALAR_ROW(F32, WIDE_POW2, f32_wide_pow2, f32), SCALAR_ROW(F32, WIDE_UNIT, f32_wide_unit, f32),
         SCALAR_ROW(F32, WIDE, f32_wide, f32),
-        SCALAR_ROW(BF16, NARROW, bf16_narrow, bf16), SCALAR_ROW(BF16, NARROW_POW2, bf16_shift, bf16),
+        SCALAR_ROW(BF16, NARROW, bf16_narrow, bf16), SCALAR_ROW(BF16, NARROW_POW2, bf16_narrow_pow2, bf16),
         SCALAR_ROW(BF16, WIDE_POW2, bf16_wide_pow2, bf16), SCALAR_ROW(BF16, WIDE_UNIT, bf16_wide_unit, bf16),
         SCALAR_ROW(BF16, WIDE, bf16_wide, bf16),
     },
@@ -140,7 +140,7 @@ const sk_kernel *sk_dequant_kernel(int route, int variant) {
     return variant < VARIANTS ? &dequant_kernels[route][variant] : NULL;
 }
 
-/* The plan's entry: the portable routes' shift leaves take exponents from
+/* The plan's entry: the portable routes' narrow_pow2 leaves take exponents from
  * 0 up; below, the NARROW multiply is already exact. */
 static const sk_kernel *plan_kernel(const sk_dequant_plan *plan) {
     int form = plan->form;
@@ -163,7 +163,7 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
     if (plan->walk.runs == 0) return SK_OK;  /* empty: no arithmetic, no FP-state requirement */
     /* Before any conversion or write: the staged roundings need nearest
      * rounding and gradual underflow, and no trap may fire mid-tensor. */
-    if (sk_fenv_control_unmet(sk_fenv_control(), SK_NEED_NEAREST | SK_NEED_GRADUAL_UNDERFLOW | SK_NEED_NO_TRAPS))
+    if (sk_fenv_control_unmet(sk_fenv_control(), sk_operation_fenv_needs(SK_OP_DEQUANT)))
         return SK_UNSUPPORTED_ENVIRONMENT;
 
     sk_dequant_ctx c;

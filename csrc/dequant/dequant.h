@@ -40,7 +40,7 @@ static inline float sk_dq_narrow(const sk_dequant_ctx *c, int8_t q) {
 
 /* INT8-range zero point, scale 2^e with 0 <= e <= 4: (q - zp) * 2^e is an
  * integer below 2^13, exact in FP32, so the multiply disappears. */
-static inline float sk_dq_shift(const sk_dequant_ctx *c, int8_t q) {
+static inline float sk_dq_narrow_pow2(const sk_dequant_ctx *c, int8_t q) {
     return (float)(((int32_t)q - c->zero_point) * (1 << c->exponent));
 }
 
@@ -64,12 +64,12 @@ static inline float sk_dq_wide(const sk_dequant_ctx *c, int8_t q) {
  * output stores never modify the parameters (and keeps them in registers). */
 #define SK_DEQUANT_LEAF(name) void name(const void *ctx, const void *src, void *dst, size_t n)
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow__scalar);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_shift__scalar);
+SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow_pow2__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_pow2__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_unit__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow__scalar);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_shift__scalar);
+SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow_pow2__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_pow2__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__scalar);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__scalar);
@@ -105,12 +105,12 @@ SK_DEQUANT_LEAF(sk_dequant_i8_bf16_table__avx512);
 #endif
 #if SK_HAVE_SSE2
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow__sse2);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_shift__sse2);
+SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow_pow2__sse2);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_pow2__sse2);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_unit__sse2);
 SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide__sse2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow__sse2);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_shift__sse2);
+SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow_pow2__sse2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_pow2__sse2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__sse2);
 SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__sse2);

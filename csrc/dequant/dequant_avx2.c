@@ -12,10 +12,9 @@
 #include "../common/avx2.h"
 
 /* The scalar forms, lane-wise.  A power-of-two scale with an INT8-range
- * zero point computes as NARROW ((q - zp) * 2^e is exact either way); its
+ * zero point computes as SK_DEQUANT_NARROW ((q - zp) * 2^e is exact either way); its
  * BF16 results need no rounding: |q - zp| <= 255 has at most 8 significant
  * bits, which BF16 holds, so the low half of the FP32 result is zero. */
-enum form { NARROW, NARROW_POW2, WIDE_POW2, WIDE_UNIT, WIDE };
 
 typedef struct params {
     __m256i zero_point, zero_point16;
@@ -28,17 +27,17 @@ static inline params params_of(const sk_dequant_ctx *c) {
     return p;
 }
 
-/* The form's arithmetic on eight INT32 lanes: q, or for NARROW the exact
+/* The form's arithmetic on eight INT32 lanes: q, or for SK_DEQUANT_NARROW the exact
  * difference q - zp. */
-static inline __attribute__((always_inline)) __m256i arith8(const params *p, __m256i q, enum form f) {
+static inline __attribute__((always_inline)) __m256i arith8(const params *p, __m256i q, enum sk_dequant_form f) {
     const __m256 x = _mm256_cvtepi32_ps(q);
     switch (f) {
-    case NARROW:
-    case NARROW_POW2:
+    case SK_DEQUANT_NARROW:
+    case SK_DEQUANT_NARROW_POW2:
         return _mm256_castps_si256(_mm256_mul_ps(x, p->scale));
-    case WIDE_POW2:
+    case SK_DEQUANT_WIDE_POW2:
         return _mm256_castps_si256(_mm256_sub_ps(_mm256_mul_ps(x, p->scale), p->zp_scaled));
-    case WIDE_UNIT:
+    case SK_DEQUANT_WIDE_UNIT:
         return _mm256_castps_si256(_mm256_sub_ps(x, p->zp));
     default:
         return _mm256_castps_si256(_mm256_mul_ps(_mm256_sub_ps(x, p->zp), p->scale));
@@ -48,7 +47,7 @@ static inline __attribute__((always_inline)) __m256i arith8(const params *p, __m
 /* FP32 bits of eight elements, sign-extended straight from memory; every
  * other element (step 2) is the low byte of each 16-bit word, sign-extended
  * by shifts (the reads end at the gap after the eighth element). */
-static inline __attribute__((always_inline)) __m256i bits8(const params *p, const int8_t *in, enum form f,
+static inline __attribute__((always_inline)) __m256i bits8(const params *p, const int8_t *in, enum sk_dequant_form f,
                                                            size_t step) {
     __m256i q;
     if (step == 2) {
@@ -57,24 +56,24 @@ static inline __attribute__((always_inline)) __m256i bits8(const params *p, cons
     } else {
         q = _mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)in));
     }
-    if (f == NARROW || f == NARROW_POW2) q = _mm256_sub_epi32(q, p->zero_point);
+    if (f == SK_DEQUANT_NARROW || f == SK_DEQUANT_NARROW_POW2) q = _mm256_sub_epi32(q, p->zero_point);
     return arith8(p, q, f);
 }
 
-/* BF16 words of sixteen elements.  Widened to INT16 (the NARROW forms subtract
+/* BF16 words of sixteen elements.  Widened to INT16 (the SK_DEQUANT_NARROW forms subtract
  * the zero point there: q - zp lies in [-255, 255]), the even and odd elements
  * become INT32 lanes by multiply-adds with 1 and 0; each 32-bit lane then
  * holds one even and one odd result, whose low and high words interleave
  * back into element order by blends, with no permute. */
-static inline __attribute__((always_inline)) __m256i bf16_16(const params *p, const int8_t *in, enum form f,
+static inline __attribute__((always_inline)) __m256i bf16_16(const params *p, const int8_t *in, enum sk_dequant_form f,
                                                              size_t step) {
     __m256i w = step == 2 ? _mm256_srai_epi16(_mm256_slli_epi16(_mm256_loadu_si256((const __m256i *)in), 8), 8)
                           : _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)in));
-    if (f == NARROW || f == NARROW_POW2) w = _mm256_sub_epi16(w, p->zero_point16);
+    if (f == SK_DEQUANT_NARROW || f == SK_DEQUANT_NARROW_POW2) w = _mm256_sub_epi16(w, p->zero_point16);
     const __m256i even = arith8(p, _mm256_madd_epi16(w, _mm256_set1_epi32(1)), f);
     const __m256i odd = arith8(p, _mm256_madd_epi16(w, _mm256_set1_epi32(0x10000)), f);
     const __m256i high = _mm256_blend_epi16(_mm256_srli_epi32(even, 16), odd, 0xAA);
-    if (f == NARROW_POW2) return high;  /* exact in BF16 */
+    if (f == SK_DEQUANT_NARROW_POW2) return high;  /* exact in BF16 */
     const __m256i low = _mm256_blend_epi16(even, _mm256_slli_epi32(odd, 16), 0xAA);
     return sk_avx2_bf16_round_words(low, high);
 }
@@ -82,7 +81,7 @@ static inline __attribute__((always_inline)) __m256i bf16_16(const params *p, co
 /* Blocks over the first n elements (for step 2, n is one short of the run,
  * so that every block is followed by another element). */
 static inline __attribute__((always_inline)) size_t f32_blocks(const params *p, const int8_t *in, float *out,
-                                                               size_t n, enum form f, size_t step, int stream) {
+                                                               size_t n, enum sk_dequant_form f, size_t step, int stream) {
     size_t i = 0;
     for (; i + SK_AVX2_BLOCK <= n; i += SK_AVX2_BLOCK) {
         sk_avx2_store(out + i, bits8(p, in + i * step, f, step), stream);
@@ -95,7 +94,7 @@ static inline __attribute__((always_inline)) size_t f32_blocks(const params *p, 
 }
 
 static inline __attribute__((always_inline)) size_t bf16_blocks(const params *p, const int8_t *in,
-                                                                uint16_t *out, size_t n, enum form f,
+                                                                uint16_t *out, size_t n, enum sk_dequant_form f,
                                                                 size_t step, int stream) {
     size_t i = 0;
     for (; i + SK_AVX2_BLOCK <= n; i += SK_AVX2_BLOCK) {
@@ -114,7 +113,7 @@ static inline __attribute__((always_inline)) size_t bf16_blocks(const params *p,
  * which the blocks are converted and their count returned: the walk stages
  * the rest, kernel.h). */
 static inline __attribute__((always_inline)) size_t run_f32(const sk_dequant_ctx *c, const int8_t *in,
-                                                             float *out, size_t n, enum form f, size_t step) {
+                                                             float *out, size_t n, enum sk_dequant_form f, size_t step) {
     const params p = params_of(c);
     const size_t reach = step == 1 ? n : n - 1;  /* n >= 1 */
     size_t i = sk_avx2_head(out, sizeof *out, reach);
@@ -135,7 +134,7 @@ static inline uint16_t staged_bf16(const sk_dequant_ctx *c, int8_t q) {
 }
 
 static inline __attribute__((always_inline)) size_t run_bf16(const sk_dequant_ctx *c, const int8_t *in,
-                                                              uint16_t *out, size_t n, enum form f, size_t step) {
+                                                              uint16_t *out, size_t n, enum sk_dequant_form f, size_t step) {
     const params p = params_of(c);
     const size_t reach = step == 1 ? n : n - 1;  /* n >= 1 */
     size_t i = sk_avx2_head(out, sizeof *out, reach);
@@ -156,14 +155,14 @@ static inline __attribute__((always_inline)) size_t run_bf16(const sk_dequant_ct
     SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_##out##_##name##_every_other__avx2) {                 \
         return run(ctx, src, dst, n, f, 2);                                                      \
     }
-LEAVES(f32, narrow, NARROW, run_f32)
-LEAVES(f32, wide_pow2, WIDE_POW2, run_f32)
-LEAVES(f32, wide_unit, WIDE_UNIT, run_f32)
-LEAVES(f32, wide, WIDE, run_f32)
-LEAVES(bf16, narrow, NARROW, run_bf16)
-LEAVES(bf16, narrow_pow2, NARROW_POW2, run_bf16)
-LEAVES(bf16, wide_pow2, WIDE_POW2, run_bf16)
-LEAVES(bf16, wide_unit, WIDE_UNIT, run_bf16)
-LEAVES(bf16, wide, WIDE, run_bf16)
+LEAVES(f32, narrow, SK_DEQUANT_NARROW, run_f32)
+LEAVES(f32, wide_pow2, SK_DEQUANT_WIDE_POW2, run_f32)
+LEAVES(f32, wide_unit, SK_DEQUANT_WIDE_UNIT, run_f32)
+LEAVES(f32, wide, SK_DEQUANT_WIDE, run_f32)
+LEAVES(bf16, narrow, SK_DEQUANT_NARROW, run_bf16)
+LEAVES(bf16, narrow_pow2, SK_DEQUANT_NARROW_POW2, run_bf16)
+LEAVES(bf16, wide_pow2, SK_DEQUANT_WIDE_POW2, run_bf16)
+LEAVES(bf16, wide_unit, SK_DEQUANT_WIDE_UNIT, run_bf16)
+LEAVES(bf16, wide, SK_DEQUANT_WIDE, run_bf16)
 #undef LEAVES
 #endif

@@ -6,7 +6,7 @@
  * rule (ADDHN) or, where they are exact, truncated (UZP2). */
 #include "dequant.h"
 #if SK_HAVE_NEON
-#include <arm_neon.h>
+#include "../common/neon.h"
 
 typedef struct quad { float32x4_t v[4]; } quad;
 
@@ -131,14 +131,10 @@ static inline __attribute__((always_inline)) void store_f32(float *out, quad r, 
     else EACH_VECTOR vst1q_f32(out + 4 * k, r.v[k]);
 }
 
-/* FP32 -> BF16 by the Cast rule: CMTST gives -1 where bit 16 is set, so
- * 0x7fff - that is the rule's addend, and ADDHN's modulo-2^32 sum and high
- * half are the rule's wrapping addition and shift. */
+/* FP32 -> BF16 by the Cast rule (sk_neon_bf16_round). */
 static inline __attribute__((always_inline)) uint16x8_t narrow_bits(float32x4_t lo, float32x4_t hi) {
-    const uint32x4_t bit16 = vdupq_n_u32(0x10000u), bias = vdupq_n_u32(0x7fffu);
-    const uint32x4_t a = vreinterpretq_u32_f32(lo), b = vreinterpretq_u32_f32(hi);
-    return vaddhn_high_u32(vaddhn_u32(a, vsubq_u32(bias, vtstq_u32(a, bit16))), b,
-                           vsubq_u32(bias, vtstq_u32(b, bit16)));
+    return sk_neon_bf16_round(vreinterpretq_u32_f32(lo), vreinterpretq_u32_f32(hi), vdupq_n_u32(0x10000u),
+                              vdupq_n_u32(0x7fffu));
 }
 
 /* `exact`: every result has at most 8 significant bits (the narrow

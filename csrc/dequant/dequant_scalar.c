@@ -15,7 +15,7 @@
             out[i] = sk_bf16_from_f32_bits(sk_f32_bits(sk_dq_##form(ctx, in[i])));        \
     }
 LEAVES(narrow)
-LEAVES(shift)
+LEAVES(narrow_pow2)
 LEAVES(wide_pow2)
 LEAVES(wide_unit)
 LEAVES(wide)

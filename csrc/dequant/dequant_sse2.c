@@ -30,7 +30,7 @@ static inline __attribute__((always_inline)) void run_bf16(const sk_dequant_ctx 
     SK_DEQUANT_LEAF(sk_dequant_i8_f32_##form##__sse2) { run_f32(ctx, src, dst, n, sk_dq_##form); } \
     SK_DEQUANT_LEAF(sk_dequant_i8_bf16_##form##__sse2) { run_bf16(ctx, src, dst, n, sk_dq_##form); }
 LEAVES(narrow)
-LEAVES(shift)
+LEAVES(narrow_pow2)
 LEAVES(wide_pow2)
 LEAVES(wide_unit)
 LEAVES(wide)

@@ -70,11 +70,28 @@ static const hurray_fn kernels[SK_HURRAY_STORAGE_COUNT] = {
     [SK_HURRAY_INT2] = hurray_i2,   [SK_HURRAY_UINT2] = hurray_u2,
 };
 
-int sk_hurray_dequantize(int storage, uint32_t scale_bits, int32_t zero_point, uintptr_t src, uintptr_t dst,
-                         uint64_t count) {
+static const int8_t BITS[SK_HURRAY_STORAGE_COUNT] = {
+    [SK_HURRAY_INT8] = 8, [SK_HURRAY_UINT8] = 8, [SK_HURRAY_INT16] = 16, [SK_HURRAY_UINT16] = 16,
+    [SK_HURRAY_INT32] = 32, [SK_HURRAY_UINT32] = 32, [SK_HURRAY_INT4] = 4, [SK_HURRAY_UINT4] = 4,
+    [SK_HURRAY_INT2] = 2, [SK_HURRAY_UINT2] = 2,
+};
+
+int sk_hurray_storage_bits(int storage) {
+    return storage < 0 || storage >= SK_HURRAY_STORAGE_COUNT ? 0 : BITS[storage];
+}
+
+int sk_hurray_dequantize(int storage, uint32_t scale_bits, int32_t zero_point, const void *src, uint64_t src_len,
+                         void *dst, uint64_t dst_len, uint64_t count) {
     if (storage < 0 || storage >= SK_HURRAY_STORAGE_COUNT) return SK_INVALID_OPERATION;
+    /* count < 2^61 keeps the byte counts below from wrapping; larger counts
+     * cannot be bound (a view is at most 2^63-1 bytes). */
+    if (count > ((uint64_t)1 << 61)) return SK_OVERFLOW;
+    /* Storage is read bytewise (memcpy, sub-byte fields): any alignment. */
+    const sk_binding need = {(count * (uint64_t)BITS[storage] + 7) / 8, 1, count * sizeof(float), sizeof(float)};
+    const int bound = sk_binding_check(&need, src, src_len, dst, dst_len);
+    if (bound != SK_OK) return bound;
     if (count == 0) return SK_OK;
-    if (sk_fenv_unmet(SK_NEED_NEAREST | SK_NEED_GRADUAL_UNDERFLOW | SK_NEED_NO_TRAPS))
+    if (sk_fenv_unmet(sk_operation_fenv_needs(SK_OP_HURRAY)))
         return SK_UNSUPPORTED_ENVIRONMENT;
     float scale;
     memcpy(&scale, &scale_bits, sizeof scale);

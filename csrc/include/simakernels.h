@@ -49,7 +49,7 @@ int sk_route_available(int route);
  * route and variant (1: element at a time; 0: no such entry).  Variants:
  * Cast enum sk_cast_kind; Dequant output * SK_DEQUANT_FORM_COUNT + form;
  * Quant input * 4 + rounding.  Tests aim their sizes at these edges. */
-enum sk_operation { SK_OP_CAST = 0, SK_OP_DEQUANT = 1, SK_OP_QUANT = 2 };
+enum sk_operation { SK_OP_CAST = 0, SK_OP_DEQUANT = 1, SK_OP_QUANT = 2, SK_OP_HURRAY = 3 };  /* Hurray: no kernel table */
 int sk_kernel_block(int operation, int route, int variant);
 /* Whether that entry has an every_other leaf (a de-interleaving read of
  * every second input element), and a fused tile leaf (transposes in cache
@@ -89,6 +89,13 @@ enum sk_fenv_need {
     SK_NEED_NEAREST = 1, SK_NEED_GRADUAL_UNDERFLOW = 2, SK_NEED_NO_TRAPS = 4
 };
 
+/* What each operation needs (enum sk_operation -> sk_fenv_need bits): Cast
+ * is bit manipulation (nothing); Dequant and Hurray dequantization compute
+ * in binary32 (nearest, gradual underflow, no traps); Quant is exact under
+ * flush modes (its repair path) and needs nearest and no traps.  The
+ * executes check exactly these; Python reads them for its messages. */
+int sk_operation_fenv_needs(int operation);
+
 void sk_fenv_query(sk_fenv_state *state);
 /* 0 when the state satisfies every bit of `needs`, else the unmet bits. */
 int sk_fenv_unmet(int needs);
@@ -108,6 +115,9 @@ int sk_fenv_set(const sk_fenv_state *state);
  * streaming paths can be checked on small tensors. */
 size_t sk_stream_min_bytes(void);
 void sk_stream_override(size_t bytes);
+
+/* Tensors have rank 0..SK_MAX_RANK (the arrays of six below). */
+enum sk_limits { SK_MAX_RANK = 6 };
 
 /* ---- Shared strided traversal ----------------------------------------- */
 /* A prepared walk over two ports with the same logical shape: `runs` inner
@@ -134,7 +144,73 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
                     const int64_t *out_stride, int64_t in_size,
                     int64_t out_size, sk_walk *walk);
 
-/* ---- Binding ---------------------------------------------------------- */
+/* ---- Layout and binding rules ------------------------------------------ */
+/* One checker serves every entry: execute (bindings), the EV74 decoder
+ * (descriptor geometry and addresses) and, through cffi, Python's admission
+ * and binding, which only turn its fault record into a message. */
+enum sk_rule {
+    SK_RULE_NONE = 0,
+    /* layouts (sk_layout_check): status SK_UNSUPPORTED_LAYOUT unless noted;
+     * a limit's status is SK_OVERFLOW on the host, SK_DEVICE_LIMIT on the EV74 */
+    SK_RULE_EXTENT_LIMIT = 14,    /* an extent beyond the domain; value: the extent, limit: the largest */
+    SK_RULE_NEGATIVE_STRIDE = 1,  /* value: the stride */
+    SK_RULE_STRIDE_MULTIPLE = 2,  /* value: the stride; limit: the element size */
+    SK_RULE_NOT_NORMALISED = 3,   /* descriptor form: a singleton axis or an empty tensor with a nonzero stride */
+    SK_RULE_BROADCAST = 4,        /* zero stride on an axis of extent > 1; value: the extent */
+    SK_RULE_STRIDE_LIMIT = 5,     /* stride beyond the domain; value: stride, limit: the largest */
+    SK_RULE_SPAN_LIMIT = 6,       /* the accessed span passes the limit at this axis;
+                                   * value: the span of the axes before it, limit: the largest span */
+    SK_RULE_AXES_OVERLAP = 7,     /* the sorted-axis nonoverlap proof fails; value: the stride,
+                                   * limit: the bytes spanned by the faster axes */
+    /* bindings (sk_binding_fault): status SK_INVALID_BINDING unless noted */
+    SK_RULE_VIEW_LIMIT = 8,       /* SK_OVERFLOW: a view longer than 2^63-1 bytes; value: its length */
+    SK_RULE_NULL = 9,             /* null view for nonempty work; limit: the bytes required */
+    SK_RULE_SHORT = 10,           /* value: the view's bytes; limit: the bytes required */
+    SK_RULE_ADDRESS_LIMIT = 11,   /* SK_OVERFLOW (SK_DEVICE_LIMIT): the view ends past the address domain; value: the
+                                   * address, limit: the largest end (one past its last byte) */
+    SK_RULE_MISALIGNED = 12,      /* value: the address; limit: the alignment */
+    SK_RULE_PORTS_OVERLAP = 13    /* the accessed input and output ranges overlap (port 1) */
+};
+
+/* The first rule a layout or binding breaks: SK_OK and SK_RULE_NONE when
+ * none.  `port`: 0 input, 1 output; `axis`: -1 for the port as a whole. */
+typedef struct sk_fault {
+    int32_t status;               /* enum sk_status */
+    int32_t rule;                 /* enum sk_rule */
+    int32_t port;
+    int32_t axis;
+    uint64_t value;
+    uint64_t limit;
+} sk_fault;
+
+/* Largest accessed span and largest view end of the host (signed 64-bit
+ * addresses, API.md) and of the EV74's 32-bit device domain. */
+enum sk_domain { SK_DOMAIN_HOST = 0, SK_DOMAIN_DEVICE = 1 };
+
+/* The largest view end (one past the last byte) in a domain: 2^63-1 on the
+ * host, 2^32 on the EV74. */
+uint64_t sk_domain_end(int domain);
+
+/* One port's geometry: byte strides in logical axis order. */
+typedef struct sk_layout {
+    int32_t rank;                 /* 0..6 */
+    int32_t port;
+    int32_t domain;               /* enum sk_domain */
+    int32_t normalised;           /* descriptor form: singleton axes and empty tensors carry zero strides */
+    int64_t item;                 /* element bytes */
+    uint64_t extent[6];
+    int64_t stride[6];
+} sk_layout;
+
+/* Checks a port's geometry, in this order: every axis (extent beyond the
+ * domain, negative stride, not a multiple of the element, not normalised, broadcast, beyond the domain),
+ * then the accessed span, then the conservative sorted-axis nonoverlap
+ * proof (with active axes ordered by stride, each stride clears the whole
+ * span of the faster axes: admits permutations, padded rows and stepped
+ * views).  Returns the fault's status; *span is the accessed bytes (0 for
+ * an empty tensor). */
+int sk_layout_check(const sk_layout *layout, uint64_t *span, sk_fault *fault);
+
 /* What an admitted plan needs from its two views (bytes, address alignment;
  * 0 bytes: empty work, any view will do). */
 typedef struct sk_binding {
@@ -144,12 +220,12 @@ typedef struct sk_binding {
     uint64_t out_alignment;
 } sk_binding;
 
-/* Every execute entry runs this before anything else: null nonempty views,
- * extents below the requirement, address wrap, misalignment and overlap of
- * the accessed input and output ranges are SK_INVALID_BINDING.  (Python then
- * names the exact fault; see simakernels.buffers.) */
-int sk_binding_check(const sk_binding *need, const void *src, uint64_t src_len, const void *dst,
-                     uint64_t dst_len);
+/* Checks two views against a binding, each port in this order: length (at
+ * most 2^63-1), then for nonempty work null, short, the view's end within
+ * the domain, alignment; then overlap of the accessed ranges.  Returns the
+ * fault's status.  Every entry that takes pointers runs it first. */
+int sk_binding_fault(const sk_binding *need, int domain, uint64_t src, uint64_t src_len, uint64_t dst,
+                     uint64_t dst_len, sk_fault *fault);
 
 /* ---- Cast ------------------------------------------------------------- */
 enum sk_cast_kind { SK_CAST_F32_BF16 = 0, SK_CAST_BF16_F32 = 1 };
@@ -235,8 +311,8 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
 
 /* ---- EV74 host codec ---------------------------------------------------- */
 /* The 224-byte little-endian descriptor of simaai_kernels_ev74_quant_v1.
- * Offsets are fixed by the API; simakernels.ev74 checks its struct layout
- * against these constants at import. */
+ * Offsets are fixed by the API; sk_ev74_field_at lists every field with its
+ * offset and type, and simakernels.ev74 builds its struct layout from it. */
 enum sk_ev74_layout {
     SK_EV74_DESCRIPTOR_SIZE = 224,
     SK_EV74_MAGIC = 0x3151534b,       /* bytes "KSQ1" */
@@ -248,8 +324,21 @@ enum sk_ev74_layout {
     SK_EV74_OFF_COUNT = 40, SK_EV74_OFF_INPUT_SPAN = 48, SK_EV74_OFF_OUTPUT_SPAN = 56,
     SK_EV74_OFF_EXTENTS = 64, SK_EV74_OFF_INPUT_STRIDES = 112, SK_EV74_OFF_OUTPUT_STRIDES = 160,
     SK_EV74_OFF_MULTIPLIER = 208, SK_EV74_OFF_ZERO_POINT = 212, SK_EV74_OFF_ROUNDING = 216,
-    SK_EV74_OFF_RESERVED1 = 220
+    SK_EV74_OFF_RESERVED1 = 220,
+    SK_EV74_FIELD_COUNT = 19
 };
+/* One descriptor field: `count` little-endian integers of `size` bytes
+ * (signed or not) from `offset`; the table is in wire order. */
+typedef struct sk_ev74_field {
+    const char *name;
+    int32_t offset;
+    int32_t size;
+    int32_t count;
+    int32_t is_signed;
+} sk_ev74_field;
+/* Field `index` (0 .. SK_EV74_FIELD_COUNT - 1), or NULL. */
+const sk_ev74_field *sk_ev74_field_at(int index);
+
 /* Flag bits; every other bit is reserved and must be zero. */
 enum sk_ev74_flags { SK_EV74_FLAG_SCALAR = 1 };   /* a rank-0 request lowered to rank 1 */
 
@@ -279,9 +368,10 @@ int sk_ev74_decode(const uint8_t *bytes, size_t length, sk_ev74_descriptor *out,
                    char *message, size_t capacity);
 
 /* Host device model: the decoded entry's numerical core (the Quant leaves of
- * `route`, as the A65 backend runs them) on `n` packed elements at host
- * addresses. */
-int sk_ev74_run_span(const sk_ev74_descriptor *d, int route, uintptr_t src, uintptr_t dst, uint64_t n);
+ * `route`, as the A65 backend runs them) on `n` packed elements, after the
+ * binding check of the two host views (src_len and dst_len bytes). */
+int sk_ev74_run_span(const sk_ev74_descriptor *d, int route, const void *src, uint64_t src_len, void *dst,
+                     uint64_t dst_len, uint64_t n);
 
 /* ---- Hurray per-tensor affine dequantization ----------------------------- */
 enum sk_hurray_storage {
@@ -293,8 +383,11 @@ enum sk_hurray_storage {
  * arithmetic, converted to binary32 (nearest-even), times the binary32 scale.
  * `count` elements; sub-byte storage is packed little-end first (element 0 in
  * the least significant bits of byte 0).  Checks the FP environment first
- * (SK_UNSUPPORTED_ENVIRONMENT): nearest rounding, gradual underflow, no traps. */
-int sk_hurray_dequantize(int storage, uint32_t scale_bits, int32_t zero_point,
-                         uintptr_t src, uintptr_t dst, uint64_t count);
+ * (SK_UNSUPPORTED_ENVIRONMENT): nearest rounding, gradual underflow, no traps;
+ * before it, the binding check of the two views (src_len, dst_len bytes). */
+int sk_hurray_dequantize(int storage, uint32_t scale_bits, int32_t zero_point, const void *src, uint64_t src_len,
+                         void *dst, uint64_t dst_len, uint64_t count);
+/* Bits per element of a storage type (0 for an unknown code). */
+int sk_hurray_storage_bits(int storage);
 
 #endif

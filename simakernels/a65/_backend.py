@@ -3,8 +3,11 @@ struct) and the execute sequence (bind, check, one native call)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Protocol, Sequence, Tuple, Type, TypeVar, Union
+from typing import Any, Callable, FrozenSet, Optional, Protocol, Sequence, Tuple, Type, TypeVar, Union
 
+import numpy as np
+
+from .. import storage
 from .._ffi import ffi, lib
 from ..admission import Admitted
 from ..buffers import BufferLike, ConstHostBuffer, HostBuffer, bind
@@ -23,6 +26,9 @@ class BackendPlan:
     route: str
     _native: Any = field(repr=False)
     _fenv_needs: int = field(repr=False)
+    # The array dtypes the fast path binds without asking (storage.accepted);
+    # any other array goes through bind(), which applies the storage rule.
+    _storage: Tuple[FrozenSet[Any], FrozenSet[Any]] = field(repr=False)
 
     @property
     def shape(self) -> Tuple[int, ...]:
@@ -48,7 +54,6 @@ def prepare(
     route: Optional[str],
     native_type: str,
     fill: Callable[[Any, _SharedT], None],
-    fenv_needs: int,
 ) -> Union[_PlanT, Error]:
     """The preparation every operation shares: check the shared plan's type,
     choose the route, fill the native plan (``fill`` sets the operation's own
@@ -65,7 +70,12 @@ def prepare(
     native.route = chosen[1]
     fill(native, shared)
     prepare_native(native, shared.admitted)
-    return plan_type(shared, chosen[0], native, fenv_needs)
+    (src,), (dst,) = shared.admitted.inputs, shared.admitted.outputs
+    return plan_type(shared, chosen[0], native, lib.sk_operation_fenv_needs(_OPERATION[operation]),
+                     (storage.accepted(src.dtype), storage.accepted(dst.dtype)))
+
+
+_OPERATION = {"cast": lib.SK_OP_CAST, "dequant": lib.SK_OP_DEQUANT, "quant": lib.SK_OP_QUANT}
 
 
 def prepare_native(native: Any, admitted: Admitted) -> None:
@@ -102,6 +112,7 @@ def _status_error(status: int, operation: str, fenv_needs: int) -> Error:
 _from_buffer = ffi.from_buffer
 _CHAR_ARRAY = ffi.typeof("char[]")
 _NOT_A_PLAIN_BUFFER = (TypeError, BufferError, ValueError)
+_ndarray = np.ndarray
 
 
 NativeExecute = Callable[[Any, Any, int, Any, int], int]
@@ -132,11 +143,15 @@ def make_execute(plan_type: Type[_PlanT], operation: str, native_execute: Native
                 if type(src) in _HOST_VIEWS:
                     src_ptr, src_len = src._ptr, src.nbytes
                 else:
+                    if type(src) is _ndarray and src.dtype not in plan._storage[0]:
+                        raise TypeError  # bind() applies the storage rule
                     src_ptr = _from_buffer(src)
                     src_len = len(src_ptr)
                 if type(dst) is HostBuffer:
                     dst_ptr, dst_len = dst._ptr, dst.nbytes
                 else:
+                    if type(dst) is _ndarray and dst.dtype not in plan._storage[1]:
+                        raise TypeError
                     dst_ptr = _from_buffer(_CHAR_ARRAY, dst, True)
                     dst_len = len(dst_ptr)
             except _NOT_A_PLAIN_BUFFER:
@@ -148,7 +163,7 @@ def make_execute(plan_type: Type[_PlanT], operation: str, native_execute: Native
                     status = native_execute(plan._native, src_ptr, src_len, dst_ptr, dst_len)
                     if status == 0:
                         return None
-                    if status != _INVALID_BINDING:
+                    if status not in _BINDING_FAULTS:
                         return _status_error(status, operation, plan._fenv_needs)
         return _execute_checked(plan, plan_type, operation, inputs, outputs, native_execute)
 
@@ -157,7 +172,8 @@ def make_execute(plan_type: Type[_PlanT], operation: str, native_execute: Native
     return execute
 
 
-_INVALID_BINDING = lib.SK_INVALID_BINDING
+# The statuses of sk_binding_fault: the Python path names the fault.
+_BINDING_FAULTS = frozenset({lib.SK_INVALID_BINDING, lib.SK_OVERFLOW})
 _HOST_VIEWS = frozenset({ConstHostBuffer, HostBuffer})
 
 
@@ -178,7 +194,8 @@ def _execute_checked(
             f"{operation}.execute takes an a65.{operation}.Plan, got {type(plan).__module__}.{type(plan).__qualname__}",
         )
     shared = plan.shared
-    bound = bind(inputs, outputs, shared.input_requirements(), shared.output_requirements())
+    (src,), (dst,) = shared.admitted.inputs, shared.admitted.outputs
+    bound = bind(inputs, outputs, shared.input_requirements(), shared.output_requirements(), (src.dtype, dst.dtype))
     if isinstance(bound, Error):
         return bound
     (src_view,), (dst_view,) = bound

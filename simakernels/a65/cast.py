@@ -31,7 +31,7 @@ def prepare(shared: ops_cast.Plan, route: Optional[str] = None) -> Union[Plan, E
 
     ``route`` names one of :func:`simakernels.a65.available_routes`; by default
     ``$SIMAKERNELS_FORCE_ROUTE`` or the best route.  No re-admission."""
-    return _backend.prepare(shared, ops_cast.Plan, Plan, "cast", route, "sk_cast_plan *", _fill, 0)
+    return _backend.prepare(shared, ops_cast.Plan, Plan, "cast", route, "sk_cast_plan *", _fill)
 
 
 def check_inference(request: ops_cast.Request, route: Optional[str] = None) -> Union[Plan, Error]:

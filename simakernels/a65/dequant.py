@@ -18,9 +18,6 @@ _FORMS = {
     lib.SK_DEQUANT_WIDE_UNIT: "wide_unit",
     lib.SK_DEQUANT_WIDE: "wide",
 }
-# Nearest rounding, gradual underflow and masked traps (checked in C).
-FENV_NEEDS = lib.SK_NEED_NEAREST | lib.SK_NEED_GRADUAL_UNDERFLOW | lib.SK_NEED_NO_TRAPS
-
 
 @dataclass(frozen=True, eq=False)
 class Plan(_backend.BackendPlan):
@@ -46,7 +43,7 @@ def prepare(shared: ops_dequant.Plan, route: Optional[str] = None) -> Union[Plan
 
     ``route`` names one of :func:`simakernels.a65.available_routes`; by default
     ``$SIMAKERNELS_FORCE_ROUTE`` or the best route.  No re-admission."""
-    return _backend.prepare(shared, ops_dequant.Plan, Plan, "dequant", route, "sk_dequant_plan *", _fill, FENV_NEEDS)
+    return _backend.prepare(shared, ops_dequant.Plan, Plan, "dequant", route, "sk_dequant_plan *", _fill)
 
 
 def check_inference(request: ops_dequant.Request, route: Optional[str] = None) -> Union[Plan, Error]:

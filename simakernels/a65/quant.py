@@ -11,10 +11,6 @@ from ..ops import quant as ops_quant
 from . import _backend
 
 _INPUT = {DType.FLOAT32: lib.SK_QUANT_F32, DType.BFLOAT16: lib.SK_QUANT_BF16, DType.FLOAT16: lib.SK_QUANT_F16}
-# Nearest rounding for the product and masked traps; flush-to-zero and
-# denormals-are-zero are repaired exactly, so they are allowed.
-FENV_NEEDS = lib.SK_NEED_NEAREST | lib.SK_NEED_NO_TRAPS
-
 
 @dataclass(frozen=True, eq=False)
 class Plan(_backend.BackendPlan):
@@ -37,7 +33,7 @@ def prepare(shared: ops_quant.Plan, route: Optional[str] = None) -> Union[Plan, 
 
     ``route`` names one of :func:`simakernels.a65.available_routes`; by default
     ``$SIMAKERNELS_FORCE_ROUTE`` or the best route.  No re-admission."""
-    return _backend.prepare(shared, ops_quant.Plan, Plan, "quant", route, "sk_quant_plan *", _fill, FENV_NEEDS)
+    return _backend.prepare(shared, ops_quant.Plan, Plan, "quant", route, "sk_quant_plan *", _fill)
 
 
 def check_inference(request: ops_quant.Request, route: Optional[str] = None) -> Union[Plan, Error]:

@@ -26,6 +26,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple, Union
 
+from .. import _rules
 from .._ffi import ffi, lib
 from ..a65 import _routes
 from ..core import DType, Error, ErrorCode
@@ -70,7 +71,7 @@ class Device:
 
     def __init__(self, size: int = 1 << 24, base: int = 0x1000_0000, workgroups: int = MAX_WORKGROUPS,
                  memory: Any = None, route: Optional[str] = None) -> None:
-        if not (0 < base and 0 < size and base + size <= ev_quant.DOMAIN):
+        if not (0 < base and 0 < size and base + size <= _rules.DEVICE_END):
             raise ValueError("device memory must lie inside the 32-bit domain, above address 0")
         if not 1 <= workgroups:
             raise ValueError("at least one workgroup")
@@ -86,7 +87,6 @@ class Device:
         if self._memory.readonly or self._memory.nbytes != size:
             raise ValueError(f"memory must be a writable buffer of {size} bytes")
         self._host = ffi.from_buffer("char[]", self._memory)
-        self._host_base = int(ffi.cast("uintptr_t", self._host))
         self._next = base
         self._lock = threading.Lock()
         # One worker thread, the modelled device.  Not a ThreadPoolExecutor:
@@ -205,23 +205,33 @@ class Device:
         block = DMA_BLOCK[desc.conversion]
         local_in = [bytearray(INPUT_SLOT_BYTES) for _ in range(2)]    # ping-pong slots
         local_out = [bytearray(block) for _ in range(2)]
-        host_in = [int(ffi.cast("uintptr_t", ffi.from_buffer(s))) for s in local_in]
-        host_out = [int(ffi.cast("uintptr_t", ffi.from_buffer(s))) for s in local_out]
+        host_in = [ffi.from_buffer(s) for s in local_in]
+        host_out = [ffi.from_buffer(s, require_writable=True) for s in local_out]
         records, slot = [], 0
         for kind, src, dst, count in units:
             if kind == "dma":
                 offset = src - self.base
                 local_in[slot][:count * item] = self._memory[offset:offset + count * item]
-                lib.sk_ev74_run_span(desc._native, self._route_id, host_in[slot], host_out[slot], count)
+                _run_span_checked(desc._native, self._route_id, host_in[slot], len(host_in[slot]), host_out[slot],
+                                  len(host_out[slot]), count)
                 offset = dst - self.base
                 self._memory[offset:offset + count] = local_out[slot][:count]
                 records.append(WorkUnit(cpu, kind, src, dst, count, slot))
                 slot ^= 1
             else:
-                lib.sk_ev74_run_span(desc._native, self._route_id, self._host_base + src - self.base,
-                                     self._host_base + dst - self.base, count)
+                src_at, dst_at = src - self.base, dst - self.base
+                _run_span_checked(desc._native, self._route_id, self._host + src_at, self.size - src_at,
+                                  self._host + dst_at, self.size - dst_at, count)
                 records.append(WorkUnit(cpu, kind, src, dst, count))
         return records
+
+
+def _run_span_checked(native: Any, route: int, src: Any, src_len: int, dst: Any, dst_len: int, count: int) -> None:
+    """One packed run through the decoded entry; the native binding check
+    refusing it would mean the model's own walk is wrong."""
+    status = lib.sk_ev74_run_span(native, route, src, src_len, dst, dst_len, count)
+    if status != lib.SK_OK:
+        raise AssertionError(f"sk_ev74_run_span refused a run of the model's walk: status {status}")
 
 
 def _device_fp_environment() -> None:

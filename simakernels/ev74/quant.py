@@ -14,13 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Tuple, Union
 
+from .. import _rules
 from .._ffi import ffi, lib
 from ..core import DType, Error, ErrorCode, Requirement
 from ..ops import quant as ops_quant
 from . import descriptor as wire
 from .region import DeviceRegion
 
-DOMAIN = 1 << 32  # EV74 device addresses and accessed spans are 32-bit
 _CONVERSION = {DType.FLOAT32: lib.SK_QUANT_F32, DType.BFLOAT16: lib.SK_QUANT_BF16, DType.FLOAT16: lib.SK_QUANT_F16}
 
 
@@ -130,15 +130,12 @@ def check_inference(request_or_plan: Union[ops_quant.Request, ops_quant.Plan]) -
             ErrorCode.INVALID_OPERATION,
             f"ev74.quant.check_inference takes an ops.quant Request or Plan, got {type(request_or_plan).__qualname__}",
         )
-    for axis, extent in enumerate(shared.admitted.shape):
-        if extent >= DOMAIN:  # even for an empty tensor: the descriptor carries the extent
-            return Error(ErrorCode.DEVICE_LIMIT, f"axis {axis}: extent {extent} does not fit the EV74's 32-bit domain")
-    for port in shared.admitted.inputs + shared.admitted.outputs:
-        if port.nbytes >= DOMAIN:
-            return Error(
-                ErrorCode.DEVICE_LIMIT,
-                f"{port.name}: accessed span of {port.nbytes} bytes does not fit the EV74's 32-bit address domain",
-            )
+    admitted = shared.admitted
+    for port_index, port in enumerate(admitted.inputs + admitted.outputs):
+        span = _rules.layout(port.name, admitted.shape, port.strides, port.dtype.itemsize, port.dtype.name,
+                             _rules.DEVICE, port_index, normalised=True)
+        if isinstance(span, Error):
+            return span
     return Plan(shared, _lower(shared))
 
 
@@ -158,25 +155,14 @@ def encode_relocatable(plan: Plan) -> Union[Packet, Error]:
     return Packet(wire.pack(plan.geometry, params.multiplier_bits, params.zero_point, params.rounding.value))
 
 
-def _check_region(region: Any, name: str, nbytes: int, alignment: int) -> Optional[Error]:
+def _region(region: Any, name: str) -> Union[Tuple[int, int], Error]:
+    """(address, capacity) of a DeviceRegion with integer fields."""
     if not isinstance(region, DeviceRegion):
-        return Error(ErrorCode.INVALID_BINDING, f"{name}: expected an ev74.DeviceRegion, got {type(region).__qualname__}")
-    address, capacity = region.address, region.capacity
-    for field, value in (("address", address), ("capacity", capacity)):
+        return Error(ErrorCode.INVALID_BINDING, f"{name}: expected an ev74.DeviceRegion, got {_type_name(region)}")
+    for field, value in (("address", region.address), ("capacity", region.capacity)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             return Error(ErrorCode.INVALID_BINDING, f"{name}: {field} {value!r} is not a nonnegative integer")
-    if address == 0:
-        return Error(ErrorCode.INVALID_BINDING, f"{name}: null device address")
-    if capacity < nbytes:
-        return Error(ErrorCode.INVALID_BINDING, f"{name}: capacity {capacity} bytes, the plan accesses {nbytes}")
-    if address + nbytes > DOMAIN:
-        return Error(
-            ErrorCode.DEVICE_LIMIT,
-            f"{name}: address {address:#x} + {nbytes} bytes leaves the 32-bit device domain",
-        )
-    if address % alignment:
-        return Error(ErrorCode.INVALID_BINDING, f"{name}: address {address:#x} is not {alignment}-byte aligned")
-    return None
+    return region.address, region.capacity
 
 
 def bind(packet: Packet, plan: Plan, inputs: Sequence[DeviceRegion],
@@ -211,15 +197,19 @@ def bind(packet: Packet, plan: Plan, inputs: Sequence[DeviceRegion],
         return Error(ErrorCode.INVALID_ARITY, f"bind takes 1 input and 1 output region, got {len(inputs)} and {len(outputs)}")
     (need_in,), (need_out,) = plan.input_requirements(), plan.output_requirements()
     if not plan.shared.empty:
+        views = []
         for region, name, need in ((inputs[0], "input 0", need_in), (outputs[0], "output 0", need_out)):
-            error = _check_region(region, name, need.nbytes, need.alignment)
-            if error is not None:
-                return error
-        a, b = inputs[0].address, outputs[0].address
-        if a < b + need_out.nbytes and b < a + need_in.nbytes:
-            return Error(ErrorCode.INVALID_BINDING, f"input 0 [{a:#x}, +{need_in.nbytes}) and output 0 "
-                                                    f"[{b:#x}, +{need_out.nbytes}): accessed device ranges overlap")
-        slots = (a, b)
+            view = _region(region, name)
+            if isinstance(view, Error):
+                return view
+            # The accessed bytes must lie in the domain, not the whole region.
+            views.append((view[0], min(view[1], need.nbytes)))
+        error = _rules.binding(("input 0", "output 0"), (views[0], views[1]),
+                               ((need_in.nbytes, need_in.alignment), (need_out.nbytes, need_out.alignment)),
+                               _rules.DEVICE)
+        if error is not None:
+            return error
+        slots = (views[0][0], views[1][0])
     else:
         slots = (0, 0)  # nothing is accessed: no submission, no addresses
     return BoundPacket(wire.with_addresses(packet.descriptor, *slots), inputs, outputs)

@@ -66,12 +66,8 @@ class StorageType(enum.IntEnum):
         return range(0, 1 << self.bits)
 
 
-_BITS = {
-    StorageType.INT8: 8, StorageType.UINT8: 8, StorageType.INT16: 16, StorageType.UINT16: 16,
-    StorageType.INT32: 32, StorageType.UINT32: 32, StorageType.INT4: 4, StorageType.UINT4: 4,
-    StorageType.INT2: 2, StorageType.UINT2: 2,
-}
 _NATIVE = {s: getattr(lib, f"SK_HURRAY_{s.name}") for s in StorageType}
+_BITS = {s: lib.sk_hurray_storage_bits(code) for s, code in _NATIVE.items()}
 
 
 def _storage(storage: Any) -> StorageType:
@@ -207,7 +203,7 @@ def _bridge(q: np.ndarray, descriptor: PerTensorAffine, out: np.ndarray) -> np.n
 def _environment_error() -> KernelError:
     """The refusal of the calling thread's FP state, worded the same for
     every storage type (the INT8 bridge's comes from the Dequant kernel)."""
-    unmet = lib.sk_fenv_unmet(lib.SK_NEED_NEAREST | lib.SK_NEED_GRADUAL_UNDERFLOW | lib.SK_NEED_NO_TRAPS)
+    unmet = lib.sk_fenv_unmet(lib.sk_operation_fenv_needs(lib.SK_OP_HURRAY))
     return KernelError(Error(ErrorCode.UNSUPPORTED_ENVIRONMENT,
                              f"hurray.dequantize: {describe_unmet(unmet)}; nothing was written"))
 
@@ -232,10 +228,9 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: SupportsIndex, c
         raise ValueError(f"out must be a writable contiguous float32 array of shape ({n},), got {_describe(out)}")
     if kind is StorageType.INT8 and not descriptor.scale_bits >> 31:
         return _bridge(raw[:n], descriptor, out)
-    status = lib.sk_hurray_dequantize(
-        _NATIVE[kind], descriptor.scale_bits, descriptor.zero_point,
-        int(ffi.cast("uintptr_t", ffi.from_buffer(raw))), int(ffi.cast("uintptr_t", ffi.from_buffer(out))), n,
-    )
+    src, dst = ffi.from_buffer(raw), ffi.from_buffer(out, require_writable=True)
+    status = lib.sk_hurray_dequantize(_NATIVE[kind], descriptor.scale_bits, descriptor.zero_point,
+                                      src, len(src), dst, len(dst), n)
     if status == lib.SK_UNSUPPORTED_ENVIRONMENT:
         raise _environment_error()
     if status != lib.SK_OK:

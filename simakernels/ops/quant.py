@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from .. import _binary32
+from .._ffi import lib
 from ..admission import admit_elementwise
 from ..core import DType, Error, ErrorCode
 from ._base import RequestBase, SharedPlan, check_affine_params
@@ -22,12 +23,13 @@ INPUTS = (DType.FLOAT32, DType.BFLOAT16, DType.FLOAT16)
 
 
 class Rounding(enum.Enum):
-    """Integer rounding of the binary32 product (values match the C core)."""
+    """Integer rounding of the binary32 product (the C core's ``enum
+    sk_quant_rounding`` values, read from it)."""
 
-    NEAREST_EVEN = 0
-    TOWARD_ZERO = 1
-    TOWARD_POSITIVE = 2
-    TOWARD_NEGATIVE = 3
+    NEAREST_EVEN = lib.SK_QUANT_NEAREST_EVEN
+    TOWARD_ZERO = lib.SK_QUANT_TOWARD_ZERO
+    TOWARD_POSITIVE = lib.SK_QUANT_TOWARD_POSITIVE
+    TOWARD_NEGATIVE = lib.SK_QUANT_TOWARD_NEGATIVE
 
     @classmethod
     def parse(cls, value: Union["Rounding", str]) -> "Rounding":

@@ -1,0 +1,49 @@
+"""What a binding may be (API.md "A binding is storage"): the NumPy dtype of
+each tensor dtype, and which arrays are the raw storage of a port.
+
+Raw storage is taken as it is: bytes-like objects, host views, void arrays
+and arrays of unsigned integers (``uint8`` for any port, or the unsigned
+integer as wide as the port's element).  An array of the port's own dtype is
+its storage too.  An array of any other number format (``float64`` bound to
+a FLOAT32 port, ``float16`` or ``int16`` to a BFLOAT16 port) is refused:
+reinterpreting its bytes would compute on garbage."""
+from __future__ import annotations
+
+from typing import Any, Dict, FrozenSet, Optional
+
+import ml_dtypes
+import numpy as np
+
+from .core import DType, Error, ErrorCode
+
+NUMPY: Dict[DType, "np.dtype[Any]"] = {
+    DType.INT8: np.dtype(np.int8),
+    DType.UINT8: np.dtype(np.uint8),
+    DType.INT16: np.dtype(np.int16),
+    DType.UINT16: np.dtype(np.uint16),
+    DType.INT32: np.dtype(np.int32),
+    DType.UINT32: np.dtype(np.uint32),
+    DType.FLOAT16: np.dtype(np.float16),
+    DType.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
+    DType.FLOAT32: np.dtype(np.float32),
+}
+_UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
+
+
+def accepted(dtype: DType) -> FrozenSet["np.dtype[Any]"]:
+    """The array dtypes (besides void) that a port of ``dtype`` takes."""
+    return frozenset({NUMPY[dtype], _UNSIGNED[1], _UNSIGNED[dtype.itemsize]})
+
+
+def error(obj: Any, dtype: DType, name: str) -> Optional[Error]:
+    """INVALID_BINDING for an array that is not ``dtype``'s storage."""
+    if not isinstance(obj, np.ndarray):
+        return None
+    found = obj.dtype
+    if found in accepted(dtype) or found.type is np.void:
+        return None
+    return Error(
+        ErrorCode.INVALID_BINDING,
+        f"{name}: a {found} array is not {dtype.name} storage; bind a {NUMPY[dtype]} array or raw storage "
+        f"(bytes-like, a host view, a uint8 or {_UNSIGNED[dtype.itemsize]} array): its bytes are never reinterpreted",
+    )
