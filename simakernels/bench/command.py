@@ -51,7 +51,7 @@ def run_command(args: argparse.Namespace) -> int:
     if not case_list(options):
         # Every filter has entries: only the size floor of the non-dense layouts empties the list.
         print(f"bench: --sizes {args.sizes} with --layouts {args.layouts} selects no case: "
-              f"{' and '.join(l for l in cases.LAYOUTS if l != 'dense')} run from "
+              f"{' and '.join(name for name in cases.LAYOUTS if name != 'dense')} run from "
               f"{cases.size_label(cases.MIN_LAYOUT_N)} ({cases.MIN_LAYOUT_N} elements) up; "
               f"add a size of at least {cases.size_label(cases.MIN_LAYOUT_N)} or the dense layout", file=sys.stderr)
         return 2
