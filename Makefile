@@ -37,13 +37,15 @@ $(VENV)/.bench-peers: requirements-bench.txt $(VENV)/.installed
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-bench.txt
 	touch $@
 
-build: $(NATIVE_STAMP) $(VENV)/.checkout-path
+build: $(NATIVE_STAMP) $(VENV)/.checkout-install
 
-# The checkout on the venv's path (a .pth file), so that .venv/bin/python
-# imports simakernels from any directory; an install (pip install ., a
-# wheel) or PYTHONPATH placed ahead of it wins.
-$(VENV)/.checkout-path: $(VENV)/.installed
-	$(PY) -c "import pathlib, site; pathlib.Path(site.getsitepackages()[0], 'simakernels-checkout.pth').write_text('$(CURDIR)\\n')"
+# The checkout installed into the venv, editable, with nothing compiled (the
+# native core is built in place above): a .pth file puts it on the path, so
+# that .venv/bin/python imports simakernels from any directory (an install
+# or PYTHONPATH placed ahead of it wins), and a dist-info carries setup.py's
+# metadata (importlib.metadata, pip list); toolchains/host/checkout_install.py.
+$(VENV)/.checkout-install: $(VENV)/.installed setup.py simakernels/_version.py toolchains/host/checkout_install.py
+	$(PY) toolchains/host/checkout_install.py $(CURDIR)
 	touch $@
 
 venv: $(VENV)/.installed
@@ -172,7 +174,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fr
 SAN_DIR   := build/sanitize
 SAN_ENV   := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
              LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)"
-sanitize: $(VENV)/.installed
+sanitize: $(VENV)/.checkout-install  # the metadata; build/sanitize holds the code
 	rm -rf $(SAN_DIR)
 	SIMAKERNELS_EXTRA_CFLAGS="$(SAN_FLAGS)" $(PY) setup.py -q build_py --build-lib $(SAN_DIR) \
 	    build_ext --build-lib $(SAN_DIR) --build-temp build/temp-sanitize --force

@@ -12,7 +12,9 @@ setup(
     description="Bit-exact Cast, Dequant and Quant kernels for the A65 CPU and EV74 host codec",
     packages=find_packages(include=["simakernels", "simakernels.*"]),
     package_data={"simakernels": ["py.typed"]},
-    python_requires=">=3.9",
+    # What is built and tested: the wheels (Makefile: cp311 tags) and the
+    # AArch64 sysroot are CPython 3.11 only.
+    python_requires="==3.11.*",
     install_requires=["cffi>=1.17", "numpy>=1.24", "ml_dtypes>=0.4"],
     cffi_modules=["csrc/ffi_build.py:ffibuilder"],
     zip_safe=False,

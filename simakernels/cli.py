@@ -9,6 +9,7 @@ from typing import Callable, Dict, List, Optional
 import numpy as np
 
 from . import __version__, a65, fenv
+from .a65 import _routes
 from .bench.command import add_parser as add_bench_parser
 from ._ffi import ffi, lib
 
@@ -19,12 +20,17 @@ def _c(ptr: object) -> str:
 
 def cmd_info(args: argparse.Namespace) -> int:
     routes = a65.available_routes()
+    forced = _routes.forced_route()
+    problem = _routes.forced_route_problem()
     compiled = a65.compiled_routes()
     build = ("NEON" if "neon" in compiled else "SSE2/AVX2/AVX-512" if "avx512" in compiled
              else "SSE2/AVX2" if "avx2" in compiled
              else "SSE2" if "sse2" in compiled else "portable")
     if args.brief:
-        print(f"simakernels {__version__}: {build} build, routes {', '.join(routes)}")
+        line = f"simakernels {__version__}: {build} build, routes {', '.join(routes)}"
+        if forced:
+            line += f"; forced route {forced}" + (": cannot run here" if problem else "")
+        print(line)
         return 0
     state = fenv.query()
     traps = ", ".join(sorted(t.name for t in state.traps)) or "none"
@@ -33,6 +39,8 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("build", f"{build} ({platform.machine()}, {_c(lib.sk_compiler())})"),
         ("compiled routes", ", ".join(a65.compiled_routes())),
         ("available routes", ", ".join(routes) + " (best first)"),
+        ("forced route", "none (the best available route runs)" if forced is None
+         else f"{forced} ({a65.FORCE_ROUTE_ENV})" + (f": cannot run here: {problem}" if problem else "")),
         ("C flags", _c(lib.sk_build_flags())),
         ("source digest", _c(lib.sk_source_digest())),
         ("FP environment", f"rounding {state.rounding.name}, flush-to-zero {state.flush_to_zero}, "
@@ -63,10 +71,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return run_command(args)
 
 
+# Plain text: argparse prints it as it is, so no reST markup.
+DESCRIPTION = ("simakernels on this machine: its build and routes (info), a demonstration (demo), "
+               "an on-target correctness check (selftest) and throughput (bench).")
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m simakernels", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    info = sub.add_parser("info", help="version, build, routes, compiler flags, FP environment")
+    """Runs one command; its exit status.  No command: the help, status 0."""
+    parser = argparse.ArgumentParser(prog="python -m simakernels", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"simakernels {__version__}")
+    sub = parser.add_subparsers(dest="command")
+    info = sub.add_parser("info", help="version, build, routes and any forced route, compiler flags, FP environment")
     info.add_argument("--brief", action="store_true", help="one line")
     sub.add_parser("demo", help="a short demonstration of the library (make run)")
     selftest = sub.add_parser("selftest", help="fast on-target correctness check of every route")
@@ -77,5 +92,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         "info": cmd_info, "demo": cmd_demo, "selftest": cmd_selftest, "bench": cmd_bench,
     }
     args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
     args.argv = list(sys.argv[2:] if argv is None else argv[1:])
     return commands[args.command](args)

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import a65
+from .a65 import _routes
 from ._progress import Progress
 from .core import DType, TensorSpec
 from .ops import cast as ops_cast
@@ -147,7 +148,16 @@ CHECKS: List[Check] = [
 def run(verbose: bool = True) -> int:
     """Runs every check on every available route and prints the table;
     0 when all pass, else 1.  With ``verbose``, a progress bar on stderr
-    while the checks run, only when stderr is a terminal."""
+    while the checks run, only when stderr is a terminal.  1 at once, saying
+    why, when ``$SIMAKERNELS_FORCE_ROUTE`` names a route that cannot run
+    here: every other call in this process would fail."""
+    problem = _routes.forced_route_problem()
+    if problem is not None:
+        print(f"selftest: the forced route cannot run here: {problem}", file=sys.stderr)
+        return 1
+    forced = _routes.forced_route()
+    if forced is not None:
+        print(f"forced route: {forced} ({a65.FORCE_ROUTE_ENV}); every available route is checked")
     routes = a65.available_routes()
     progress = Progress(len(CHECKS) * len(routes), sys.stderr, verbose, name="selftest", log_lines=False)
     failures = 0

@@ -35,15 +35,15 @@ settings.load_profile("simakernels-fuzz" if os.environ.get("SIMAKERNELS_FUZZ_EXA
 
 
 # Modules whose tests do not depend on the target: pure-Python admission
-# and its messages, descriptor packing, the docs, the CLI and the benchmark
-# and estimate tooling.  They run on the host; the emulated AArch64 runs
+# and its messages, descriptor packing, the docs, the CLI, the package
+# metadata and the benchmark and estimate tooling.  They run on the host; the emulated AArch64 runs
 # deselect them (-m "not host_only"), spending QEMU's time on what the
 # target decides: routes and leaves, staging, the FP environment, guard
 # pages, binding checks, the EV74 decoder and the selftest.
 HOST_ONLY = frozenset({
     "test_admission.py", "test_op_admission.py", "test_dequant_admission.py", "test_quant_admission.py",
     "test_error_messages.py", "test_ev74_descriptor.py", "test_hurray_descriptor.py", "test_array_plan_cache.py",
-    "test_docs.py", "test_cli.py", "test_bench.py", "test_bench_aarch64.py", "test_neon_estimate.py", "test_floor.py",
+    "test_docs.py", "test_cli.py", "test_metadata.py", "test_bench.py", "test_bench_aarch64.py", "test_neon_estimate.py", "test_floor.py",
 })
 
 

@@ -195,6 +195,11 @@ def test_a_wrong_result_is_caught(capsys, monkeypatch):
     (["--peers", "tensorflow"], "unknown peer"),
     (["--budget", "0"], "--budget"),
     (["--sizes", ","], "at least one"),
+    # filters that select nothing (FAST keeps a run short if one is not refused)
+    (["--sizes", "64,1K", "--layouts", "strided,transposed", *FAST],
+     "--sizes 64,1K with --layouts strided,transposed selects no case: strided and transposed run from 4K"),
+    (["--ops", "quant", "--rounding", ",", "--sizes", "64", *FAST], "--rounding needs at least one"),
+    (["--ops", ",", "--sizes", "64", *FAST], "--ops needs at least one"),
 ])
 def test_bad_arguments(capsys, args, message):
     assert cli.main(["bench", *args]) == 2

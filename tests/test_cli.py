@@ -8,10 +8,14 @@ import platform
 import subprocess
 import sys
 
+import re
+
 import numpy as np
+import pytest
 
 import simakernels as sk
 from simakernels import cli, selftest
+from simakernels._ffi import ffi, lib
 
 PACKAGE_ROOT = str(pathlib.Path(sk.__file__).resolve().parent.parent)
 TIMEOUT = 900  # generous: the suite also runs under QEMU
@@ -149,6 +153,97 @@ def test_demo(tmp_path):
 def test_unknown_command_fails(tmp_path):
     result = run_python(["-m", "simakernels", "no-such-command"], tmp_path)
     assert result.returncode != 0
+
+
+def test_no_arguments_prints_the_help(tmp_path):
+    result = run_python(["-m", "simakernels"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert result.stdout.startswith("usage: python -m simakernels"), result.stdout
+    for command in ("info", "demo", "selftest", "bench"):
+        assert re.search(rf"^ +{command} +\S", result.stdout, re.M), f"{command} missing from\n{result.stdout}"
+
+
+def test_version(tmp_path):
+    version = re.search(r'__version__ = "(.+)"', (pathlib.Path(PACKAGE_ROOT) / "simakernels" / "_version.py")
+                        .read_text()).group(1)
+    result = run_python(["-m", "simakernels", "--version"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"simakernels {version}\n"
+
+
+# reST and Markdown markup a terminal would show literally.
+MARKUP = re.compile(r"``|`[^`\s]+`|:(?:func|class|mod|meth|attr):|\*\*")
+
+
+@pytest.mark.parametrize("command", [[], ["info"], ["demo"], ["selftest"], ["bench"]], ids=lambda c: c[0] if c else "top")
+def test_help_is_plain_text(command, capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main([*command, "--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python -m simakernels")
+    assert not MARKUP.search(out), out
+
+
+def _route_names():
+    """Every route name of the C enum, compiled into this build or not."""
+    return [ffi.string(lib.sk_route_name(r)).decode() for r in range(lib.SK_ROUTE_COUNT)]
+
+
+def _route_that_cannot_run(kind):
+    """A name SIMAKERNELS_FORCE_ROUTE may hold that this CPU cannot run, and
+    the reason the command line should give."""
+    if kind == "unknown":
+        return "bogus", "no route has this name"
+    names = [n for n in _route_names() if n not in sk.a65.available_routes()]
+    if not names:
+        pytest.skip("this build on this CPU runs every route")
+    name = names[0]  # e.g. neon on x86-64, avx512 on AArch64
+    reason = "this CPU lacks it" if name in sk.a65.compiled_routes() else "this build did not compile it"
+    return name, reason
+
+
+@pytest.mark.parametrize("kind", ["unavailable", "unknown"])
+def test_info_names_a_forced_route_that_cannot_run(kind, tmp_path):
+    name, reason = _route_that_cannot_run(kind)
+    result = run_python(["-m", "simakernels", "info"], tmp_path, SIMAKERNELS_FORCE_ROUTE=name)
+    assert result.returncode == 0, result.stderr
+    line = next((x for x in result.stdout.splitlines() if x.startswith("forced route")), None)
+    assert line is not None, result.stdout
+    assert f" {name} (SIMAKERNELS_FORCE_ROUTE): cannot run here: {reason}; " in line, line
+    assert all(route in line for route in sk.a65.available_routes()), line
+    brief = run_python(["-m", "simakernels", "info", "--brief"], tmp_path, SIMAKERNELS_FORCE_ROUTE=name)
+    assert brief.returncode == 0, brief.stderr
+    assert brief.stdout.rstrip().endswith(f"; forced route {name}: cannot run here"), brief.stdout
+
+
+def test_info_names_a_forced_route(tmp_path):
+    route = sk.a65.available_routes()[-1]
+    result = run_python(["-m", "simakernels", "info"], tmp_path, SIMAKERNELS_FORCE_ROUTE=route)
+    assert result.returncode == 0, result.stderr
+    assert re.search(rf"^forced route +{route} \(SIMAKERNELS_FORCE_ROUTE\)$", result.stdout, re.M), result.stdout
+    unset = run_python(["-m", "simakernels", "info"], tmp_path)
+    assert re.search(r"^forced route +none\b", unset.stdout, re.M), unset.stdout
+    assert "forced route" not in run_python(["-m", "simakernels", "info", "--brief"], tmp_path).stdout
+
+
+@pytest.mark.parametrize("kind", ["unavailable", "unknown"])
+def test_selftest_fails_when_the_forced_route_cannot_run(kind, tmp_path):
+    name, reason = _route_that_cannot_run(kind)
+    result = run_python(["-m", "simakernels", "selftest", "--quiet"], tmp_path, SIMAKERNELS_FORCE_ROUTE=name)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"SIMAKERNELS_FORCE_ROUTE={name!r}" in result.stderr and reason in result.stderr, result.stderr
+    assert "passed" not in result.stdout  # refused before any check runs
+
+
+def test_selftest_with_a_forced_route_that_runs(monkeypatch, capsys):
+    calls = _cheap_checks(monkeypatch)
+    route = sk.a65.available_routes()[-1]
+    monkeypatch.setenv("SIMAKERNELS_FORCE_ROUTE", route)
+    assert selftest.run(verbose=False) == 0
+    assert len(calls) == 2 * len(sk.a65.available_routes())  # still every route
+    assert f"forced route: {route} (SIMAKERNELS_FORCE_ROUTE)" in capsys.readouterr().out
 
 
 PROBE = """

@@ -35,10 +35,25 @@ def compiled_routes() -> Tuple[str, ...]:
     )
 
 
+def forced_route() -> Optional[str]:
+    """The route ``$SIMAKERNELS_FORCE_ROUTE`` names; None when it is unset or empty."""
+    return os.environ.get(FORCE_ROUTE_ENV) or None
+
+
+def _why_unavailable(name: str) -> str:
+    """Why ``name`` is not one of :func:`available_routes`: a mistyped name,
+    or a route this build or this CPU lacks."""
+    if name in compiled_routes():
+        return "this CPU lacks it"
+    if any(ffi.string(lib.sk_route_name(r)).decode() == name for r in range(lib.SK_ROUTE_COUNT)):
+        return "this build did not compile it"
+    return "no route has this name"
+
+
 def choose(route: Optional[str]) -> Union[Tuple[str, int], Error]:
     """The explicit ``route``, else ``$SIMAKERNELS_FORCE_ROUTE``, else the best
     available route.  An unknown name is an error, never a silent fallback."""
-    name = route if route is not None else os.environ.get(FORCE_ROUTE_ENV) or None
+    name = route if route is not None else forced_route()
     if name is None:
         best = next(iter(_AVAILABLE))
         return best, _AVAILABLE[best]
@@ -50,3 +65,13 @@ def choose(route: Optional[str]) -> Union[Tuple[str, int], Error]:
             f"available: {', '.join(_AVAILABLE)}",
         )
     return name, _AVAILABLE[name]
+
+
+def forced_route_problem() -> Optional[str]:
+    """Why the route ``$SIMAKERNELS_FORCE_ROUTE`` names cannot run here, so
+    that every call leaving the route to it fails (``info`` and ``selftest``
+    say so); None when it can, or when no route is forced."""
+    name, chosen = forced_route(), choose(None)
+    if name is None or not isinstance(chosen, Error):
+        return None
+    return f"{_why_unavailable(name)}; {chosen.message}"

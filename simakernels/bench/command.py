@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any, List
 
-from . import Options, cases, peers, report, run
+from . import Options, case_list, cases, peers, report, run
 
 
 def _list(text: str) -> List[str]:
@@ -33,18 +33,31 @@ def run_command(args: argparse.Namespace) -> int:
             raise ValueError(f"unknown peer(s) {', '.join(bad)}; choose among {', '.join(peers.OPTIONAL)}")
         if not sizes or not layouts:
             raise ValueError("--sizes and --layouts need at least one entry each")
+        # An empty list would silently drop every quant row, or select every op.
+        if args.ops is not None and not _list(args.ops):
+            raise ValueError(f"--ops needs at least one entry; choose among {', '.join(o.key for o in cases.OPS)} "
+                             "or a prefix (cast, dequant, quant, ...)")
+        if not roundings:
+            raise ValueError(f"--rounding needs at least one entry; choose among {', '.join(cases.ROUNDINGS)} or all")
         if args.budget <= 0:
             raise ValueError("--budget must be > 0 seconds")
     except ValueError as exc:
         print(f"bench: {exc}", file=sys.stderr)
         return 2
-    if args.plot and report.check_plot_support():
-        print(f"bench: {report.check_plot_support()}", file=sys.stderr)
-        return 2
     options = Options(
         sizes=sizes, ops=ops, layouts=layouts, peers=wanted, budget_s=args.budget, per_call=not args.no_per_call,
         progress=not args.quiet, json_path=args.json, plot_path=args.plot, argv=["bench", *args.argv],
     )
+    if not case_list(options):
+        # Every filter has entries: only the size floor of the non-dense layouts empties the list.
+        print(f"bench: --sizes {args.sizes} with --layouts {args.layouts} selects no case: "
+              f"{' and '.join(name for name in cases.LAYOUTS if name != 'dense')} run from "
+              f"{cases.size_label(cases.MIN_LAYOUT_N)} ({cases.MIN_LAYOUT_N} elements) up; "
+              f"add a size of at least {cases.size_label(cases.MIN_LAYOUT_N)} or the dense layout", file=sys.stderr)
+        return 2
+    if args.plot and report.check_plot_support():
+        print(f"bench: {report.check_plot_support()}", file=sys.stderr)
+        return 2
     return run(options)
 
 
