@@ -103,3 +103,11 @@ def test_data_that_is_no_buffer_is_refused_naming_data(data):
     with pytest.raises(TypeError, match=r"^data must be a C-contiguous buffer \(bytes-like or NumPy array\), got "
                                         rf"builtins\.{type(data).__name__}$"):
         run(data, ST.UINT8)
+
+
+# ---------------------------------------------- the other arguments' types
+def test_a_refused_descriptor_or_out_is_named_by_module_and_class():
+    with pytest.raises(TypeError, match=r"^descriptor must be a PerTensorAffine, got builtins\.dict$"):
+        H.dequantize(bytes(4), {"scale": 1.0}, ST.INT8)
+    with pytest.raises(ValueError, match=r"float32 array of shape \(4,\), got builtins\.list$"):
+        H.dequantize(bytes(4), descriptor(SCALE, 0), ST.INT8, out=[0.0] * 4)

@@ -178,7 +178,7 @@ class Device:
         if isinstance(bound, Error):  # a failed bind or encode: its own error, not a new one
             return bound
         if not isinstance(bound, ev_quant.BoundPacket):
-            return Error(ErrorCode.INVALID_DESCRIPTOR, f"submit takes a BoundPacket, got {type(bound).__qualname__}")
+            return Error(ErrorCode.INVALID_DESCRIPTOR, f"submit takes a BoundPacket, got {ev_quant._type_name(bound)}")
         desc = ev_quant.decode(bound.descriptor)
         if isinstance(desc, Error):
             return desc

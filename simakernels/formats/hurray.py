@@ -232,7 +232,7 @@ def _storage_bytes(data: Any, kind: StorageType) -> np.ndarray:
 def _describe(out: object) -> str:
     """What a refused ``out`` is, for the message."""
     if not isinstance(out, np.ndarray):
-        return type(out).__qualname__
+        return f"{type(out).__module__}.{type(out).__qualname__}"
     flags = ("" if out.flags.writeable else "read-only ") + ("" if out.flags.c_contiguous else "non-contiguous ")
     return f"a {flags}{out.dtype} array of shape {out.shape}"
 
@@ -276,7 +276,7 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: SupportsIndex, c
     bits, see ``to_dequant_params``)."""
     kind = _storage(storage)
     if not isinstance(descriptor, PerTensorAffine):
-        raise TypeError(f"descriptor must be a PerTensorAffine, got {type(descriptor).__qualname__}")
+        raise TypeError(f"descriptor must be a PerTensorAffine, got {type(descriptor).__module__}.{type(descriptor).__qualname__}")
     _check_zero_point(descriptor.zero_point, kind)
     raw = _storage_bytes(data, kind)
     n = _element_count(raw.size, kind, count)
