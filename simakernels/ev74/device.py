@@ -24,10 +24,13 @@ import queue
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
 
 from .._ffi import ffi, lib
 from ..a65 import _routes
+from ..arrays import DTypeSpec, numpy_dtype, to_dtype
 from ..core import DType, Error, ErrorCode
 from . import quant as ev_quant
 from .region import DeviceRegion
@@ -121,9 +124,17 @@ class Device:
         return address - self.base
 
     def write(self, address: Union[int, DeviceRegion], data: Any) -> None:
-        """Copies ``data`` (any buffer) to device memory at ``address``; into
-        a region, only what fits its capacity (ValueError otherwise)."""
-        data = memoryview(data).cast("B")
+        """Copies ``data`` to device memory at ``address``; into a region,
+        only what fits its capacity (ValueError otherwise).
+
+        ``data``: a NumPy array of any shape and strides (FP32, BF16 as
+        ``ml_dtypes.bfloat16``, FP16, INT8, ...), written as its elements in
+        C (row-major) order, the bytes ``data.tobytes()`` gives; or any other
+        buffer (bytes, bytearray, memoryview, mmap), written as its bytes in
+        C order.  Refused (before any byte is written): object arrays and
+        big-endian dtypes (the device is little-endian) with a ValueError,
+        anything that is not a buffer with a TypeError."""
+        data = _bytes_of(data)
         if isinstance(address, DeviceRegion):
             if len(data) > address.capacity:
                 raise ValueError(f"write: {len(data)} bytes do not fit the region of {address.capacity} bytes "
@@ -146,6 +157,34 @@ class Device:
             raise ValueError(f"read: nbytes must be given (>= 0) for a plain address, got {nbytes}")
         offset = self._offset(address, nbytes)
         return bytes(self._memory[offset:offset + nbytes])
+
+    def read_array(self, address: Union[int, DeviceRegion], dtype: DTypeSpec,
+                   shape: Union[int, Sequence[int], None] = None) -> np.ndarray:
+        """A new C-contiguous array of ``shape`` and ``dtype`` (an
+        ``sk.DType`` or its NumPy dtype: ``np.int8`` for Quant results,
+        ``ml_dtypes.bfloat16`` ...) read from device memory at ``address``.
+        From a region, ``shape`` defaults to the 1-D array of its whole
+        capacity (which must then be a whole number of elements) and may not
+        exceed it; a plain address needs ``shape``.  ValueError for a bad
+        shape, ``sk.KernelError`` (UNSUPPORTED_DTYPE) for a dtype the
+        package does not know."""
+        element = numpy_dtype(to_dtype(dtype))
+        if shape is None:
+            if not isinstance(address, DeviceRegion):
+                raise ValueError("read_array: shape must be given for a plain address")
+            if address.capacity % element.itemsize:
+                raise ValueError(f"read_array: the region's {address.capacity} bytes are not a whole number of "
+                                 f"{element} elements; give shape")
+            dims: Tuple[int, ...] = (address.capacity // element.itemsize,)
+        else:
+            dims = (shape,) if isinstance(shape, int) else tuple(shape)
+            if any(type(d) is not int or d < 0 for d in dims):  # (bool is no extent either)
+                raise ValueError(f"read_array: shape must be ints >= 0, got {shape!r}")
+        count = 1
+        for d in dims:
+            count *= d
+        raw = bytearray(self.read(address, count * element.itemsize))  # a writable copy
+        return np.frombuffer(raw, element).reshape(dims)
 
     # ---- submission -------------------------------------------------------
     def submit(self, bound: ev_quant.BoundPacket) -> "concurrent.futures.Future[Union[Completion, Error]]":
@@ -222,6 +261,25 @@ class Device:
                                      self._host_base + dst - self.base, count)
                 records.append(WorkUnit(cpu, kind, src, dst, count))
         return records
+
+
+def _bytes_of(data: Any) -> np.ndarray:
+    """``data``'s bytes in C order, as :meth:`Device.write` documents."""
+    if isinstance(data, np.ndarray):
+        if data.dtype.hasobject:
+            raise ValueError(f"write: data is an array of Python objects ({data.dtype}), not device data")
+        if data.dtype.byteorder == ">":
+            raise ValueError(f"write: data has the big-endian dtype {data.dtype.str}; device memory is "
+                             f"little-endian: pass data.astype('{data.dtype.newbyteorder('<').str}')")
+        # memoryview() cannot export ml_dtypes' bfloat16, so take the bytes
+        # from NumPy; a contiguous array is not copied here.
+        return np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise TypeError(f"write: data must be a NumPy array or a bytes-like object, got "
+                        f"{ev_quant._type_name(data)}") from None
+    return np.frombuffer(view.cast("B") if view.c_contiguous else view.tobytes(), np.uint8)
 
 
 def _device_fp_environment() -> None:
