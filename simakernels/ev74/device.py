@@ -31,7 +31,7 @@ import numpy as np
 from .._ffi import ffi, lib
 from ..a65 import _routes
 from ..arrays import DTypeSpec, numpy_dtype, to_dtype
-from ..core import DType, Error, ErrorCode
+from ..core import DType, Error, ErrorCode, KernelError
 from . import quant as ev_quant
 from .region import DeviceRegion
 
@@ -128,12 +128,13 @@ class Device:
         only what fits its capacity (ValueError otherwise).
 
         ``data``: a NumPy array of any shape and strides (FP32, BF16 as
-        ``ml_dtypes.bfloat16``, FP16, INT8, ...), written as its elements in
-        C (row-major) order, the bytes ``data.tobytes()`` gives; or any other
-        buffer (bytes, bytearray, memoryview, mmap), written as its bytes in
-        C order.  Refused (before any byte is written): object arrays and
-        big-endian dtypes (the device is little-endian) with a ValueError,
-        anything that is not a buffer with a TypeError."""
+        ``ml_dtypes.bfloat16``, FP16, INT8, raw uint8, ...: the dtypes of
+        ``sk.DType``), written as its elements in C (row-major) order, the
+        bytes ``data.tobytes()`` gives; or any other buffer (bytes,
+        bytearray, memoryview, mmap), written as its bytes in C order.
+        Refused before any byte is written: an array of another dtype
+        (float64, big-endian words, objects) with a ValueError, anything that
+        is not a buffer with a TypeError."""
         data = _bytes_of(data)
         if isinstance(address, DeviceRegion):
             if len(data) > address.capacity:
@@ -266,11 +267,13 @@ class Device:
 def _bytes_of(data: Any) -> np.ndarray:
     """``data``'s bytes in C order, as :meth:`Device.write` documents."""
     if isinstance(data, np.ndarray):
-        if data.dtype.hasobject:
-            raise ValueError(f"write: data is an array of Python objects ({data.dtype}), not device data")
-        if data.dtype.byteorder == ">":
-            raise ValueError(f"write: data has the big-endian dtype {data.dtype.str}; device memory is "
-                             f"little-endian: pass data.astype('{data.dtype.newbyteorder('<').str}')")
+        # Only the package's element types: a float64 array (NumPy's default)
+        # or big-endian words in an FP32 region would be misread by the
+        # device, never refused by it.
+        try:
+            to_dtype(data.dtype)
+        except KernelError as exc:
+            raise ValueError(f"write: data: {exc.error.message}") from None
         # memoryview() cannot export ml_dtypes' bfloat16, so take the bytes
         # from NumPy; a contiguous array is not copied here.
         return np.ascontiguousarray(data).reshape(-1).view(np.uint8)
