@@ -205,6 +205,11 @@ def _element_count(nbytes: int, kind: StorageType, count: Optional[int]) -> int:
     return count
 
 
+def _type_name(value: object) -> str:
+    """``module.Class``, as the package's other messages name a type."""
+    return f"{type(value).__module__}.{type(value).__qualname__}"
+
+
 def _storage_bytes(data: Any, kind: StorageType) -> np.ndarray:
     """``data``'s bytes as a flat uint8 array, without a copy.  ``data`` is
     storage: a C-contiguous buffer whose elements are bytes (bytes,
@@ -218,7 +223,7 @@ def _storage_bytes(data: Any, kind: StorageType) -> np.ndarray:
             array = np.asarray(memoryview(data))  # a buffer, typed by its format ('B' for bytes)
         except (TypeError, ValueError, NotImplementedError):
             raise TypeError(f"data must be a C-contiguous buffer (bytes-like or NumPy array), got "
-                            f"{type(data).__module__}.{type(data).__qualname__}") from None
+                            f"{_type_name(data)}") from None
     own = _ELEMENT.get(kind, np.dtype(np.uint8))
     if array.dtype not in (np.dtype(np.uint8), own):
         raise TypeError(f"data: dtype {array.dtype} is not {kind.name} storage; data must be bytes-like, "
@@ -232,7 +237,7 @@ def _storage_bytes(data: Any, kind: StorageType) -> np.ndarray:
 def _describe(out: object) -> str:
     """What a refused ``out`` is, for the message."""
     if not isinstance(out, np.ndarray):
-        return f"{type(out).__module__}.{type(out).__qualname__}"
+        return _type_name(out)
     flags = ("" if out.flags.writeable else "read-only ") + ("" if out.flags.c_contiguous else "non-contiguous ")
     return f"a {flags}{out.dtype} array of shape {out.shape}"
 
@@ -276,7 +281,7 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: SupportsIndex, c
     bits, see ``to_dequant_params``)."""
     kind = _storage(storage)
     if not isinstance(descriptor, PerTensorAffine):
-        raise TypeError(f"descriptor must be a PerTensorAffine, got {type(descriptor).__module__}.{type(descriptor).__qualname__}")
+        raise TypeError(f"descriptor must be a PerTensorAffine, got {_type_name(descriptor)}")
     _check_zero_point(descriptor.zero_point, kind)
     raw = _storage_bytes(data, kind)
     n = _element_count(raw.size, kind, count)
