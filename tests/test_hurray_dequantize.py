@@ -43,6 +43,7 @@ from hurray_helpers import (
     needed_bytes,
     pack,
     report,
+    signed,
     sentinel_out,
     small_table,
     spec_range,
@@ -325,8 +326,8 @@ def _buffers(storage, data: bytes):
     yield "memoryview", memoryview(data)
     yield "ndarray-u8", np.frombuffer(data, np.uint8)
     yield "array-B", array.array("B", data)
-    typed = {8: "<i1", 16: "<i2", 32: "<u4"}.get(width(storage))
-    if typed:
+    if width(storage) >= 8:   # the storage type's own elements (int16 for INT16)
+        typed = f"<{'i' if signed(storage) else 'u'}{width(storage) // 8}"
         yield "ndarray-typed", np.frombuffer(data, typed).copy()
         yield "memoryview-typed", memoryview(np.frombuffer(data, typed).copy())
 

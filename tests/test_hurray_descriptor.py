@@ -49,6 +49,25 @@ def test_storage_type_matches_the_specification(name):
     assert member.range == range(lo, hi + 1)
 
 
+@pytest.mark.parametrize("name", STORAGE_NAMES)
+def test_zero_points_are_the_storage_range_within_the_int32_field(name):
+    lo, hi = zp_limits(ST[name])
+    assert ST[name].zero_points == range(lo, hi + 1)
+
+
+def test_uint32_zero_points_stop_where_the_int32_field_does():
+    """The specification: zero_point is an int32 that MUST lie in the storage
+    type's representable range ("for a uint8 storage type, zero_point MUST be
+    in [0, 255]"); uint32 represents [0, 2**32 - 1], the field reaches 2**31 - 1."""
+    assert ST.UINT8.zero_points == range(0, 256)
+    assert ST.UINT32.range == range(0, 4294967296)
+    assert ST.UINT32.zero_points == range(0, 2147483648)
+    assert H.PerTensorAffine.decode(descriptor_bytes(0x3F800000, 2147483647), ST.UINT32).zero_point == 2147483647
+    # ff ff ff ff is the int32 -1: outside, and the message states the range that applies
+    with pytest.raises(H.HurrayFormatError, match=re.escape("-1 is outside the UINT32 range [0, 2147483647]")):
+        H.PerTensorAffine.decode(descriptor_bytes(0x3F800000, -1), ST.UINT32)
+
+
 def test_storage_type_has_exactly_the_ten_valid_tags():
     assert sorted(int(s) for s in ST) == sorted(v[0] for v in SPEC_STORAGE.values())
 
@@ -89,26 +108,42 @@ def test_scale_is_held_as_binary32():
     assert H.PerTensorAffine(f32(0x80400001)).scale_bits == 0x80400001  # negative subnormal kept exactly
 
 
+# The constructor refuses what no descriptor can hold (issue 19, edge 7):
+# before, these were accepted and failed only at encode().
 @pytest.mark.parametrize("bits", [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000,
                                   0x7F800001, 0x7FBFFFFF, 0xFF800001],
                          ids=["+0", "-0", "+inf", "-inf", "qnan", "-qnan", "snan", "snan-max", "-snan"])
-def test_writer_refuses_zero_and_non_finite_scales(bits):
-    with pytest.raises(H.HurrayFormatError, match="scale"):
-        descriptor(bits, 0).encode()
+def test_constructor_refuses_zero_and_non_finite_scales(bits):
+    with pytest.raises(H.HurrayFormatError, match=f"^scale .*bits {bits:#010x} are "):
+        descriptor(bits, 0)
 
 
 @pytest.mark.parametrize("scale", [0.0, -0.0, float("nan"), float("inf"), float("-inf"), 1e39, -1e39, 1e-50],
                          ids=["0.0", "-0.0", "nan", "inf", "-inf", "overflow", "-overflow", "underflow-to-zero"])
-def test_writer_refuses_python_scales_that_are_not_finite_nonzero_binary32(scale):
-    with pytest.raises(H.HurrayFormatError, match="scale"):
-        H.PerTensorAffine(scale, 0).encode()
+def test_constructor_refuses_python_scales_that_are_not_finite_nonzero_binary32(scale):
+    with pytest.raises(H.HurrayFormatError, match="^scale ") as info:
+        H.PerTensorAffine(scale, 0)
+    assert f"scale={scale!r}" in str(info.value), "the message shows the value given, not only its binary32 bits"
 
 
-@pytest.mark.parametrize("zero_point", [INT32_MAX + 1, INT32_MIN - 1, 1 << 40, 1.5, "1", True, None],
+@pytest.mark.parametrize("scale", [None, "abc", 1j, [1.0]], ids=["none", "str", "complex", "list"])
+def test_constructor_refuses_a_scale_that_is_not_a_real_number(scale):
+    with pytest.raises(H.HurrayFormatError, match="^scale: ") as info:
+        H.PerTensorAffine(scale, 0)
+    assert repr(scale) in str(info.value)
+
+
+@pytest.mark.parametrize("zero_point", [INT32_MAX + 1, INT32_MIN - 1, 1 << 40, 1.5, "3", True, None],
                          ids=["2^31", "-2^31-1", "2^40", "float", "str", "bool", "none"])
-def test_writer_refuses_a_zero_point_that_is_not_int32(zero_point):
-    with pytest.raises(H.HurrayFormatError, match="zero_point"):
-        H.PerTensorAffine(1.0, zero_point).encode()
+def test_constructor_refuses_a_zero_point_that_is_not_int32(zero_point):
+    with pytest.raises(H.HurrayFormatError, match="^zero_point ") as info:
+        H.PerTensorAffine(1.0, zero_point)
+    assert f"{zero_point!r} is not an int32" in str(info.value)
+
+
+def test_format_error_at_construction_is_a_value_error():
+    with pytest.raises(ValueError):
+        H.PerTensorAffine(1e-50)
 
 
 @pytest.mark.parametrize("name", SCALES)
@@ -371,14 +406,13 @@ def test_any_integer_storage_tag_is_accepted_only_if_listed(storage):
 def test_writer_and_reader_agree_on_every_scale(bits, storage, data):
     lo, hi = zp_limits(storage)
     zp = data.draw(st.integers(lo, hi))
-    d = descriptor(bits, zp)
     finite_nonzero = (bits >> 23) & 0xFF != 0xFF and bits & 0x7FFFFFFF != 0
     if finite_nonzero:
-        encoded = d.encode()
+        encoded = descriptor(bits, zp).encode()
         assert encoded == descriptor_bytes(bits, zp)
         assert H.PerTensorAffine.decode(encoded, storage).scale_bits == bits
     else:
         with pytest.raises(H.HurrayFormatError):
-            d.encode()
+            descriptor(bits, zp)
         with pytest.raises(H.HurrayFormatError):
             H.PerTensorAffine.decode(descriptor_bytes(bits, zp), storage)

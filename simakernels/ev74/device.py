@@ -24,12 +24,15 @@ import queue
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
 
 from .. import _rules
 from .._ffi import ffi, lib
 from ..a65 import _routes
-from ..core import DType, Error, ErrorCode
+from ..arrays import DTypeSpec, numpy_dtype, to_dtype
+from ..core import DType, Error, ErrorCode, KernelError
 from . import quant as ev_quant
 from .region import DeviceRegion
 
@@ -121,9 +124,18 @@ class Device:
         return address - self.base
 
     def write(self, address: Union[int, DeviceRegion], data: Any) -> None:
-        """Copies ``data`` (any buffer) to device memory at ``address``; into
-        a region, only what fits its capacity (ValueError otherwise)."""
-        data = memoryview(data).cast("B")
+        """Copies ``data`` to device memory at ``address``; into a region,
+        only what fits its capacity (ValueError otherwise).
+
+        ``data``: a NumPy array of any shape and strides (FP32, BF16 as
+        ``ml_dtypes.bfloat16``, FP16, INT8, raw uint8, ...: the dtypes of
+        ``sk.DType``), written as its elements in C (row-major) order, the
+        bytes ``data.tobytes()`` gives; or any other buffer (bytes,
+        bytearray, memoryview, mmap), written as its bytes in C order.
+        Refused before any byte is written: an array of another dtype
+        (float64, big-endian words, objects) with a ValueError, anything that
+        is not a buffer with a TypeError."""
+        data = _bytes_of(data)
         if isinstance(address, DeviceRegion):
             if len(data) > address.capacity:
                 raise ValueError(f"write: {len(data)} bytes do not fit the region of {address.capacity} bytes "
@@ -146,6 +158,34 @@ class Device:
             raise ValueError(f"read: nbytes must be given (>= 0) for a plain address, got {nbytes}")
         offset = self._offset(address, nbytes)
         return bytes(self._memory[offset:offset + nbytes])
+
+    def read_array(self, address: Union[int, DeviceRegion], dtype: DTypeSpec,
+                   shape: Union[int, Sequence[int], None] = None) -> np.ndarray:
+        """A new C-contiguous array of ``shape`` and ``dtype`` (an
+        ``sk.DType`` or its NumPy dtype: ``np.int8`` for Quant results,
+        ``ml_dtypes.bfloat16`` ...) read from device memory at ``address``.
+        From a region, ``shape`` defaults to the 1-D array of its whole
+        capacity (which must then be a whole number of elements) and may not
+        exceed it; a plain address needs ``shape``.  ValueError for a bad
+        shape, ``sk.KernelError`` (UNSUPPORTED_DTYPE) for a dtype the
+        package does not know."""
+        element = numpy_dtype(to_dtype(dtype))
+        if shape is None:
+            if not isinstance(address, DeviceRegion):
+                raise ValueError("read_array: shape must be given for a plain address")
+            if address.capacity % element.itemsize:
+                raise ValueError(f"read_array: the region's {address.capacity} bytes are not a whole number of "
+                                 f"{element} elements; give shape")
+            dims: Tuple[int, ...] = (address.capacity // element.itemsize,)
+        else:
+            dims = (shape,) if isinstance(shape, int) else tuple(shape)
+            if any(type(d) is not int or d < 0 for d in dims):  # (bool is no extent either)
+                raise ValueError(f"read_array: shape must be ints >= 0, got {shape!r}")
+        count = 1
+        for d in dims:
+            count *= d
+        raw = bytearray(self.read(address, count * element.itemsize))  # a writable copy
+        return np.frombuffer(raw, element).reshape(dims)
 
     # ---- submission -------------------------------------------------------
     def submit(self, bound: ev_quant.BoundPacket) -> "concurrent.futures.Future[Union[Completion, Error]]":
@@ -178,7 +218,7 @@ class Device:
         if isinstance(bound, Error):  # a failed bind or encode: its own error, not a new one
             return bound
         if not isinstance(bound, ev_quant.BoundPacket):
-            return Error(ErrorCode.INVALID_DESCRIPTOR, f"submit takes a BoundPacket, got {type(bound).__qualname__}")
+            return Error(ErrorCode.INVALID_DESCRIPTOR, f"submit takes a BoundPacket, got {ev_quant._type_name(bound)}")
         desc = ev_quant.decode(bound.descriptor)
         if isinstance(desc, Error):
             return desc
@@ -232,6 +272,27 @@ def _run_span_checked(native: Any, route: int, src: Any, src_len: int, dst: Any,
     status = lib.sk_ev74_run_span(native, route, src, src_len, dst, dst_len, count)
     if status != lib.SK_OK:
         raise AssertionError(f"sk_ev74_run_span refused a run of the model's walk: status {status}")
+
+
+def _bytes_of(data: Any) -> np.ndarray:
+    """``data``'s bytes in C order, as :meth:`Device.write` documents."""
+    if isinstance(data, np.ndarray):
+        # Only the package's element types: a float64 array (NumPy's default)
+        # or big-endian words in an FP32 region would be misread by the
+        # device, never refused by it.
+        try:
+            to_dtype(data.dtype)
+        except KernelError as exc:
+            raise ValueError(f"write: data: {exc.error.message}") from None
+        # memoryview() cannot export ml_dtypes' bfloat16, so take the bytes
+        # from NumPy; a contiguous array is not copied here.
+        return np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise TypeError(f"write: data must be a NumPy array or a bytes-like object, got "
+                        f"{ev_quant._type_name(data)}") from None
+    return np.frombuffer(view.cast("B") if view.c_contiguous else view.tobytes(), np.uint8)
 
 
 def _device_fp_environment() -> None:

@@ -100,6 +100,11 @@ class Descriptor:
         return self.count == 0
 
 
+def _type_name(value: object) -> str:
+    """``module.Class``: a65, ops and ev74 plans are all named ``Plan``."""
+    return f"{type(value).__module__}.{type(value).__qualname__}"
+
+
 def _lower(shared: ops_quant.Plan) -> wire.Geometry:
     admitted = shared.admitted
     src, dst = admitted.inputs[0], admitted.outputs[0]
@@ -128,7 +133,7 @@ def check_inference(request_or_plan: Union[ops_quant.Request, ops_quant.Plan]) -
     else:
         return Error(
             ErrorCode.INVALID_OPERATION,
-            f"ev74.quant.check_inference takes an ops.quant Request or Plan, got {type(request_or_plan).__qualname__}",
+            f"ev74.quant.check_inference takes an ops.quant Request or Plan, got {_type_name(request_or_plan)}",
         )
     admitted = shared.admitted
     for port_index, port in enumerate(admitted.inputs + admitted.outputs):
@@ -137,11 +142,6 @@ def check_inference(request_or_plan: Union[ops_quant.Request, ops_quant.Plan]) -
         if isinstance(span, Error):
             return span
     return Plan(shared, _lower(shared))
-
-
-def _type_name(value: object) -> str:
-    """``module.Class``: a65, ops and ev74 plans are all named ``Plan``."""
-    return f"{type(value).__module__}.{type(value).__qualname__}"
 
 
 def encode_relocatable(plan: Plan) -> Union[Packet, Error]:
@@ -184,7 +184,7 @@ def bind(packet: Packet, plan: Plan, inputs: Sequence[DeviceRegion],
         return expected
     got = packet.descriptor
     if not isinstance(got, bytes) or len(got) != len(expected.descriptor):
-        what = f"{len(got)} bytes" if isinstance(got, bytes) else type(got).__qualname__
+        what = f"{len(got)} bytes" if isinstance(got, bytes) else _type_name(got)
         return Error(ErrorCode.PACKET_MISMATCH, f"packet descriptor is {what}, this plan's is "
                                                 f"{len(expected.descriptor)} bytes: the packet was not encoded "
                                                 "from this plan")
@@ -232,7 +232,7 @@ def decode(data: Any) -> Union[Descriptor, Error]:
     try:
         raw = memoryview(data).tobytes()  # bytes-like only (bytes(n) would make n zeros)
     except TypeError:
-        return Error(ErrorCode.INVALID_DESCRIPTOR, f"descriptor must be bytes-like, got {type(data).__qualname__}")
+        return Error(ErrorCode.INVALID_DESCRIPTOR, f"descriptor must be bytes-like, got {_type_name(data)}")
     native = ffi.new("sk_ev74_descriptor *")
     message = ffi.new("char[256]")
     status = lib.sk_ev74_decode(raw, len(raw), native, message, 256)

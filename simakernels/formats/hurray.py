@@ -14,6 +14,7 @@ in binary32 (nearest-even).
 """
 from __future__ import annotations
 
+import builtins
 import enum
 import struct
 from dataclasses import dataclass
@@ -60,12 +61,26 @@ class StorageType(enum.IntEnum):
 
     @property
     def range(self) -> range:
-        """Representable values; a zero point must lie in it."""
+        """The storage type's representable values (UINT32: [0, 2**32 - 1])."""
         if self.signed:
             return range(-(1 << (self.bits - 1)), 1 << (self.bits - 1))
         return range(0, 1 << self.bits)
 
+    @property
+    def zero_points(self) -> builtins.range:  # (``range`` here is the property above)
+        """The zero points a descriptor can carry for this storage type: its
+        range (the specification's rule) within the field's int32, which
+        only narrows UINT32, to [0, 2**31 - 1]."""
+        return range(max(self.range.start, _INT32.start), min(self.range.stop, _INT32.stop))
 
+
+_INT32 = range(-(1 << 31), 1 << 31)
+# The NumPy dtype of one stored element (little-endian, as the format stores
+# it); sub-byte types have none, their packed bytes come as uint8.
+_ELEMENT = {
+    StorageType.INT8: np.dtype("i1"), StorageType.UINT8: np.dtype("u1"), StorageType.INT16: np.dtype("<i2"),
+    StorageType.UINT16: np.dtype("<u2"), StorageType.INT32: np.dtype("<i4"), StorageType.UINT32: np.dtype("<u4"),
+}
 _NATIVE = {s: getattr(lib, f"SK_HURRAY_{s.name}") for s in StorageType}
 _BITS = {s: lib.sk_hurray_storage_bits(code) for s, code in _NATIVE.items()}
 
@@ -84,42 +99,56 @@ def _storage(storage: Any) -> StorageType:
 
 
 def _check_zero_point(zero_point: Any, kind: Optional[StorageType]) -> None:
-    """An int32 (the field's type), and within ``kind``'s range when given."""
-    if isinstance(zero_point, bool) or not isinstance(zero_point, int) or not -(1 << 31) <= zero_point < (1 << 31):
+    """An int32 (the field's type), and one of ``kind``'s zero points when given."""
+    if isinstance(zero_point, bool) or not isinstance(zero_point, int) or zero_point not in _INT32:
         raise HurrayFormatError(f"zero_point (offset 8): {zero_point!r} is not an int32")
-    if kind is not None and zero_point not in kind.range:
+    if kind is not None and zero_point not in kind.zero_points:
         raise HurrayFormatError(
             f"zero_point (offset 8): {zero_point} is outside the {kind.name} range "
-            f"[{kind.range.start}, {kind.range.stop - 1}]"
+            f"[{kind.zero_points.start}, {kind.zero_points.stop - 1}]"
         )
 
 
-def _check_scale(bits: int) -> None:
+def _check_scale(bits: int, given: str = "") -> None:
+    """Finite and nonzero; ``given`` shows the caller's value (from the
+    constructor), where the bits alone would hide a rounding to binary32."""
     if (bits >> 23) & 0xFF == 0xFF:
-        raise HurrayFormatError(f"scale (offset 4): bits {bits:#010x} are not finite")
+        raise HurrayFormatError(f"scale (offset 4): bits {bits:#010x} are not finite{given}")
     if bits & 0x7FFFFFFF == 0:
-        raise HurrayFormatError(f"scale (offset 4): bits {bits:#010x} are zero")
+        raise HurrayFormatError(f"scale (offset 4): bits {bits:#010x} are zero{given}")
 
 
 @dataclass(frozen=True)
 class PerTensorAffine:
-    """One ``scale`` (binary32) and ``zero_point`` (int32) for a tensor."""
+    """One ``scale`` (binary32) and ``zero_point`` (int32) for a tensor.
+
+    The constructor refuses (HurrayFormatError) what the descriptor cannot
+    hold: a scale that is not a real number, or whose binary32 value is not
+    finite or is zero (1e-50 rounds to 0), and a zero point that is not an
+    int32 integer.  The storage type's zero-point range is checked where the
+    storage type is known (``decode``, ``dequantize``)."""
 
     scale: Any
     zero_point: int = 0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "scale", _binary32.from_bits(_binary32.bits_of(self.scale)))
-        object.__setattr__(self, "zero_point", _binary32.as_int(self.zero_point))
+        given = self.scale
+        try:
+            bits = _binary32.bits_of(given)
+        except (TypeError, ValueError):
+            raise HurrayFormatError(f"scale: {given!r} is not a real number") from None
+        _check_scale(bits, f" (scale={given!r} as binary32)")
+        zero_point = _binary32.as_int(self.zero_point)
+        _check_zero_point(zero_point, None)
+        object.__setattr__(self, "scale", _binary32.from_bits(bits))
+        object.__setattr__(self, "zero_point", zero_point)
 
     @property
     def scale_bits(self) -> int:
         return _binary32.bits_of(self.scale)
 
     def encode(self) -> bytes:
-        """The 16-byte descriptor; refuses (HurrayFormatError) an invalid one."""
-        _check_scale(self.scale_bits)
-        _check_zero_point(self.zero_point, None)
+        """The 16-byte descriptor (the constructor has validated both fields)."""
         return _LAYOUT.pack(TAG, VERSION, 0, self.scale_bits, self.zero_point, bytes(4))
 
     @classmethod
@@ -150,7 +179,6 @@ class PerTensorAffine:
         kind = _storage(storage)
         if kind is not StorageType.INT8:
             raise HurrayFormatError(f"the Dequant bridge takes INT8 storage only, not {kind.name}")
-        _check_scale(self.scale_bits)
         _check_zero_point(self.zero_point, kind)
         if self.scale_bits >> 31:
             raise HurrayFormatError(f"the Dequant bridge needs a positive scale, got {self.scale!r}")
@@ -173,10 +201,39 @@ def _element_count(nbytes: int, kind: StorageType, count: Optional[int]) -> int:
     return count
 
 
+def _type_name(value: object) -> str:
+    """``module.Class``, as the package's other messages name a type."""
+    return f"{type(value).__module__}.{type(value).__qualname__}"
+
+
+def _storage_bytes(data: Any, kind: StorageType) -> np.ndarray:
+    """``data``'s bytes as a flat uint8 array, without a copy.  ``data`` is
+    storage: a C-contiguous buffer whose elements are bytes (bytes,
+    bytearray, mmap, uint8 arrays) or ``kind``'s own elements (an int16
+    array for INT16); an array of another number format (float32 for INT8)
+    is refused, never reinterpreted."""
+    if isinstance(data, np.ndarray):
+        array = data
+    else:
+        try:
+            array = np.asarray(memoryview(data))  # a buffer, typed by its format ('B' for bytes)
+        except (TypeError, ValueError, NotImplementedError):
+            raise TypeError(f"data must be a C-contiguous buffer (bytes-like or NumPy array), got "
+                            f"{_type_name(data)}") from None
+    own = _ELEMENT.get(kind, np.dtype(np.uint8))
+    if array.dtype not in (np.dtype(np.uint8), own):
+        raise TypeError(f"data: dtype {array.dtype} is not {kind.name} storage; data must be bytes-like, "
+                        f"a uint8 array" + ("" if own == np.uint8 else f" or an array of dtype {own}"))
+    if not array.flags.c_contiguous:
+        raise ValueError(f"data must be C-contiguous (bytes-like or a C-contiguous NumPy array), got a "
+                         f"non-contiguous {array.dtype} array of shape {array.shape}, strides {array.strides}")
+    return array.reshape(-1).view(np.uint8)
+
+
 def _describe(out: object) -> str:
     """What a refused ``out`` is, for the message."""
     if not isinstance(out, np.ndarray):
-        return type(out).__qualname__
+        return _type_name(out)
     flags = ("" if out.flags.writeable else "read-only ") + ("" if out.flags.c_contiguous else "non-contiguous ")
     return f"a {flags}{out.dtype} array of shape {out.shape}"
 
@@ -211,15 +268,18 @@ def _environment_error() -> KernelError:
 def dequantize(data: Any, descriptor: PerTensorAffine, storage: SupportsIndex, count: Optional[int] = None,
                out: Optional[np.ndarray] = None) -> np.ndarray:
     """float32 values of ``count`` elements (default: all the data holds)
-    stored as ``storage`` in ``data`` (any buffer; little-endian; sub-byte
-    types packed little-end first).  INT8 storage with a positive scale runs
-    through the A65 Dequant kernel (same bits, see ``to_dequant_params``)."""
+    stored as ``storage`` in ``data`` (little-endian; sub-byte types packed
+    little-end first).  ``data`` is a C-contiguous buffer: bytes-like, a
+    uint8 array or an array of the storage type's own dtype (int16 for
+    INT16; uint8 only for sub-byte types), of any shape, read in C order;
+    anything else is a TypeError (ValueError if not C-contiguous).  INT8
+    storage with a positive scale runs through the A65 Dequant kernel (same
+    bits, see ``to_dequant_params``)."""
     kind = _storage(storage)
     if not isinstance(descriptor, PerTensorAffine):
-        raise TypeError(f"descriptor must be a PerTensorAffine, got {type(descriptor).__qualname__}")
-    _check_scale(descriptor.scale_bits)
+        raise TypeError(f"descriptor must be a PerTensorAffine, got {_type_name(descriptor)}")
     _check_zero_point(descriptor.zero_point, kind)
-    raw = np.frombuffer(memoryview(data).cast("B"), np.uint8)
+    raw = _storage_bytes(data, kind)
     n = _element_count(raw.size, kind, count)
     if out is None:
         out = np.empty(n, np.float32)
