@@ -216,12 +216,13 @@ def _execute(plan: Any, backend: Any, native: Any, x: np.ndarray, out: np.ndarra
 
 def _split_run(plan: Any, operation: str, x: np.ndarray, out: np.ndarray, workers: Any,
                call: Callable[[np.ndarray, np.ndarray], Any]) -> np.ndarray:
-    """``workers=N``: the outermost axis in N slabs on N threads (see
-    :mod:`simakernels._split`); one slab, or an error, runs as usual."""
-    workers = _split.check_workers(workers)
-    if isinstance(plan, Error) or workers == 1 or x.ndim == 0 or x.shape[0] < 2:
+    """``workers=N``: the outermost axis in at most N slabs, one thread each
+    (bounded by :func:`simakernels._split.thread_count`); one slab, or an
+    error, runs as usual."""
+    threads = _split.thread_count(_split.check_workers(workers), x.shape)
+    if isinstance(plan, Error) or threads == 1:
         return _execute(plan, getattr(a65, operation), getattr(lib, f"sk_{operation}_execute"), x, out)
-    return _split.run(plan, operation, x, out, workers, call)
+    return _split.run(plan, operation, x, out, threads, call)
 
 
 # Each operation: the cache key (everything that determines the plan), then

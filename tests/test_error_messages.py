@@ -27,7 +27,7 @@ import pytest
 
 import simakernels as sk
 from ev74_helpers import set_field
-from helpers import fp_or_skip
+from helpers import fp_or_skip, split_freely
 
 E = sk.ErrorCode
 F32, BF16, F16, I8 = sk.DType.FLOAT32, sk.DType.BFLOAT16, sk.DType.FLOAT16, sk.DType.INT8
@@ -111,6 +111,13 @@ def corrupted_route_plan():
 def readonly(a):
     a.setflags(write=False)
     return a
+
+
+def split(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` with small tensors split into slabs (the
+    rejections of simakernels/_split.py)."""
+    with split_freely():
+        return fn(*args, **kwargs)
 
 
 def cached_then_readonly(fn):
@@ -331,10 +338,12 @@ ROWS: List[Row] = [
         raised(lambda: sk.quantize(f32_buf(), 1.0, rounding="sideways")), E.INVALID_PARAMS, "rounding",
         "'sideways'"),
     Row("read-only out, workers", SPL, "output 0: out is read-only, a writable array is required",
-        cached_then_readonly(lambda out: sk.cast(np.zeros((2, 4), np.float32), BF16, out=out, workers=2)),
+        cached_then_readonly(lambda out: split(sk.cast, np.zeros((2, 4), np.float32), BF16, out=out, workers=2)),
         E.INVALID_BINDING, "output 0", "read-only, a writable array is required"),
+    Row("workers", SPL, "workers {} ({}) must be a positive integer",
+        raised(lambda: sk.cast(np.zeros((2, 4), np.float32), BF16, workers=0)), E.INVALID_PARAMS, "workers", "0"),
     Row("environment, workers", SPL, "{}: {}; nothing was written",
-        under(UPWARD, raised(lambda: sk.dequantize(np.zeros((2, 4), np.int8), 0.5, workers=2))),
+        under(UPWARD, raised(lambda: split(sk.dequantize, np.zeros((2, 4), np.int8), 0.5, workers=2))),
         E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD"),
     # ---- EV74 host codec
     Row("ev74 request type", EVQ, "ev74.quant.check_inference takes an ops.quant Request or Plan, got {}",
