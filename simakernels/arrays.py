@@ -85,11 +85,33 @@ def _view(array: np.ndarray, nbytes: int, writable: bool) -> Any:
     return cls.from_address(address, nbytes, keepalive=array)
 
 
+def _masked(array: Any, port: str, name: str) -> Optional[Error]:
+    """A masked array would be taken as its data with the mask dropped:
+    masked elements converted as if valid, or the mask of ``out`` left
+    stale.  Other ndarray subclasses (np.matrix, np.memmap) hold plain
+    numbers in plain storage and are taken as they are."""
+    if not isinstance(array, np.ma.MaskedArray):
+        return None
+    return Error(ErrorCode.INVALID_BINDING, f"{port} ({name}): numpy.ma.MaskedArray is not supported (its mask "
+                                            f"would be ignored); pass {name}.filled(value) or {name}.data")
+
+
+def _input(x: Any) -> np.ndarray:
+    """``x`` as an ndarray (the callers keep plain ndarrays as they are)."""
+    error = _masked(x, "input 0", "x")
+    if error is not None:
+        raise KernelError(error)
+    return np.asarray(x)
+
+
 def _output(x: np.ndarray, dtype: DType, out: Optional[np.ndarray]) -> np.ndarray:
     if out is None:
         return np.empty(x.shape, numpy_dtype(dtype))
     if not isinstance(out, np.ndarray):
         raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
+    error = _masked(out, "output 0", "out")
+    if error is not None:
+        raise KernelError(error)
     if not out.flags.writeable:
         raise KernelError(Error(ErrorCode.INVALID_BINDING, "output 0: out is read-only, a writable array is required"))
     if out.dtype != numpy_dtype(dtype):
@@ -236,7 +258,7 @@ def cast(x: npt.ArrayLike, dtype: DTypeSpec, *, out: Optional[np.ndarray] = None
     ``numpy.float32`` or their names).  ``workers=N`` splits the outermost
     axis across N threads.  Raises :class:`KernelError`."""
     if type(x) is not np.ndarray:
-        x = np.asarray(x)
+        x = _input(x)
     key = ("cast", x.shape, x.strides, x.dtype, _param_key(dtype),
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
            _forced_route())
@@ -265,7 +287,7 @@ def dequantize(
     outermost axis across N threads.  Raises :class:`KernelError`
     (``INVALID_PARAMS``, ``UNSUPPORTED_ENVIRONMENT``, ...)."""
     if type(x) is not np.ndarray:
-        x = np.asarray(x)
+        x = _input(x)
     key = ("dequant", x.shape, x.strides, x.dtype,
            _FLOAT32_KEY if dtype is DType.FLOAT32 else _param_key(dtype),
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
@@ -297,7 +319,7 @@ def quantize(
     ``rounding``: a ``quant.Rounding`` or its lower-case name; ``workers=N``
     splits the outermost axis across N threads.  Raises :class:`KernelError`."""
     if type(x) is not np.ndarray:
-        x = np.asarray(x)
+        x = _input(x)
     key = ("quant", x.shape, x.strides, x.dtype,
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
            _param_key(multiplier), zero_point if type(zero_point) is int else _param_key(zero_point),

@@ -70,6 +70,10 @@ def check_affine_params(params: Any, params_type: Type[Any], operation: str, val
     multiplier, by its bits) finite and > 0, and an integer zero point."""
     if not isinstance(params, params_type):
         return Error(ErrorCode.INVALID_PARAMS, f"params must be {operation}.Params, got {params!r}")
+    value = getattr(params, value_name)
+    if not _binary32.is_real(value):
+        return Error(ErrorCode.INVALID_PARAMS,
+                     f"{value_name} {value!r} ({type(value).__name__}) must be {_binary32.REAL_NUMBER}")
     if not _binary32.is_finite_positive(bits):
         return Error(
             ErrorCode.INVALID_PARAMS,
