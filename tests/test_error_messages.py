@@ -17,9 +17,11 @@ same for the status codes the C core returns.
 from __future__ import annotations
 
 import ast
+import pickle
 import re
 from pathlib import Path
 from typing import Any, Callable, List, NamedTuple, Optional, Tuple
+from unittest import mock
 
 import ml_dtypes
 import numpy as np
@@ -111,6 +113,14 @@ def corrupted_route_plan():
 def readonly(a):
     a.setflags(write=False)
     return a
+
+
+def unpickled_without_its_route():
+    """The Error of loading a pickled scalar-route plan where no route is available."""
+    request = sk.ops.quant.Request([spec((2,), F32)], [spec((2,), I8)], sk.ops.quant.Params(1.0))
+    data = pickle.dumps(sk.a65.quant.check_inference(request, route="scalar"))
+    with mock.patch.object(sk.a65._routes, "_AVAILABLE", {}):
+        return raised(lambda: pickle.loads(data))()
 
 
 def split(fn, *args, **kwargs):
@@ -351,6 +361,8 @@ ROWS: List[Row] = [
     Row("environment, workers", SPL, "{}: {}; nothing was written",
         under(UPWARD, raised(lambda: split(sk.dequantize, np.zeros((2, 4), np.int8), 0.5, workers=2))),
         E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD"),
+    Row("pickled plan, route missing", BACK, "loading a pickled {} plan: {}", unpickled_without_its_route,
+        E.UNSUPPORTED_ENVIRONMENT, "pickled quant plan", "route='scalar'"),
     # ---- EV74 host codec
     Row("ev74 request type", EVQ, "ev74.quant.check_inference takes an ops.quant Request or Plan, got {}",
         lambda: ev.check_inference("nope"), E.INVALID_OPERATION, "ops.quant Request", "str"),
