@@ -252,11 +252,45 @@ def _split_run(plan: Any, operation: str, x: np.ndarray, out: np.ndarray, worker
 # already checked against the requested dtype when the plan was made.
 
 def cast(x: npt.ArrayLike, dtype: DTypeSpec, *, out: Optional[np.ndarray] = None, workers: int = 1) -> np.ndarray:
-    """FLOAT32 <-> BFLOAT16 by the specification's bit rules.
+    """Converts FLOAT32 to BFLOAT16 or BFLOAT16 to FLOAT32, bit-exactly.
 
-    ``dtype`` is the output type (``sk.DType``, ``ml_dtypes.bfloat16``,
-    ``numpy.float32`` or their names).  ``workers=N`` splits the outermost
-    axis across N threads.  Raises :class:`KernelError`."""
+    ``x``: a ``numpy.float32`` or ``ml_dtypes.bfloat16`` array (anything else
+    array-like goes through ``numpy.asarray``; a masked array is refused).
+    ``dtype``: the output type, ``"bfloat16"``/``ml_dtypes.bfloat16``/
+    ``sk.DType.BFLOAT16`` or ``"float32"``/``numpy.float32``/
+    ``sk.DType.FLOAT32``.  Returns a new C-contiguous array of ``x``'s shape,
+    or ``out`` (same shape, the output dtype; any non-negative strides)
+    written in place.
+
+    Per element, on the representation bits only (no FP arithmetic, so any
+    FP environment gives the same bits):
+
+    * FLOAT32 -> BFLOAT16: with ``b`` the unsigned 32-bit pattern, the result
+      is ``(b + 0x7FFF + ((b >> 16) & 1)) >> 16`` with the addition wrapping
+      modulo 2**32: nearest, ties to even, for every finite value (overflow
+      gives infinity); NaNs follow the same rule, so ``0x7F800001`` becomes
+      ``0x7F80`` (infinity) and ``0xFFFFFFFF`` becomes ``0x0000``.
+    * BFLOAT16 -> FLOAT32: exact, ``b << 16`` (signed zeros, subnormals,
+      infinities and NaN payloads kept).
+
+    ``workers=N`` splits the outermost axis across at most N threads: no more
+    than the CPUs this process may use, the outermost extent, or one thread
+    per 65,536 elements (smaller tensors run on the calling thread).
+
+    Raises :class:`~simakernels.KernelError` before writing any output byte:
+    ``UNSUPPORTED_DTYPE`` (not FLOAT32 <-> BFLOAT16, an unknown ``dtype``, an
+    ``out`` of the wrong dtype), ``INVALID_SHAPE`` (rank above 6, ``out`` of
+    another shape), ``UNSUPPORTED_LAYOUT`` (negative or broadcast strides),
+    ``INVALID_BINDING`` (read-only or overlapping ``out``, masked arrays),
+    ``INVALID_PARAMS`` (``workers`` not a positive integer).
+
+    >>> import numpy as np, simakernels as sk
+    >>> y = sk.cast(np.float32([1.0, 717.0, 718.0]), "bfloat16")
+    >>> [hex(b) for b in y.view(np.uint16).tolist()]    # 717 and 718 are ties
+    ['0x3f80', '0x4433', '0x4434']
+    >>> sk.cast(y, np.float32).tolist()
+    [1.0, 716.0, 720.0]
+    """
     if type(x) is not np.ndarray:
         x = _input(x)
     key = ("cast", x.shape, x.strides, x.dtype, _param_key(dtype),
@@ -280,12 +314,45 @@ def dequantize(
     x: npt.ArrayLike, scale: SupportsFloat, zero_point: int = 0, *, dtype: DTypeSpec = DType.FLOAT32,
     out: Optional[np.ndarray] = None, workers: int = 1,
 ) -> np.ndarray:
-    """INT8 -> FLOAT32 or BFLOAT16 by the staged expression
-    ``(float(q) - float(zero_point)) * scale`` (binary32, nearest-even).
+    """Dequantizes INT8 to FLOAT32 (default) or BFLOAT16.
 
-    ``scale`` becomes ``numpy.float32(scale)``; ``workers=N`` splits the
-    outermost axis across N threads.  Raises :class:`KernelError`
-    (``INVALID_PARAMS``, ``UNSUPPORTED_ENVIRONMENT``, ...)."""
+    ``x``: a ``numpy.int8`` array (anything else array-like goes through
+    ``numpy.asarray``; a masked array is refused).  ``scale``: a real number
+    (int, float, Fraction, NumPy integer or floating scalar; not a string or
+    a bool), used as ``s = numpy.float32(scale)``, which must be finite and
+    > 0 (subnormals allowed).  ``zero_point``: an integer in the INT32 range.
+    ``dtype``: ``sk.DType.FLOAT32``/``numpy.float32``/``"float32"`` or the
+    BFLOAT16 spellings.  Returns a new C-contiguous array of ``x``'s shape,
+    or ``out`` (same shape, the output dtype; any non-negative strides)
+    written in place.
+
+    Per element ``q``, each step rounded to binary32 nearest-even, never
+    fused: ``z = float32(zero_point)`` (a zero point beyond 2**24 may round:
+    16777217 becomes 16777216), ``d = float32(q) - z``, ``r = d * s``.
+    FLOAT32 output is ``r``; BFLOAT16 output is ``r`` narrowed nearest-even by
+    :func:`cast`'s bit rule (so 718.0 gives 720, where rounding the exact
+    product to BFLOAT16 would give 716).  A finite scale can still give
+    infinity, a subnormal or a signed zero: these are results, not errors.
+
+    ``workers=N`` splits the outermost axis across at most N threads: no more
+    than the CPUs this process may use, the outermost extent, or one thread
+    per 65,536 elements (smaller tensors run on the calling thread).
+
+    Raises :class:`~simakernels.KernelError` before writing any output byte:
+    ``INVALID_PARAMS`` (``scale`` not a real number or not finite and > 0 as
+    binary32, ``zero_point`` not an integer in the INT32 range, ``workers``
+    not a positive integer), ``UNSUPPORTED_DTYPE`` (``x`` not INT8, an output
+    dtype other than FLOAT32/BFLOAT16, ``out`` of the wrong dtype),
+    ``INVALID_SHAPE``, ``UNSUPPORTED_LAYOUT`` (negative or broadcast
+    strides), ``INVALID_BINDING`` (read-only or overlapping ``out``, masked
+    arrays) and, for a nonempty ``x``, ``UNSUPPORTED_ENVIRONMENT`` when the
+    calling thread's FP state is not round-to-nearest with gradual underflow
+    (no flush-to-zero or denormals-are-zero) and all traps masked.
+
+    >>> import numpy as np, simakernels as sk
+    >>> sk.dequantize(np.int8([-128, -3, 0, 127]), 0.25, zero_point=-3)
+    array([-31.25,   0.  ,   0.75,  32.5 ], dtype=float32)
+    """
     if type(x) is not np.ndarray:
         x = _input(x)
     key = ("dequant", x.shape, x.strides, x.dtype,
@@ -313,11 +380,61 @@ def quantize(
     x: npt.ArrayLike, multiplier: SupportsFloat, zero_point: int = 0, *,
     rounding: Union[ops_quant.Rounding, str] = "nearest_even", out: Optional[np.ndarray] = None, workers: int = 1,
 ) -> np.ndarray:
-    """FLOAT32 / BFLOAT16 / FLOAT16 -> INT8: ``saturate(round(x * multiplier) +
-    zero_point)`` with the product rounded to binary32 first.
+    """Quantizes FLOAT32, BFLOAT16 or FLOAT16 to INT8.
 
-    ``rounding``: a ``quant.Rounding`` or its lower-case name; ``workers=N``
-    splits the outermost axis across N threads.  Raises :class:`KernelError`."""
+    ``x``: a ``numpy.float32``, ``ml_dtypes.bfloat16`` or ``numpy.float16``
+    array (anything else array-like goes through ``numpy.asarray``; Python
+    floats become float64, which is refused; a masked array is refused).
+
+    ``multiplier`` multiplies; it is the reciprocal of the quantization
+    scale, not the scale.  For values that :func:`dequantize` will restore
+    with ``scale``, pass ``numpy.float32(1) / numpy.float32(scale)`` (the
+    binary32 reciprocal).  Passing the scale itself gives values near the
+    zero point with no error.  It is a
+    real number (int, float, Fraction, NumPy integer or floating scalar; not
+    a string or a bool), used as ``m = numpy.float32(multiplier)``, which must
+    be finite and > 0 (subnormals allowed).  ``zero_point``: an integer in
+    [-128, 127].  ``rounding``: ``"nearest_even"`` (default),
+    ``"toward_zero"``, ``"toward_positive"``, ``"toward_negative"`` or the
+    ``sk.ops.quant.Rounding`` member.  Returns a new C-contiguous ``int8``
+    array of ``x``'s shape, or ``out`` (same shape, ``int8``; any
+    non-negative strides) written in place.
+
+    Per element ``v``, in this order:
+
+    1. ``p = v * m`` rounded to binary32 (nearest-even, gradual underflow),
+       whatever ``rounding`` says: 15 * 0.3 rounds to 4.5 here, then to 4;
+    2. ``p`` rounded to an integer by ``rounding``;
+    3. ``zero_point`` added without clipping first (200 with zero point
+       -100 gives 100);
+    4. the sum saturated to [-128, 127].
+
+    NaN (any sign or payload) gives ``zero_point``; +infinity gives 127 and
+    -infinity -128; both zeros give ``zero_point``.
+
+    ``workers=N`` splits the outermost axis across at most N threads: no more
+    than the CPUs this process may use, the outermost extent, or one thread
+    per 65,536 elements (smaller tensors run on the calling thread).
+
+    Raises :class:`~simakernels.KernelError` before writing any output byte:
+    ``INVALID_PARAMS`` (``multiplier`` not a real number or not finite and
+    > 0 as binary32, ``zero_point`` not an integer in [-128, 127], an unknown
+    ``rounding``, ``workers`` not a positive integer), ``UNSUPPORTED_DTYPE``
+    (``x`` not FLOAT32/BFLOAT16/FLOAT16, ``out`` not ``int8``),
+    ``INVALID_SHAPE``, ``UNSUPPORTED_LAYOUT`` (negative or broadcast
+    strides), ``INVALID_BINDING`` (read-only or overlapping ``out``, masked
+    arrays) and, for a nonempty ``x``, ``UNSUPPORTED_ENVIRONMENT`` when the
+    calling thread's rounding mode is not round-to-nearest or an FP trap is
+    enabled (flush-to-zero and denormals-are-zero are fine).
+
+    >>> import numpy as np, simakernels as sk
+    >>> scale = np.float32(0.05)                  # what dequantize multiplies by
+    >>> multiplier = np.float32(1) / scale        # binary32 reciprocal: 20.0
+    >>> sk.quantize(np.float32([0.1, -1.0, 7.0, np.nan]), multiplier, zero_point=3)
+    array([  5, -17, 127,   3], dtype=int8)
+    >>> sk.quantize(np.float32([0.1, -1.0, 7.0, np.nan]), scale, zero_point=3)   # the scale: wrong
+    array([3, 3, 3, 3], dtype=int8)
+    """
     if type(x) is not np.ndarray:
         x = _input(x)
     key = ("quant", x.shape, x.strides, x.dtype,
