@@ -3,6 +3,7 @@ its request and admitted metadata, an A65 plan (``sk.a65.<op>.Plan``) as its
 shared plan and route, prepared again on load.  The loaded plan runs on the
 same route and writes the same bytes; a route the loading machine lacks is
 a KernelError naming it.  Expected bytes are worked out by hand (README)."""
+import dataclasses
 import pickle
 
 import numpy as np
@@ -105,3 +106,19 @@ def test_a_plan_loads_in_another_process(tmp_path):
     done = run_python(["-c", LOAD_AND_RUN, pickle.dumps(plan).hex()], tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [ROUTES[-1], expected.hex()]
+
+
+@pytest.mark.parametrize("operation", sorted(CASES))
+def test_loading_admits_the_request_again(operation):
+    """A pickle carries the request, not admitted metadata: a shared plan
+    whose metadata was altered loads with what admission gives."""
+    request, _, nbytes, expected = CASES[operation]
+    shared = getattr(sk.ops, operation).check_inference(request)
+    port = shared.admitted.outputs[0]
+    altered = dataclasses.replace(shared, admitted=dataclasses.replace(
+        shared.admitted, outputs=(dataclasses.replace(port, nbytes=1, strides=(0,) * len(port.strides)),)))
+    loaded = pickle.loads(pickle.dumps(altered))
+    assert loaded.output_requirements() == (sk.Requirement(nbytes, {"cast": 2, "dequant": 4, "quant": 1}[operation]),)
+    assert run(operation, getattr(sk.a65, operation).prepare(loaded)) == expected
+    plan = pickle.loads(pickle.dumps(getattr(sk.a65, operation).prepare(altered)))
+    assert plan.output_requirements() == loaded.output_requirements()
