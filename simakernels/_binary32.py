@@ -4,8 +4,10 @@ never depend on the caller's FP modes (rounding, flush-to-zero, traps)."""
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 _EMIN, _PRECISION = -126, 24          # binary32: normal exponent range, significand bits
@@ -42,6 +44,31 @@ def _round_to_bits(x: float) -> int:
     if biased >= 0xFF:
         return sign | 0x7F800000
     return sign | (biased << 23) | (sig & 0x7FFFFF)
+
+
+# NumPy scalar kinds that hold a real number: signed and unsigned integers
+# and floating types; ml_dtypes' floats (bfloat16, ...) have kind "V".
+_REAL_KINDS = frozenset("iuf")
+_ML_FLOATS = frozenset(np.dtype(t) for t in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2))
+
+#: What the scale and multiplier parameters accept, for messages.
+REAL_NUMBER = "a real number (int, float, fractions.Fraction, or a NumPy integer or floating scalar; not bool)"
+
+
+def is_real(value: Any) -> bool:
+    """Whether ``value`` is a real number a binary32 parameter may be taken
+    from: a Python int or float (not bool), a ``numbers.Real`` such as
+    ``fractions.Fraction``, or a NumPy integer or floating scalar or 0-d
+    array (``ml_dtypes.bfloat16`` included).  Strings, bytes, complex
+    numbers, None and booleans are not: ``float()`` would accept some of
+    them and hide a mistake."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, numbers.Real):
+        return True
+    if isinstance(value, (np.generic, np.ndarray)) and value.ndim == 0:
+        return value.dtype.kind in _REAL_KINDS or value.dtype in _ML_FLOATS
+    return False
 
 
 def bits_of(value: Any) -> int:

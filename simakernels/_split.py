@@ -1,6 +1,11 @@
 """Explicit parallelism for the array layer: ``workers=N`` splits the
-outermost axis into N slabs and runs them on N threads at once (the native
-calls release the GIL; plans are immutable and shared).
+outermost axis into at most N slabs and runs them on as many threads at once
+(the native calls release the GIL; plans are immutable and shared).
+
+N is an upper bound: a call never runs more threads than the CPUs this
+process may use (its CPU affinity), than the outermost extent, or than
+slabs of :data:`MIN_SLAB_ELEMENTS` elements each, so a small tensor runs on
+the calling thread alone.
 
 The kernels keep no pool: the threads live for one call.  New threads inherit
 the caller's FP environment, so every slab runs under the state the caller's
@@ -9,6 +14,8 @@ first (plan, bindings, FP environment), so an error still leaves the output
 untouched."""
 from __future__ import annotations
 
+import operator
+import os
 import threading
 from typing import Any, Callable, List, Tuple
 
@@ -20,10 +27,47 @@ from .core import Error, ErrorCode, KernelError
 from .fenv import describe_unmet
 
 
+#: The fewest elements a slab may hold.  Starting and joining a thread costs
+#: about 0.1 ms (measured on x86-64; more on a Cortex-A65); 2^16 elements take
+#: 0.5 ms on the slowest route (scalar Quant, ~8 ns an element), so the
+#: thread's cost stays a small part of the slab's work there.  (The vector
+#: routes convert 2^16 elements in a few microseconds and gain from threads
+#: only for tens of millions of elements: docs/PERF.md.)
+MIN_SLAB_ELEMENTS = 1 << 16
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS has
+    one, else the machine's count)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        return max(1, len(affinity(0)))
+    return os.cpu_count() or 1
+
+
 def check_workers(workers: Any) -> int:
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive int, got {workers!r}")
-    return workers
+    """``workers`` as an int: a positive Python or NumPy integer (not a bool),
+    else KernelError INVALID_PARAMS naming it."""
+    try:
+        value = None if isinstance(workers, (bool, np.bool_)) else operator.index(workers)
+    except TypeError:
+        value = None
+    if value is None or value < 1:
+        raise KernelError(Error(ErrorCode.INVALID_PARAMS,
+                                f"workers {workers!r} ({type(workers).__name__}) must be a positive integer"))
+    return value
+
+
+def thread_count(workers: int, shape: Tuple[int, ...]) -> int:
+    """How many threads ``workers`` gives for a tensor of ``shape``: at most
+    ``workers``, the usable CPUs, the outermost extent and one per
+    :data:`MIN_SLAB_ELEMENTS` elements; at least 1."""
+    if not shape or workers == 1:
+        return 1
+    count = 1
+    for extent in shape:
+        count *= extent
+    return max(1, min(workers, usable_cpus(), shape[0], count // MIN_SLAB_ELEMENTS))
 
 
 def slabs(extent: int, workers: int) -> List[Tuple[int, int]]:

@@ -85,11 +85,33 @@ def _view(array: np.ndarray, nbytes: int, writable: bool) -> Any:
     return cls.from_address(address, nbytes, keepalive=array)
 
 
+def _masked(array: Any, port: str, name: str) -> Optional[Error]:
+    """A masked array would be taken as its data with the mask dropped:
+    masked elements converted as if valid, or the mask of ``out`` left
+    stale.  Other ndarray subclasses (np.matrix, np.memmap) hold plain
+    numbers in plain storage and are taken as they are."""
+    if not isinstance(array, np.ma.MaskedArray):
+        return None
+    return Error(ErrorCode.INVALID_BINDING, f"{port} ({name}): numpy.ma.MaskedArray is not supported (its mask "
+                                            f"would be ignored); pass {name}.filled(value) or {name}.data")
+
+
+def _input(x: Any) -> np.ndarray:
+    """``x`` as an ndarray (the callers keep plain ndarrays as they are)."""
+    error = _masked(x, "input 0", "x")
+    if error is not None:
+        raise KernelError(error)
+    return np.asarray(x)
+
+
 def _output(x: np.ndarray, dtype: DType, out: Optional[np.ndarray]) -> np.ndarray:
     if out is None:
         return np.empty(x.shape, numpy_dtype(dtype))
     if not isinstance(out, np.ndarray):
         raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
+    error = _masked(out, "output 0", "out")
+    if error is not None:
+        raise KernelError(error)
     if not out.flags.writeable:
         raise KernelError(Error(ErrorCode.INVALID_BINDING, "output 0: out is read-only, a writable array is required"))
     if out.dtype != numpy_dtype(dtype):
@@ -216,12 +238,13 @@ def _execute(plan: Any, backend: Any, native: Any, x: np.ndarray, out: np.ndarra
 
 def _split_run(plan: Any, operation: str, x: np.ndarray, out: np.ndarray, workers: Any,
                call: Callable[[np.ndarray, np.ndarray], Any]) -> np.ndarray:
-    """``workers=N``: the outermost axis in N slabs on N threads (see
-    :mod:`simakernels._split`); one slab, or an error, runs as usual."""
-    workers = _split.check_workers(workers)
-    if isinstance(plan, Error) or workers == 1 or x.ndim == 0 or x.shape[0] < 2:
+    """``workers=N``: the outermost axis in at most N slabs, one thread each
+    (bounded by :func:`simakernels._split.thread_count`); one slab, or an
+    error, runs as usual."""
+    threads = _split.thread_count(_split.check_workers(workers), x.shape)
+    if isinstance(plan, Error) or threads == 1:
         return _execute(plan, getattr(a65, operation), getattr(lib, f"sk_{operation}_execute"), x, out)
-    return _split.run(plan, operation, x, out, workers, call)
+    return _split.run(plan, operation, x, out, threads, call)
 
 
 # Each operation: the cache key (everything that determines the plan), then
@@ -229,13 +252,47 @@ def _split_run(plan: Any, operation: str, x: np.ndarray, out: np.ndarray, worker
 # already checked against the requested dtype when the plan was made.
 
 def cast(x: npt.ArrayLike, dtype: DTypeSpec, *, out: Optional[np.ndarray] = None, workers: int = 1) -> np.ndarray:
-    """FLOAT32 <-> BFLOAT16 by the specification's bit rules.
+    """Converts FLOAT32 to BFLOAT16 or BFLOAT16 to FLOAT32, bit-exactly.
 
-    ``dtype`` is the output type (``sk.DType``, ``ml_dtypes.bfloat16``,
-    ``numpy.float32`` or their names).  ``workers=N`` splits the outermost
-    axis across N threads.  Raises :class:`KernelError`."""
+    ``x``: a ``numpy.float32`` or ``ml_dtypes.bfloat16`` array (anything else
+    array-like goes through ``numpy.asarray``; a masked array is refused).
+    ``dtype``: the output type, ``"bfloat16"``/``ml_dtypes.bfloat16``/
+    ``sk.DType.BFLOAT16`` or ``"float32"``/``numpy.float32``/
+    ``sk.DType.FLOAT32``.  Returns a new C-contiguous array of ``x``'s shape,
+    or ``out`` (same shape, the output dtype; any non-negative strides)
+    written in place.
+
+    Per element, on the representation bits only (no FP arithmetic, so any
+    FP environment gives the same bits):
+
+    * FLOAT32 -> BFLOAT16: with ``b`` the unsigned 32-bit pattern, the result
+      is ``(b + 0x7FFF + ((b >> 16) & 1)) >> 16`` with the addition wrapping
+      modulo 2**32: nearest, ties to even, for every finite value (overflow
+      gives infinity); NaNs follow the same rule, so ``0x7F800001`` becomes
+      ``0x7F80`` (infinity) and ``0xFFFFFFFF`` becomes ``0x0000``.
+    * BFLOAT16 -> FLOAT32: exact, ``b << 16`` (signed zeros, subnormals,
+      infinities and NaN payloads kept).
+
+    ``workers=N`` splits the outermost axis across at most N threads: no more
+    than the CPUs this process may use, the outermost extent, or one thread
+    per 65,536 elements (smaller tensors run on the calling thread).
+
+    Raises :class:`~simakernels.KernelError` before writing any output byte:
+    ``UNSUPPORTED_DTYPE`` (not FLOAT32 <-> BFLOAT16, an unknown ``dtype``, an
+    ``out`` of the wrong dtype), ``INVALID_SHAPE`` (rank above 6, ``out`` of
+    another shape), ``UNSUPPORTED_LAYOUT`` (negative or broadcast strides),
+    ``INVALID_BINDING`` (read-only or overlapping ``out``, masked arrays),
+    ``INVALID_PARAMS`` (``workers`` not a positive integer).
+
+    >>> import numpy as np, simakernels as sk
+    >>> y = sk.cast(np.float32([1.0, 717.0, 718.0]), "bfloat16")
+    >>> [hex(b) for b in y.view(np.uint16).tolist()]    # 717 and 718 are ties
+    ['0x3f80', '0x4433', '0x4434']
+    >>> sk.cast(y, np.float32).tolist()
+    [1.0, 716.0, 720.0]
+    """
     if type(x) is not np.ndarray:
-        x = np.asarray(x)
+        x = _input(x)
     key = ("cast", x.shape, x.strides, x.dtype, _param_key(dtype),
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
            _forced_route())
@@ -257,14 +314,47 @@ def dequantize(
     x: npt.ArrayLike, scale: SupportsFloat, zero_point: int = 0, *, dtype: DTypeSpec = DType.FLOAT32,
     out: Optional[np.ndarray] = None, workers: int = 1,
 ) -> np.ndarray:
-    """INT8 -> FLOAT32 or BFLOAT16 by the staged expression
-    ``(float(q) - float(zero_point)) * scale`` (binary32, nearest-even).
+    """Dequantizes INT8 to FLOAT32 (default) or BFLOAT16.
 
-    ``scale`` becomes ``numpy.float32(scale)``; ``workers=N`` splits the
-    outermost axis across N threads.  Raises :class:`KernelError`
-    (``INVALID_PARAMS``, ``UNSUPPORTED_ENVIRONMENT``, ...)."""
+    ``x``: a ``numpy.int8`` array (anything else array-like goes through
+    ``numpy.asarray``; a masked array is refused).  ``scale``: a real number
+    (int, float, Fraction, NumPy integer or floating scalar; not a string or
+    a bool), used as ``s = numpy.float32(scale)``, which must be finite and
+    > 0 (subnormals allowed).  ``zero_point``: an integer in the INT32 range.
+    ``dtype``: ``sk.DType.FLOAT32``/``numpy.float32``/``"float32"`` or the
+    BFLOAT16 spellings.  Returns a new C-contiguous array of ``x``'s shape,
+    or ``out`` (same shape, the output dtype; any non-negative strides)
+    written in place.
+
+    Per element ``q``, each step rounded to binary32 nearest-even, never
+    fused: ``z = float32(zero_point)`` (a zero point beyond 2**24 may round:
+    16777217 becomes 16777216), ``d = float32(q) - z``, ``r = d * s``.
+    FLOAT32 output is ``r``; BFLOAT16 output is ``r`` narrowed nearest-even by
+    :func:`cast`'s bit rule (so 718.0 gives 720, where rounding the exact
+    product to BFLOAT16 would give 716).  A finite scale can still give
+    infinity, a subnormal or a signed zero: these are results, not errors.
+
+    ``workers=N`` splits the outermost axis across at most N threads: no more
+    than the CPUs this process may use, the outermost extent, or one thread
+    per 65,536 elements (smaller tensors run on the calling thread).
+
+    Raises :class:`~simakernels.KernelError` before writing any output byte:
+    ``INVALID_PARAMS`` (``scale`` not a real number or not finite and > 0 as
+    binary32, ``zero_point`` not an integer in the INT32 range, ``workers``
+    not a positive integer), ``UNSUPPORTED_DTYPE`` (``x`` not INT8, an output
+    dtype other than FLOAT32/BFLOAT16, ``out`` of the wrong dtype),
+    ``INVALID_SHAPE``, ``UNSUPPORTED_LAYOUT`` (negative or broadcast
+    strides), ``INVALID_BINDING`` (read-only or overlapping ``out``, masked
+    arrays) and, for a nonempty ``x``, ``UNSUPPORTED_ENVIRONMENT`` when the
+    calling thread's FP state is not round-to-nearest with gradual underflow
+    (no flush-to-zero or denormals-are-zero) and all traps masked.
+
+    >>> import numpy as np, simakernels as sk
+    >>> sk.dequantize(np.int8([-128, -3, 0, 127]), 0.25, zero_point=-3)
+    array([-31.25,   0.  ,   0.75,  32.5 ], dtype=float32)
+    """
     if type(x) is not np.ndarray:
-        x = np.asarray(x)
+        x = _input(x)
     key = ("dequant", x.shape, x.strides, x.dtype,
            _FLOAT32_KEY if dtype is DType.FLOAT32 else _param_key(dtype),
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
@@ -290,13 +380,63 @@ def quantize(
     x: npt.ArrayLike, multiplier: SupportsFloat, zero_point: int = 0, *,
     rounding: Union[ops_quant.Rounding, str] = "nearest_even", out: Optional[np.ndarray] = None, workers: int = 1,
 ) -> np.ndarray:
-    """FLOAT32 / BFLOAT16 / FLOAT16 -> INT8: ``saturate(round(x * multiplier) +
-    zero_point)`` with the product rounded to binary32 first.
+    """Quantizes FLOAT32, BFLOAT16 or FLOAT16 to INT8.
 
-    ``rounding``: a ``quant.Rounding`` or its lower-case name; ``workers=N``
-    splits the outermost axis across N threads.  Raises :class:`KernelError`."""
+    ``x``: a ``numpy.float32``, ``ml_dtypes.bfloat16`` or ``numpy.float16``
+    array (anything else array-like goes through ``numpy.asarray``; Python
+    floats become float64, which is refused; a masked array is refused).
+
+    ``multiplier`` multiplies; it is the reciprocal of the quantization
+    scale, not the scale.  For values that :func:`dequantize` will restore
+    with ``scale``, pass ``numpy.float32(1) / numpy.float32(scale)`` (the
+    binary32 reciprocal).  Passing the scale itself gives values near the
+    zero point with no error.  It is a
+    real number (int, float, Fraction, NumPy integer or floating scalar; not
+    a string or a bool), used as ``m = numpy.float32(multiplier)``, which must
+    be finite and > 0 (subnormals allowed).  ``zero_point``: an integer in
+    [-128, 127].  ``rounding``: ``"nearest_even"`` (default),
+    ``"toward_zero"``, ``"toward_positive"``, ``"toward_negative"`` or the
+    ``sk.ops.quant.Rounding`` member.  Returns a new C-contiguous ``int8``
+    array of ``x``'s shape, or ``out`` (same shape, ``int8``; any
+    non-negative strides) written in place.
+
+    Per element ``v``, in this order:
+
+    1. ``p = v * m`` rounded to binary32 (nearest-even, gradual underflow),
+       whatever ``rounding`` says: 15 * 0.3 rounds to 4.5 here, then to 4;
+    2. ``p`` rounded to an integer by ``rounding``;
+    3. ``zero_point`` added without clipping first (200 with zero point
+       -100 gives 100);
+    4. the sum saturated to [-128, 127].
+
+    NaN (any sign or payload) gives ``zero_point``; +infinity gives 127 and
+    -infinity -128; both zeros give ``zero_point``.
+
+    ``workers=N`` splits the outermost axis across at most N threads: no more
+    than the CPUs this process may use, the outermost extent, or one thread
+    per 65,536 elements (smaller tensors run on the calling thread).
+
+    Raises :class:`~simakernels.KernelError` before writing any output byte:
+    ``INVALID_PARAMS`` (``multiplier`` not a real number or not finite and
+    > 0 as binary32, ``zero_point`` not an integer in [-128, 127], an unknown
+    ``rounding``, ``workers`` not a positive integer), ``UNSUPPORTED_DTYPE``
+    (``x`` not FLOAT32/BFLOAT16/FLOAT16, ``out`` not ``int8``),
+    ``INVALID_SHAPE``, ``UNSUPPORTED_LAYOUT`` (negative or broadcast
+    strides), ``INVALID_BINDING`` (read-only or overlapping ``out``, masked
+    arrays) and, for a nonempty ``x``, ``UNSUPPORTED_ENVIRONMENT`` when the
+    calling thread's rounding mode is not round-to-nearest or an FP trap is
+    enabled (flush-to-zero and denormals-are-zero are fine).
+
+    >>> import numpy as np, simakernels as sk
+    >>> scale = np.float32(0.05)                  # what dequantize multiplies by
+    >>> multiplier = np.float32(1) / scale        # binary32 reciprocal: 20.0
+    >>> sk.quantize(np.float32([0.1, -1.0, 7.0, np.nan]), multiplier, zero_point=3)
+    array([  5, -17, 127,   3], dtype=int8)
+    >>> sk.quantize(np.float32([0.1, -1.0, 7.0, np.nan]), scale, zero_point=3)   # the scale: wrong
+    array([3, 3, 3, 3], dtype=int8)
+    """
     if type(x) is not np.ndarray:
-        x = np.asarray(x)
+        x = _input(x)
     key = ("quant", x.shape, x.strides, x.dtype,
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
            _param_key(multiplier), zero_point if type(zero_point) is int else _param_key(zero_point),

@@ -16,12 +16,14 @@ import platform
 import random
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
+from unittest import mock
 
 import numpy as np
 import pytest
 from hypothesis import strategies as st
 
 import simakernels as sk
+from simakernels import _split
 from simakernels._ffi import ffi, lib
 import oracle_store
 from oracle import bf16_to_f32_table, dequant_bf16_table, dequant_f32_table, f32_to_bf16
@@ -372,6 +374,15 @@ def fp_or_skip(**state):
             pytest.skip(f"UnsupportedFPState: {exc}")
         yield entered
 
+
+
+@contextlib.contextmanager
+def split_freely():
+    """``workers=N`` without its bounds (slab minimum, usable CPUs): a small
+    tensor splits into min(N, outermost extent) slabs, so tests exercise the
+    slab machinery cheaply and on any machine."""
+    with mock.patch.object(_split, "MIN_SLAB_ELEMENTS", 1), mock.patch.object(_split, "usable_cpus", lambda: 64):
+        yield
 
 # ------------------------------------------------------------------ FP states
 # One generator of FP states for every FP-environment test (the matrix in

@@ -17,9 +17,11 @@ same for the status codes the C core returns.
 from __future__ import annotations
 
 import ast
+import pickle
 import re
 from pathlib import Path
 from typing import Any, Callable, List, NamedTuple, Optional, Tuple
+from unittest import mock
 
 import ml_dtypes
 import numpy as np
@@ -27,7 +29,7 @@ import pytest
 
 import simakernels as sk
 from ev74_helpers import set_field
-from helpers import fp_or_skip
+from helpers import fp_or_skip, split_freely
 
 E = sk.ErrorCode
 F32, BF16, F16, I8 = sk.DType.FLOAT32, sk.DType.BFLOAT16, sk.DType.FLOAT16, sk.DType.INT8
@@ -111,6 +113,21 @@ def corrupted_route_plan():
 def readonly(a):
     a.setflags(write=False)
     return a
+
+
+def unpickled_without_its_route():
+    """The Error of loading a pickled scalar-route plan where no route is available."""
+    request = sk.ops.quant.Request([spec((2,), F32)], [spec((2,), I8)], sk.ops.quant.Params(1.0))
+    data = pickle.dumps(sk.a65.quant.check_inference(request, route="scalar"))
+    with mock.patch.object(sk.a65._routes, "_AVAILABLE", {}):
+        return raised(lambda: pickle.loads(data))()
+
+
+def split(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` with small tensors split into slabs (the
+    rejections of simakernels/_split.py)."""
+    with split_freely():
+        return fn(*args, **kwargs)
 
 
 def cached_then_readonly(fn):
@@ -246,6 +263,8 @@ ROWS: List[Row] = [
         lambda: sk.ops.dequant.check_inference(sk.ops.dequant.Request([spec((2,), I8)], [spec((2,), F32)],
                                                                       sk.ops.dequant.Params(1e40))),
         E.INVALID_PARAMS, "scale", "inf as binary32 (bits 0x7f800000)"),
+    Row("scale or multiplier type", "simakernels/ops/_base.py", "{} {} ({}) must be {}",
+        raised(lambda: sk.quantize(f32_buf(), "0.5")), E.INVALID_PARAMS, "multiplier", "'0.5' (str)"),
     Row("zero point", "simakernels/ops/_base.py", "zero_point {} must be an integer in [{}, {}]",
         lambda: sk.ops.quant.check_inference(sk.ops.quant.Request([spec((2,), F32)], [spec((2,), I8)],
                                                                   sk.ops.quant.Params(1.0, 200))),
@@ -331,6 +350,10 @@ ROWS: List[Row] = [
     Row("read-only out, cached plan", ARR, "output 0: out is read-only, a writable array is required",
         cached_then_readonly(lambda out: sk.cast(np.zeros((2, 4), np.float32), BF16, out=out)),
         E.INVALID_BINDING, "output 0", "read-only, a writable array is required"),
+    Row("masked array", ARR, "{} ({}): numpy.ma.MaskedArray is not supported (its mask would be ignored); "
+        "pass {}.filled(value) or {}.data",
+        raised(lambda: sk.cast(np.ma.masked_array(f32_buf(), mask=True), BF16)), E.INVALID_BINDING, "input 0 (x)",
+        "MaskedArray"),
     Row("out dtype", ARR, "output 0: out has dtype {}, expected {}",
         raised(lambda: sk.cast(f32_buf(), BF16, out=np.zeros(4, np.float32))), E.UNSUPPORTED_DTYPE, "output 0",
         "float32"),
@@ -338,11 +361,15 @@ ROWS: List[Row] = [
         raised(lambda: sk.quantize(f32_buf(), 1.0, rounding="sideways")), E.INVALID_PARAMS, "rounding",
         "'sideways'"),
     Row("read-only out, workers", SPL, "output 0: out is read-only, a writable array is required",
-        cached_then_readonly(lambda out: sk.cast(np.zeros((2, 4), np.float32), BF16, out=out, workers=2)),
+        cached_then_readonly(lambda out: split(sk.cast, np.zeros((2, 4), np.float32), BF16, out=out, workers=2)),
         E.INVALID_BINDING, "output 0", "read-only, a writable array is required"),
+    Row("workers", SPL, "workers {} ({}) must be a positive integer",
+        raised(lambda: sk.cast(np.zeros((2, 4), np.float32), BF16, workers=0)), E.INVALID_PARAMS, "workers", "0"),
     Row("environment, workers", SPL, "{}: {}; nothing was written",
-        under(UPWARD, raised(lambda: sk.dequantize(np.zeros((2, 4), np.int8), 0.5, workers=2))),
+        under(UPWARD, raised(lambda: split(sk.dequantize, np.zeros((2, 4), np.int8), 0.5, workers=2))),
         E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD"),
+    Row("pickled plan, route missing", BACK, "loading a pickled {} plan: {}", unpickled_without_its_route,
+        E.UNSUPPORTED_ENVIRONMENT, "pickled quant plan", "route='scalar'"),
     # ---- EV74 host codec
     Row("ev74 request type", EVQ, "ev74.quant.check_inference takes an ops.quant Request or Plan, got {}",
         lambda: ev.check_inference("nope"), E.INVALID_OPERATION, "ops.quant Request", "str"),

@@ -56,6 +56,7 @@ from helpers import (
     ROUTES,
     SENTINEL,
     SPECIAL_F32,
+    split_freely,
     UINT,
     Storage,
     all_fp_states,
@@ -280,9 +281,13 @@ def array_calls(route: str) -> List[Call]:
         x = np.ndarray(SHAPE, sk.arrays.numpy_dtype(src_dtype), src.buf, 0, src.strides)
         out = Storage.make(SHAPE, dst_dtype, padded(SHAPE, dst_dtype), excess=24)
         y = np.ndarray(SHAPE, sk.arrays.numpy_dtype(dst_dtype), out.buf, 0, out.strides)   # not contiguous
+        def call(workers):
+            with split_freely():  # workers=2 splits this small tensor
+                return fn(x, y, workers)
+
         for workers in (1, 2):
             calls.append(StorageCall(f"{route} {label} workers={workers}", operation,
-                                     raised_error(lambda w=workers: fn(x, y, w)), src, out, values, expected))
+                                     raised_error(lambda w=workers: call(w)), src, out, values, expected))
 
     f32 = np.concatenate([np.array(SPECIAL_F32, np.uint32),
                           rng.integers(0, 1 << 32, n - len(SPECIAL_F32), dtype=np.uint64).astype(np.uint32)])

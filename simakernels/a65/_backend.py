@@ -2,6 +2,7 @@
 struct) and the execute sequence (bind, check, one native call)."""
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, FrozenSet, Optional, Protocol, Sequence, Tuple, Type, TypeVar, Union
 
@@ -11,7 +12,7 @@ from .. import storage
 from .._ffi import ffi, lib
 from ..admission import Admitted
 from ..buffers import BufferLike, ConstHostBuffer, HostBuffer, bind
-from ..core import Error, ErrorCode, Requirement
+from ..core import Error, ErrorCode, KernelError, Requirement
 from ..fenv import describe_unmet
 from ..ops._base import SharedPlan
 from . import _routes
@@ -39,6 +40,25 @@ class BackendPlan:
 
     def output_requirements(self) -> Tuple[Requirement, ...]:
         return self.shared.output_requirements()
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        """Pickled as its shared plan and route name; loading prepares the
+        native plan again (the native struct is process memory) on the
+        same route, and raises KernelError if the loading machine lacks it."""
+        return _unpickle, (type(self).__module__, self.shared, self.route)
+
+
+def _unpickle(module: str, shared: SharedPlan, route: str) -> BackendPlan:
+    """A pickled plan's ``prepare(shared, route)`` in its operation module
+    (``simakernels.a65.<operation>``)."""
+    plan = importlib.import_module(module).prepare(shared, route)
+    if isinstance(plan, Error):
+        if plan.code is ErrorCode.UNSUPPORTED_ENVIRONMENT:  # the route is not available here
+            plan = Error(ErrorCode.UNSUPPORTED_ENVIRONMENT,
+                         f"loading a pickled {module.rsplit('.', 1)[-1]} plan: {plan.message}")
+        raise KernelError(plan)
+    assert isinstance(plan, BackendPlan)
+    return plan
 
 
 _SharedT = TypeVar("_SharedT", bound=SharedPlan)

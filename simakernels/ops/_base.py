@@ -2,12 +2,13 @@
 and the shared plan (admitted metadata and storage requirements)."""
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Tuple, Type
 
 from .. import _binary32
 from ..admission import Admitted
-from ..core import Error, ErrorCode, Requirement, TensorSpec
+from ..core import Error, ErrorCode, KernelError, Requirement, TensorSpec
 
 
 def _specs(specs: Sequence[TensorSpec], role: str) -> Tuple[TensorSpec, ...]:
@@ -63,6 +64,22 @@ class SharedPlan:
     def output_requirements(self) -> Tuple[Requirement, ...]:
         return tuple(p.requirement for p in self.admitted.outputs)
 
+    def __reduce__(self) -> Tuple[Any, ...]:
+        """Pickled as its request; loading admits it again, so the admitted
+        metadata (which drives the native walk) never comes unchecked from
+        a pickle, nor from another version's admission."""
+        return _readmit, (type(self).__module__, self.request)
+
+
+def _readmit(module: str, request: Any) -> SharedPlan:
+    """``check_inference(request)`` of the operation module that made a
+    pickled plan (``simakernels.ops.<operation>``); KernelError if refused."""
+    plan = importlib.import_module(module).check_inference(request)
+    if isinstance(plan, Error):
+        raise KernelError(plan)
+    assert isinstance(plan, SharedPlan)
+    return plan
+
 
 def check_affine_params(params: Any, params_type: Type[Any], operation: str, value_name: str,
                         bits: int, zero_point_range: Tuple[int, int]) -> Optional[Error]:
@@ -70,6 +87,10 @@ def check_affine_params(params: Any, params_type: Type[Any], operation: str, val
     multiplier, by its bits) finite and > 0, and an integer zero point."""
     if not isinstance(params, params_type):
         return Error(ErrorCode.INVALID_PARAMS, f"params must be {operation}.Params, got {params!r}")
+    value = getattr(params, value_name)
+    if not _binary32.is_real(value):
+        return Error(ErrorCode.INVALID_PARAMS,
+                     f"{value_name} {value!r} ({type(value).__name__}) must be {_binary32.REAL_NUMBER}")
     if not _binary32.is_finite_positive(bits):
         return Error(
             ErrorCode.INVALID_PARAMS,

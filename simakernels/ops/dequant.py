@@ -21,8 +21,10 @@ OUTPUTS = (DType.FLOAT32, DType.BFLOAT16)
 
 @dataclass(frozen=True)
 class Params:
-    """``scale`` is stored as binary32 (``numpy.float32(scale)``); it must be
-    finite and > 0 (subnormals allowed).  ``zero_point`` must fit INT32.
+    """``scale`` is a real number (int, float, Fraction, NumPy integer or
+    floating scalar; not a string or a bool), stored as binary32
+    (``numpy.float32(scale)``); it must be finite and > 0 (subnormals
+    allowed).  ``zero_point`` must fit INT32.
     Both are checked by admission, which reports ``INVALID_PARAMS``."""
 
     scale: Any
@@ -30,8 +32,12 @@ class Params:
     scale_bits: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "scale_bits", _binary32.bits_of(self.scale))
-        object.__setattr__(self, "scale", _binary32.from_bits(self.scale_bits))
+        # A value that is not a real number is kept as given (bits 0), for
+        # admission to refuse with a message naming it.
+        real = _binary32.is_real(self.scale)
+        object.__setattr__(self, "scale_bits", _binary32.bits_of(self.scale) if real else 0)
+        if real:
+            object.__setattr__(self, "scale", _binary32.from_bits(self.scale_bits))
         object.__setattr__(self, "zero_point", _binary32.as_int(self.zero_point))
 
     @classmethod

@@ -43,8 +43,11 @@ class Rounding(enum.Enum):
 
 @dataclass(frozen=True)
 class Params:
-    """``multiplier`` is stored as binary32 (``numpy.float32(multiplier)``):
-    finite and > 0, subnormal allowed (a multiplier, not a divisor or scale).
+    """``multiplier`` is a real number (int, float, Fraction, NumPy integer
+    or floating scalar; not a string or a bool), stored as binary32
+    (``numpy.float32(multiplier)``): finite and > 0, subnormal allowed (a
+    multiplier, not a divisor or scale: ``1 / scale`` for a dequantization
+    scale).
     ``zero_point`` must be in [-128, 127].  Checked by admission
     (``INVALID_PARAMS``)."""
 
@@ -54,8 +57,12 @@ class Params:
     multiplier_bits: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "multiplier_bits", _binary32.bits_of(self.multiplier))
-        object.__setattr__(self, "multiplier", _binary32.from_bits(self.multiplier_bits))
+        # A value that is not a real number is kept as given (bits 0), for
+        # admission to refuse with a message naming it.
+        real = _binary32.is_real(self.multiplier)
+        object.__setattr__(self, "multiplier_bits", _binary32.bits_of(self.multiplier) if real else 0)
+        if real:
+            object.__setattr__(self, "multiplier", _binary32.from_bits(self.multiplier_bits))
         object.__setattr__(self, "zero_point", _binary32.as_int(self.zero_point))
         object.__setattr__(self, "rounding", Rounding.parse(self.rounding))
 
