@@ -27,7 +27,7 @@ NUMPY: Dict[DType, "np.dtype[Any]"] = {
     DType.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
     DType.FLOAT32: np.dtype(np.float32),
 }
-_UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
+_UNSIGNED: Dict[int, "np.dtype[Any]"] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
 
 
 def accepted(dtype: DType) -> FrozenSet["np.dtype[Any]"]:

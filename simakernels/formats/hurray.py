@@ -18,7 +18,7 @@ import builtins
 import enum
 import struct
 from dataclasses import dataclass
-from typing import Any, Optional, SupportsIndex
+from typing import Any, Dict, Optional, SupportsIndex
 
 import numpy as np
 
@@ -82,7 +82,7 @@ _ELEMENT = {
     StorageType.UINT16: np.dtype("<u2"), StorageType.INT32: np.dtype("<i4"), StorageType.UINT32: np.dtype("<u4"),
 }
 _NATIVE = {s: getattr(lib, f"SK_HURRAY_{s.name}") for s in StorageType}
-_BITS = {s: lib.sk_hurray_storage_bits(code) for s, code in _NATIVE.items()}
+_BITS: Dict[StorageType, int] = {s: int(lib.sk_hurray_storage_bits(code)) for s, code in _NATIVE.items()}
 
 
 def _storage(storage: Any) -> StorageType:
