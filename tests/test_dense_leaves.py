@@ -34,7 +34,7 @@ from helpers import (
     block_edges,
     dequant_request,
     draw_values,
-    expected_form,
+    plan_form,
     fail_if,
     mismatch_report,
     ok_plan,
@@ -137,7 +137,7 @@ def test_cast_every_alignment(route, direction, streaming):
 @pytest.mark.parametrize("route", ROUTES)
 def test_dequant_every_alignment(route, params, output, streaming):
     scale_bits, zero_point = DEQUANT_PARAMS[params]
-    assert expected_form(scale_bits, zero_point) == params.replace("_up", "")
+    assert plan_form(scale_bits, zero_point) == params.replace("_up", "")
 
     def inputs_for(n):
         inputs = random_int8(n, seed=n)

@@ -21,7 +21,7 @@ from helpers import (
     admissible_strides,
     assert_bits_equal,
     dequant_report,
-    expected_form,
+    plan_form,
     fail_if,
     ok_plan,
     oracle_dequant,
@@ -46,7 +46,7 @@ PARAMS = [
 
 
 def test_params_cover_every_form():
-    assert {expected_form(s, z) for s, z in PARAMS} == {
+    assert {plan_form(s, z) for s, z in PARAMS} == {
         "narrow", "narrow_pow2", "wide_pow2", "wide_unit", "wide"}
 
 

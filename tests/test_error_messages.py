@@ -430,6 +430,8 @@ ROWS: List[Row] = [
         submit(lambda: ev.encode(ev_plan(), [Region(0x2000_0000, 64)], [Region(0x2000_1000, 16)])),
         E.INVALID_BINDING, "input range", "0x20000000"),
     # ---- Hurray format
+    Row("descriptor data type", HUR, "data must be bytes-like (the 16 descriptor bytes), got {}",
+        raised(lambda: H.PerTensorAffine.decode(16, ST.INT8)), FORMAT_ERROR, "data", "builtins.int"),
     Row("storage tag type", HUR, "storage type {} is not an integer tag",
         raised(lambda: H.dequantize(b"", H.PerTensorAffine(1.0), 1.5)), FORMAT_ERROR, "storage type", "1.5"),
     Row("storage tag", HUR, "storage type {} is not one of the valid tags ({})",

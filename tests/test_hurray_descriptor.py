@@ -179,6 +179,13 @@ def test_decode_takes_any_buffer(make):
     assert (back.scale_bits, back.zero_point) == (0xC037CED9, -5)
 
 
+@pytest.mark.parametrize("data", [16, None, [1] * 16, "0" * 16], ids=["int", "None", "list", "str"])
+def test_decode_refuses_what_is_not_bytes_like(data):
+    """bytes(16) is sixteen zero bytes: an int must not pass for a descriptor."""
+    with pytest.raises(H.HurrayFormatError, match="data must be bytes-like"):
+        H.PerTensorAffine.decode(data, ST.INT8)
+
+
 def test_decode_takes_the_storage_type_as_its_integer_tag():
     back = H.PerTensorAffine.decode(descriptor_bytes(0x3F800000, 255), 0x11)
     assert back.zero_point == 255

@@ -156,7 +156,10 @@ class PerTensorAffine:
         """Reads a descriptor for a tensor of ``storage`` type, rejecting
         every violation with a :class:`HurrayFormatError` naming the field."""
         kind = _storage(storage)
-        raw = bytes(data)
+        try:
+            raw = memoryview(data).tobytes()  # bytes-like only: bytes(16) would be sixteen zeros
+        except TypeError:
+            raise HurrayFormatError(f"data must be bytes-like (the 16 descriptor bytes), got {_type_name(data)}") from None
         if len(raw) != SIZE:
             raise HurrayFormatError(f"length: {len(raw)} bytes, expected {SIZE}")
         tag, version, flags, scale_bits, zero_point, reserved = _LAYOUT.unpack(raw)
