@@ -10,30 +10,20 @@ import os
 import struct
 from typing import Any, Callable, Dict, Optional, SupportsFloat, Union
 
-import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
 from . import _split, a65
 from ._ffi import lib
 from .a65._backend import _CHAR_ARRAY, _NOT_A_PLAIN_BUFFER, _from_buffer
+from . import storage
 from .buffers import ConstHostBuffer, HostBuffer
 from .core import DType, Error, ErrorCode, KernelError, Strided, TensorSpec
 from .ops import cast as ops_cast
 from .ops import dequant as ops_dequant
 from .ops import quant as ops_quant
 
-_NUMPY: Dict[DType, np.dtype[Any]] = {
-    DType.INT8: np.dtype(np.int8),
-    DType.UINT8: np.dtype(np.uint8),
-    DType.INT16: np.dtype(np.int16),
-    DType.UINT16: np.dtype(np.uint16),
-    DType.INT32: np.dtype(np.int32),
-    DType.UINT32: np.dtype(np.uint32),
-    DType.FLOAT16: np.dtype(np.float16),
-    DType.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
-    DType.FLOAT32: np.dtype(np.float32),
-}
+_NUMPY = storage.NUMPY
 _FROM_NUMPY = {v: k for k, v in _NUMPY.items()}
 _SUPPORTED = ", ".join(str(d) for d in _NUMPY.values())  # for messages
 
