@@ -164,7 +164,7 @@ def _param_key(p: Any) -> Any:
     float would be FP arithmetic, which the caller's FP state (DAZ makes all
     subnormals equal; traps) could change or turn into SIGFPE."""
     kind = type(p)
-    if kind is int:
+    if kind is int or kind is str:  # an int or str key equals no key of another kind
         return p
     if kind is float:
         return _pack_double(p)  # bytes never equal an int or a tuple
@@ -179,6 +179,17 @@ def _param_key(p: Any) -> Any:
         except TypeError:
             return kind, p.tobytes()
     return kind, p
+
+
+def _fresh_output(plan: Any, x: np.ndarray) -> np.ndarray:
+    """A new C-contiguous output for a cached plan (its output dtype was
+    resolved when the plan was made), or the plan's admission Error."""
+    if type(plan) is Error:
+        raise KernelError(plan)
+    return _empty(x.shape, plan._dtypes[1])
+
+
+_empty = np.empty
 
 
 def _remember(key: Any, plan: Any) -> Any:
@@ -290,8 +301,10 @@ def cast(x: npt.ArrayLike, dtype: DTypeSpec, *, out: Optional[np.ndarray] = None
         plan = _PLANS.get(key)
     except TypeError:  # unhashable parameters: never cached
         plan = None
-    if plan is None or out is None:
+    if plan is None:
         out = _output(x, to_dtype(dtype), out)
+    elif out is None:
+        out = _fresh_output(plan, x)
     if plan is None:
         request = ops_cast.Request([_spec(x, "input 0")], [_spec(out, "output 0")])
         plan = _remember(key, a65.cast.check_inference(request))
@@ -354,8 +367,10 @@ def dequantize(
         plan = _PLANS.get(key)
     except TypeError:  # unhashable parameters: never cached
         plan = None
-    if plan is None or out is None:
+    if plan is None:
         out = _output(x, to_dtype(dtype), out)
+    elif out is None:
+        out = _fresh_output(plan, x)
     if plan is None:
         request = ops_dequant.Request([_spec(x, "input 0")], [_spec(out, "output 0")],
                                       ops_dequant.Params(scale, zero_point))
@@ -435,8 +450,10 @@ def quantize(
         plan = _PLANS.get(key)
     except TypeError:  # unhashable parameters: never cached
         plan = None
-    if plan is None or out is None:
+    if plan is None:
         out = _output(x, DType.INT8, out)
+    elif out is None:
+        out = _fresh_output(plan, x)
     if plan is None:
         plan = _remember(key, _quant_plan(x, out, multiplier, zero_point, rounding))
     if workers is not _ONE_WORKER:  # anything else is checked by _split_run

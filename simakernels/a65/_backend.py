@@ -30,6 +30,8 @@ class BackendPlan:
     # The array dtypes the fast path binds without asking (storage.accepted);
     # any other array goes through bind(), which applies the storage rule.
     _storage: Tuple[FrozenSet[Any], FrozenSet[Any]] = field(repr=False)
+    _dtypes: Tuple[Any, Any] = field(repr=False)  # the ports' own NumPy dtypes
+    _fast: Tuple[Any, Any, Any] = field(repr=False)  # (_native, *_dtypes): one load on the fast path
 
     @property
     def shape(self) -> Tuple[int, ...]:
@@ -91,8 +93,9 @@ def prepare(
     fill(native, shared)
     prepare_native(native, shared.admitted)
     (src,), (dst,) = shared.admitted.inputs, shared.admitted.outputs
+    dtypes = (storage.NUMPY[src.dtype], storage.NUMPY[dst.dtype])
     return plan_type(shared, chosen[0], native, lib.sk_operation_fenv_needs(_OPERATION[operation]),
-                     (storage.accepted(src.dtype), storage.accepted(dst.dtype)))
+                     (storage.accepted(src.dtype), storage.accepted(dst.dtype)), dtypes, (native, *dtypes))
 
 
 _OPERATION = {"cast": lib.SK_OP_CAST, "dequant": lib.SK_OP_DEQUANT, "quant": lib.SK_OP_QUANT}
@@ -160,18 +163,39 @@ def make_execute(plan_type: Type[_PlanT], operation: str, native_execute: Native
         if type(plan) is plan_type:
             try:
                 (src,), (dst,) = inputs, outputs
-                if type(src) in _HOST_VIEWS:
-                    src_ptr, src_len = src._ptr, src.nbytes
-                else:
-                    if type(src) is _ndarray and src.dtype not in plan._storage[0]:
-                        raise TypeError  # bind() applies the storage rule
+                native, src_dtype, dst_dtype = plan._fast
+                if type(src) is _ndarray and type(dst) is _ndarray:
+                    # Arrays of the ports' own dtypes: the common call, one
+                    # native call.  Other storage dtypes take the general
+                    # branch below; any other array goes to bind(), which
+                    # names it.
+                    if src.dtype is src_dtype and dst.dtype is dst_dtype:
+                        src_ptr = _from_buffer(src)
+                        dst_ptr = _from_buffer(_CHAR_ARRAY, dst, True)
+                        status = native_execute(native, src_ptr, len(src_ptr), dst_ptr, len(dst_ptr))
+                        if status == 0:
+                            return None
+                        if status not in _BINDING_FAULTS:
+                            return _status_error(status, operation, plan._fenv_needs)
+                        raise TypeError  # bind() names the binding fault
+                if type(src) is _ndarray:
+                    if src.dtype not in plan._storage[0]:
+                        raise TypeError
                     src_ptr = _from_buffer(src)
                     src_len = len(src_ptr)
-                if type(dst) is HostBuffer:
+                elif type(src) in _HOST_VIEWS:
+                    src_ptr, src_len = src._ptr, src.nbytes
+                else:
+                    src_ptr = _from_buffer(src)
+                    src_len = len(src_ptr)
+                if type(dst) is _ndarray:
+                    if dst.dtype not in plan._storage[1]:
+                        raise TypeError
+                    dst_ptr = _from_buffer(_CHAR_ARRAY, dst, True)
+                    dst_len = len(dst_ptr)
+                elif type(dst) is HostBuffer:
                     dst_ptr, dst_len = dst._ptr, dst.nbytes
                 else:
-                    if type(dst) is _ndarray and dst.dtype not in plan._storage[1]:
-                        raise TypeError
                     dst_ptr = _from_buffer(_CHAR_ARRAY, dst, True)
                     dst_len = len(dst_ptr)
             except _NOT_A_PLAIN_BUFFER:
@@ -180,7 +204,7 @@ def make_execute(plan_type: Type[_PlanT], operation: str, native_execute: Native
                 # A host view has no pointer when its address or extent is out
                 # of range: only the Python checks can describe that.
                 if src_ptr is not None and dst_ptr is not None:
-                    status = native_execute(plan._native, src_ptr, src_len, dst_ptr, dst_len)
+                    status = native_execute(native, src_ptr, src_len, dst_ptr, dst_len)
                     if status == 0:
                         return None
                     if status not in _BINDING_FAULTS:
