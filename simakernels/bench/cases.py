@@ -127,7 +127,7 @@ class Runner:
     result: Callable[[], Optional[np.ndarray]] = field(default=lambda: None)
 
 
-def _request(op: Op, x: np.ndarray, out: np.ndarray) -> Any:
+def request(op: Op, x: np.ndarray, out: np.ndarray) -> Any:
     specs = [TensorSpec(x.shape, op.src, Strided(x.strides))], [TensorSpec(out.shape, op.dst)]
     if op.kind == "cast":
         return ops.cast.Request(*specs)
@@ -141,7 +141,7 @@ def ours(op: Op, x: np.ndarray, route: Optional[str] = None) -> Tuple[Runner, st
     (``route``, else the default choice)."""
     backend = getattr(a65, op.kind)
     out = np.empty(x.shape, numpy_dtype(op.dst))
-    plan = backend.check_inference(_request(op, x, out), route)
+    plan = backend.check_inference(request(op, x, out), route)
     if isinstance(plan, Error):
         raise RuntimeError(f"{op.label}: no plan: {plan}")
     if x.flags.c_contiguous:

@@ -7,12 +7,13 @@ from typing import Any, Callable, Dict, List, Sequence
 import ml_dtypes
 import numpy as np
 
-from .. import arrays
+from .. import a65, arrays
 from ..core import DType
-from .cases import DEQUANT_ZP, MULTIPLIER, OPS, QUANT_ZP, SCALE, make_parent, ours
+from .cases import DEQUANT_ZP, MULTIPLIER, OPS, QUANT_ZP, SCALE, make_parent, ours, request
 from .timing import measure, median
 
 N = 64
+COPY = "np.copyto(out, x), 64 fp32"  # the reference: moving the bytes of one FP32 port
 
 
 def runners(found: Sequence[Any]) -> Dict[str, Callable[[], object]]:
@@ -20,15 +21,26 @@ def runners(found: Sequence[Any]) -> Dict[str, Callable[[], object]]:
     i8 = make_parent(DType.INT8, (N,))
     f32 = make_parent(DType.FLOAT32, (N,))
     out_f32, out_bf16, out_i8 = np.empty(N, np.float32), np.empty(N, ml_dtypes.bfloat16), np.empty(N, np.int8)
+    copy_out, zp_f32 = np.empty(N, np.float32), np.float32(DEQUANT_ZP)
     calls = {
         "sk.a65.dequant.execute (plan), int8->fp32": ours(ops["dequant-int8-fp32"], i8)[0].call,
+        "  the same, bound as arrays": _with_arrays(a65.dequant, ops["dequant-int8-fp32"], i8, out_f32),
         "sk.dequantize(x, scale, zp, out=out)": lambda: arrays.dequantize(i8, SCALE, DEQUANT_ZP, out=out_f32),
         "sk.a65.cast.execute (plan), fp32->bf16": ours(ops["cast-fp32-bf16"], f32)[0].call,
+        "  the same, bound as arrays": _with_arrays(a65.cast, ops["cast-fp32-bf16"], f32, out_bf16),
         "sk.cast(x, bfloat16, out=out)": lambda: arrays.cast(f32, DType.BFLOAT16, out=out_bf16),
         "sk.a65.quant.execute (plan), fp32->int8": ours(ops["quant-fp32-int8"], f32)[0].call,
+        "  the same, bound as arrays": _with_arrays(a65.quant, ops["quant-fp32-int8"], f32, out_i8),
         "sk.quantize(x, m, zp, out=out)": lambda: arrays.quantize(f32, MULTIPLIER, QUANT_ZP, out=out_i8),
         "np.multiply(x, s, out=out)": lambda: np.multiply(f32, SCALE, out=out_f32),
+        "sk.cast(x, bfloat16)": lambda: arrays.cast(f32, DType.BFLOAT16),
         "ml_dtypes: x.astype(bfloat16)": lambda: f32.astype(ml_dtypes.bfloat16),
+        "sk.dequantize(x, scale, zp)": lambda: arrays.dequantize(i8, SCALE, DEQUANT_ZP),
+        "numpy: (x.astype(f32) - zp) * scale": lambda: (i8.astype(np.float32) - zp_f32) * SCALE,
+        "sk.quantize(x, m, zp)": lambda: arrays.quantize(f32, MULTIPLIER, QUANT_ZP),
+        "numpy: clip(rint(x * m) + zp).astype(i8)":
+            lambda: np.clip(np.rint(f32 * MULTIPLIER) + QUANT_ZP, -128, 127).astype(np.int8),
+        COPY: lambda: np.copyto(copy_out, f32),
     }
     for peer in found:
         runner = peer.runner(ops["dequant-int8-fp32"], "dense", i8, i8)
@@ -37,6 +49,15 @@ def runners(found: Sequence[Any]) -> Dict[str, Callable[[], object]]:
     return calls
 
 
+def _with_arrays(backend: Any, op: Any, x: np.ndarray, out: np.ndarray) -> Callable[[], object]:
+    """``execute`` with the arrays themselves as bindings (each call takes
+    their buffers), where the row above binds host views made once."""
+    plan, execute = backend.check_inference(request(op, x, out)), backend.execute
+    return lambda: execute(plan, [x], [out])
+
+
 def run(found: Sequence[Any], budget_s: float) -> List[Dict[str, Any]]:
     samples = measure(runners(found), budget_s)
-    return [{"name": name, "us_per_call": median(s) * 1e6, "samples_s": s} for name, s in samples.items()]
+    copy = median(samples[COPY])
+    return [{"name": name, "us_per_call": median(s) * 1e6, "of_copyto": median(s) / copy, "samples_s": s}
+            for name, s in samples.items()]
