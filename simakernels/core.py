@@ -145,6 +145,12 @@ class KernelError(Exception):
         return f"KernelError({self.error!r})"
 
 
+def type_name(value: object) -> str:
+    """``module.Class`` of a refused object, for messages: the a65, ops and
+    ev74 plans are all named ``Plan``."""
+    return f"{type(value).__module__}.{type(value).__qualname__}"
+
+
 @dataclass(frozen=True)
 class Requirement:
     """Bytes a port's binding must provide and the alignment of its address."""

@@ -12,7 +12,7 @@ from .. import storage
 from .._ffi import ffi, lib
 from ..admission import Admitted
 from ..buffers import BufferLike, ConstHostBuffer, HostBuffer, bind
-from ..core import Error, ErrorCode, KernelError, Requirement
+from ..core import Error, ErrorCode, KernelError, Requirement, type_name
 from ..fenv import describe_unmet
 from ..ops._base import SharedPlan
 from . import _routes
@@ -83,7 +83,7 @@ def prepare(
     if not isinstance(shared, shared_type):
         return Error(
             ErrorCode.INVALID_OPERATION,
-            f"{operation}.prepare takes an ops.{operation}.Plan, got {type(shared).__module__}.{type(shared).__qualname__}",
+            f"{operation}.prepare takes an ops.{operation}.Plan, got {type_name(shared)}",
         )
     chosen = _routes.choose(route)
     if isinstance(chosen, Error):
@@ -235,7 +235,7 @@ def _execute_checked(
     if not isinstance(plan, plan_type):
         return Error(
             ErrorCode.INVALID_OPERATION,
-            f"{operation}.execute takes an a65.{operation}.Plan, got {type(plan).__module__}.{type(plan).__qualname__}",
+            f"{operation}.execute takes an a65.{operation}.Plan, got {type_name(plan)}",
         )
     shared = plan.shared
     (src,), (dst,) = shared.admitted.inputs, shared.admitted.outputs

@@ -32,7 +32,7 @@ from .. import _rules
 from .._ffi import ffi, lib
 from ..a65 import _routes
 from ..arrays import DTypeSpec, numpy_dtype, to_dtype
-from ..core import DType, Error, ErrorCode, KernelError
+from ..core import DType, Error, ErrorCode, KernelError, type_name
 from . import quant as ev_quant
 from .region import DeviceRegion
 
@@ -218,7 +218,7 @@ class Device:
         if isinstance(bound, Error):  # a failed bind or encode: its own error, not a new one
             return bound
         if not isinstance(bound, ev_quant.BoundPacket):
-            return Error(ErrorCode.INVALID_DESCRIPTOR, f"submit takes a BoundPacket, got {ev_quant._type_name(bound)}")
+            return Error(ErrorCode.INVALID_DESCRIPTOR, f"submit takes a BoundPacket, got {type_name(bound)}")
         desc = ev_quant.decode(bound.descriptor)
         if isinstance(desc, Error):
             return desc
@@ -291,7 +291,7 @@ def _bytes_of(data: Any) -> np.ndarray:
         view = memoryview(data)
     except TypeError:
         raise TypeError(f"write: data must be a NumPy array or a bytes-like object, got "
-                        f"{ev_quant._type_name(data)}") from None
+                        f"{type_name(data)}") from None
     return np.frombuffer(view.cast("B") if view.c_contiguous else view.tobytes(), np.uint8)
 
 

@@ -16,7 +16,7 @@ from typing import Any, Optional, Sequence, Tuple, Union
 
 from .. import _rules
 from .._ffi import ffi, lib
-from ..core import DType, Error, ErrorCode, Requirement
+from ..core import DType, Error, ErrorCode, Requirement, type_name
 from ..ops import quant as ops_quant
 from . import descriptor as wire
 from .region import DeviceRegion
@@ -100,10 +100,6 @@ class Descriptor:
         return self.count == 0
 
 
-def _type_name(value: object) -> str:
-    """``module.Class``: a65, ops and ev74 plans are all named ``Plan``."""
-    return f"{type(value).__module__}.{type(value).__qualname__}"
-
 
 def _lower(shared: ops_quant.Plan) -> wire.Geometry:
     admitted = shared.admitted
@@ -133,7 +129,7 @@ def check_inference(request_or_plan: Union[ops_quant.Request, ops_quant.Plan]) -
     else:
         return Error(
             ErrorCode.INVALID_OPERATION,
-            f"ev74.quant.check_inference takes an ops.quant Request or Plan, got {_type_name(request_or_plan)}",
+            f"ev74.quant.check_inference takes an ops.quant Request or Plan, got {type_name(request_or_plan)}",
         )
     admitted = shared.admitted
     for port_index, port in enumerate(admitted.inputs + admitted.outputs):
@@ -150,7 +146,7 @@ def encode_relocatable(plan: Plan) -> Union[Packet, Error]:
     if isinstance(plan, Error):
         return plan
     if not isinstance(plan, Plan):
-        return Error(ErrorCode.INVALID_OPERATION, f"encode_relocatable takes an ev74.quant.Plan, got {_type_name(plan)}")
+        return Error(ErrorCode.INVALID_OPERATION, f"encode_relocatable takes an ev74.quant.Plan, got {type_name(plan)}")
     params = plan.shared.params
     return Packet(wire.pack(plan.geometry, params.multiplier_bits, params.zero_point, params.rounding.value))
 
@@ -158,7 +154,7 @@ def encode_relocatable(plan: Plan) -> Union[Packet, Error]:
 def _region(region: Any, name: str) -> Union[Tuple[int, int], Error]:
     """(address, capacity) of a DeviceRegion with integer fields."""
     if not isinstance(region, DeviceRegion):
-        return Error(ErrorCode.INVALID_BINDING, f"{name}: expected an ev74.DeviceRegion, got {_type_name(region)}")
+        return Error(ErrorCode.INVALID_BINDING, f"{name}: expected an ev74.DeviceRegion, got {type_name(region)}")
     for field, value in (("address", region.address), ("capacity", region.capacity)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             return Error(ErrorCode.INVALID_BINDING, f"{name}: {field} {value!r} is not a nonnegative integer")
@@ -176,15 +172,15 @@ def bind(packet: Packet, plan: Plan, inputs: Sequence[DeviceRegion],
         if isinstance(earlier, Error):
             return earlier
     if not isinstance(plan, Plan):
-        return Error(ErrorCode.INVALID_OPERATION, f"bind takes an ev74.quant.Plan, got {_type_name(plan)}")
+        return Error(ErrorCode.INVALID_OPERATION, f"bind takes an ev74.quant.Plan, got {type_name(plan)}")
     if not isinstance(packet, Packet):
-        return Error(ErrorCode.PACKET_MISMATCH, f"bind takes a relocatable ev74.quant.Packet, got {_type_name(packet)}")
+        return Error(ErrorCode.PACKET_MISMATCH, f"bind takes a relocatable ev74.quant.Packet, got {type_name(packet)}")
     expected = encode_relocatable(plan)
     if isinstance(expected, Error):
         return expected
     got = packet.descriptor
     if not isinstance(got, bytes) or len(got) != len(expected.descriptor):
-        what = f"{len(got)} bytes" if isinstance(got, bytes) else _type_name(got)
+        what = f"{len(got)} bytes" if isinstance(got, bytes) else type_name(got)
         return Error(ErrorCode.PACKET_MISMATCH, f"packet descriptor is {what}, this plan's is "
                                                 f"{len(expected.descriptor)} bytes: the packet was not encoded "
                                                 "from this plan")
@@ -232,7 +228,7 @@ def decode(data: Any) -> Union[Descriptor, Error]:
     try:
         raw = memoryview(data).tobytes()  # bytes-like only (bytes(n) would make n zeros)
     except TypeError:
-        return Error(ErrorCode.INVALID_DESCRIPTOR, f"descriptor must be bytes-like, got {_type_name(data)}")
+        return Error(ErrorCode.INVALID_DESCRIPTOR, f"descriptor must be bytes-like, got {type_name(data)}")
     native = ffi.new("sk_ev74_descriptor *")
     message = ffi.new("char[256]")
     status = lib.sk_ev74_decode(raw, len(raw), native, message, 256)

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _binary32
 from .._ffi import ffi, lib
-from ..core import Error, ErrorCode, KernelError
+from ..core import Error, ErrorCode, KernelError, type_name
 from ..fenv import describe_unmet
 from ..ops import dequant as ops_dequant
 
@@ -159,7 +159,7 @@ class PerTensorAffine:
         try:
             raw = memoryview(data).tobytes()  # bytes-like only: bytes(16) would be sixteen zeros
         except TypeError:
-            raise HurrayFormatError(f"data must be bytes-like (the 16 descriptor bytes), got {_type_name(data)}") from None
+            raise HurrayFormatError(f"data must be bytes-like (the 16 descriptor bytes), got {type_name(data)}") from None
         if len(raw) != SIZE:
             raise HurrayFormatError(f"length: {len(raw)} bytes, expected {SIZE}")
         tag, version, flags, scale_bits, zero_point, reserved = _LAYOUT.unpack(raw)
@@ -204,10 +204,6 @@ def _element_count(nbytes: int, kind: StorageType, count: Optional[int]) -> int:
     return count
 
 
-def _type_name(value: object) -> str:
-    """``module.Class``, as the package's other messages name a type."""
-    return f"{type(value).__module__}.{type(value).__qualname__}"
-
 
 def _storage_bytes(data: Any, kind: StorageType) -> np.ndarray:
     """``data``'s bytes as a flat uint8 array, without a copy.  ``data`` is
@@ -222,7 +218,7 @@ def _storage_bytes(data: Any, kind: StorageType) -> np.ndarray:
             array = np.asarray(memoryview(data))  # a buffer, typed by its format ('B' for bytes)
         except (TypeError, ValueError, NotImplementedError):
             raise TypeError(f"data must be a C-contiguous buffer (bytes-like or NumPy array), got "
-                            f"{_type_name(data)}") from None
+                            f"{type_name(data)}") from None
     own = _ELEMENT.get(kind, np.dtype(np.uint8))
     if array.dtype not in (np.dtype(np.uint8), own):
         raise TypeError(f"data: dtype {array.dtype} is not {kind.name} storage; data must be bytes-like, "
@@ -236,7 +232,7 @@ def _storage_bytes(data: Any, kind: StorageType) -> np.ndarray:
 def _describe(out: object) -> str:
     """What a refused ``out`` is, for the message."""
     if not isinstance(out, np.ndarray):
-        return _type_name(out)
+        return type_name(out)
     flags = ("" if out.flags.writeable else "read-only ") + ("" if out.flags.c_contiguous else "non-contiguous ")
     return f"a {flags}{out.dtype} array of shape {out.shape}"
 
@@ -280,7 +276,7 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: SupportsIndex, c
     bits, see ``to_dequant_params``)."""
     kind = _storage(storage)
     if not isinstance(descriptor, PerTensorAffine):
-        raise TypeError(f"descriptor must be a PerTensorAffine, got {_type_name(descriptor)}")
+        raise TypeError(f"descriptor must be a PerTensorAffine, got {type_name(descriptor)}")
     _check_zero_point(descriptor.zero_point, kind)
     raw = _storage_bytes(data, kind)
     n = _element_count(raw.size, kind, count)

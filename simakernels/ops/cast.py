@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from ..admission import admit_elementwise
-from ..core import DType, Error, ErrorCode
+from ..core import DType, Error, ErrorCode, type_name
 from ._base import RequestBase, SharedPlan
 
 SUPPORTED = frozenset({(DType.FLOAT32, DType.BFLOAT16), (DType.BFLOAT16, DType.FLOAT32)})
@@ -39,7 +39,7 @@ def check_inference(request: Request) -> Union[Plan, Error]:
     if not isinstance(request, Request):
         return Error(
             ErrorCode.INVALID_OPERATION,
-            f"cast.check_inference takes a cast.Request, got {type(request).__module__}.{type(request).__qualname__}",
+            f"cast.check_inference takes a cast.Request, got {type_name(request)}",
         )
     if not isinstance(request.params, Params):
         return Error(ErrorCode.INVALID_PARAMS, f"params must be cast.Params(), got {request.params!r}")

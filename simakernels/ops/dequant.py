@@ -12,7 +12,7 @@ from typing import Any, Union
 
 from .. import _binary32
 from ..admission import admit_elementwise
-from ..core import DType, Error, ErrorCode
+from ..core import DType, Error, ErrorCode, type_name
 from ._base import RequestBase, SharedPlan, check_affine_params
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
@@ -70,7 +70,7 @@ def check_inference(request: Request) -> Union[Plan, Error]:
     if not isinstance(request, Request):
         return Error(
             ErrorCode.INVALID_OPERATION,
-            f"dequant.check_inference takes a dequant.Request, got {type(request).__module__}.{type(request).__qualname__}",
+            f"dequant.check_inference takes a dequant.Request, got {type_name(request)}",
         )
     admitted = admit_elementwise(
         "dequant",

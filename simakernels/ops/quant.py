@@ -16,7 +16,7 @@ from typing import Any, Union
 from .. import _binary32
 from .._ffi import lib
 from ..admission import admit_elementwise
-from ..core import DType, Error, ErrorCode
+from ..core import DType, Error, ErrorCode, type_name
 from ._base import RequestBase, SharedPlan, check_affine_params
 
 INPUTS = (DType.FLOAT32, DType.BFLOAT16, DType.FLOAT16)
@@ -97,7 +97,7 @@ def check_inference(request: Request) -> Union[Plan, Error]:
     if not isinstance(request, Request):
         return Error(
             ErrorCode.INVALID_OPERATION,
-            f"quant.check_inference takes a quant.Request, got {type(request).__module__}.{type(request).__qualname__}",
+            f"quant.check_inference takes a quant.Request, got {type_name(request)}",
         )
     admitted = admit_elementwise(
         "quant",
