@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simakernels as sk
-from helpers import (
+from support.helpers import (
     BF16,
     F32,
     ITEMSIZE,

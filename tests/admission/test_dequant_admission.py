@@ -5,8 +5,8 @@ shapes, operation identity) is in test_op_admission.py."""
 import pytest
 
 import simakernels as sk
-from helpers import BF16, F32, I8
-from op_cases import DEQUANT, assert_accepted, assert_rejected
+from support.helpers import BF16, F32, I8
+from support.op_cases import DEQUANT, assert_accepted, assert_rejected
 
 E = sk.ErrorCode
 D = sk.DType

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import ROUTES, SENTINEL, Storage, assert_untouched, fp_or_skip, spec
-from op_cases import OPS, PARAM_OPS, Op, assert_accepted, assert_invalid_operation, assert_rejected
+from support.helpers import ROUTES, SENTINEL, Storage, assert_untouched, fp_or_skip, spec
+from support.op_cases import OPS, PARAM_OPS, Op, assert_accepted, assert_invalid_operation, assert_rejected
 
 E = sk.ErrorCode
 D = sk.DType

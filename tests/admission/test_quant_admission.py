@@ -9,9 +9,9 @@ import dataclasses
 import pytest
 
 import simakernels as sk
-from helpers import ROUTES
-from op_cases import QUANT, assert_accepted, assert_rejected
-from quant_helpers import BF16, F16, F32, MODES, pow2
+from support.helpers import ROUTES
+from support.op_cases import QUANT, assert_accepted, assert_rejected
+from support.quant_helpers import BF16, F16, F32, MODES, pow2
 
 E = sk.ErrorCode
 D = sk.DType

@@ -14,7 +14,7 @@ import pytest
 
 import simakernels as sk
 from simakernels import _split
-from helpers import bf16_table, oracle_f32_to_bf16, split_freely
+from support.helpers import bf16_table, oracle_f32_to_bf16, split_freely
 from oracle import dequant as oracle_dequant
 from simakernels import testing
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import ROUTES, assert_bits_equal, bf16_table, f32_pool, oracle_f32_to_bf16
+from support.helpers import ROUTES, assert_bits_equal, bf16_table, f32_pool, oracle_f32_to_bf16
 
 E = sk.ErrorCode
 BF = np.dtype(ml_dtypes.bfloat16)

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import ROUTES, assert_bits_equal, fp_or_skip, oracle_dequant, random_int8, scale_bits_of
-from op_cases import raises_kernel_error as raises
+from support.helpers import ROUTES, assert_bits_equal, fp_or_skip, oracle_dequant, random_int8, scale_bits_of
+from support.op_cases import raises_kernel_error as raises
 
 E = sk.ErrorCode
 BF = np.dtype(ml_dtypes.bfloat16)

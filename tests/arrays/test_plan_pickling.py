@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import BF16, F32, I8, ROUTES
-from test_cli import run_python
+from support.helpers import BF16, F32, I8, ROUTES
+from tools.test_cli import run_python
 from simakernels.a65 import _routes
 
 E = sk.ErrorCode

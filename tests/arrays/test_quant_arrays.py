@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import ROUTES, assert_bits_equal, fp_or_skip
-from op_cases import raises_kernel_error as raises
-from quant_helpers import (
+from support.helpers import ROUTES, assert_bits_equal, fp_or_skip
+from support.op_cases import raises_kernel_error as raises
+from support.quant_helpers import (
     BF16,
     F16,
     F32,

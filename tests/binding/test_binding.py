@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import (
+from support.helpers import (
     DIRECTION_IDS,
     DIRECTIONS,
     INPUT_FILL,

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import INPUT_FILL, ROUTES, SENTINEL, aligned_bytes, assert_bits_equal, assert_untouched
-from op_cases import PARAM_OPS, op_variants
+from support.helpers import INPUT_FILL, ROUTES, SENTINEL, aligned_bytes, assert_bits_equal, assert_untouched
+from support.op_cases import PARAM_OPS, op_variants
 
 E = sk.ErrorCode
 

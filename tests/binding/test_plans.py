@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import (
+from support.helpers import (
     BF16,
     F32,
     INPUT_FILL,
@@ -20,7 +20,7 @@ from helpers import (
     assert_untouched,
     request,
 )
-from op_cases import OPS, op_variants
+from support.op_cases import OPS, op_variants
 
 E = sk.ErrorCode
 

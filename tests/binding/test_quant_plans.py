@@ -7,11 +7,11 @@ import dataclasses
 import pytest
 
 import simakernels as sk
-from helpers import ROUTES, fail_if
-from op_cases import QUANT_M as M
-from op_cases import QUANT_ZP as ZP
-from op_cases import quant_exceptional as exceptional_values
-from quant_helpers import BF16, F16, F32, MODES, Case, quant_request, run_cases
+from support.helpers import ROUTES, fail_if
+from support.op_cases import QUANT_M as M
+from support.op_cases import QUANT_ZP as ZP
+from support.op_cases import quant_exceptional as exceptional_values
+from support.quant_helpers import BF16, F16, F32, MODES, Case, quant_request, run_cases
 
 
 @pytest.mark.parametrize("route", ROUTES)

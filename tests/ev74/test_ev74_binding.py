@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simakernels as sk
-from ev74_helpers import (
+from support.ev74_helpers import (
     BF16,
     DOMAIN,
     F16,
@@ -459,7 +459,7 @@ def test_submit_non_packet(device, value):
     _submit_refused(device, value)
 
 
-# Found by tests/test_fuzz.py: a forged packet whose descriptor is not 224
+# Found by tests/reliability/test_fuzz.py: a forged packet whose descriptor is not 224
 # bytes made `empty` (and so submit) raise struct.error, and a corrupted
 # descriptor with count 0 was "completed" without device-side validation.
 @pytest.mark.parametrize("length", [0, 8, 223, 225, 448])
@@ -482,7 +482,7 @@ def test_submit_corrupted_empty_descriptor(device):
         _submit_refused(device, forged, ErrorCode.INVALID_DESCRIPTOR, token)
 
 
-# Found by tests/test_fuzz.py: the packet of an admitted empty request whose
+# Found by tests/reliability/test_fuzz.py: the packet of an admitted empty request whose
 # other extents multiply past 2^32 was refused by the device-side decoder.
 @pytest.mark.parametrize("shape", [(1, 2, 1 << 31, 0), (0, 0xFFFFFFFF, 0xFFFFFFFF)])
 def test_empty_request_with_large_extents_decodes(shape):

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ev74_helpers import (
+from support.ev74_helpers import (
     BF16,
     DOMAIN,
     F32,
@@ -175,7 +175,7 @@ ACCEPTED = [
     pytest.param(ref_pack(fields((), addresses=(A, B))), id="scalar-bound"),
     pytest.param(ref_pack(fields((1, 1, 1, 1, 1, 1))), id="rank6-all-singleton"),
     pytest.param(ref_pack(fields((0, 5), addresses=(0, 0))), id="empty"),
-    # Found by tests/test_fuzz.py: the decoder refused these, its running
+    # Found by tests/reliability/test_fuzz.py: the decoder refused these, its running
     # product of the extents passing 2^32 before the zero extent.
     pytest.param(ref_pack(fields((2, 1 << 31, 0), addresses=(0, 0))), id="empty-after-large-extents"),
     pytest.param(ref_pack(fields((0xFFFFFFFF,) * 5 + (0,), addresses=(0, 0))), id="empty-after-largest-extents"),

@@ -12,7 +12,7 @@ import struct
 import pytest
 
 import simakernels as sk
-from ev74_helpers import (
+from support.ev74_helpers import (
     BF16,
     C_NAMES,
     DTYPES,

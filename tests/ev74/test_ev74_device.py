@@ -18,7 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import simakernels as sk
-from ev74_helpers import (
+from support.ev74_helpers import (
     BF16,
     DMA_BLOCK,
     DTYPES,

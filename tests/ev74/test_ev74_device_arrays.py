@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from ev74_helpers import BF16, F16, F32, I8, NUMPY_FLOAT, draw, ev_plan, ok
+from support.ev74_helpers import BF16, F16, F32, I8, NUMPY_FLOAT, draw, ev_plan, ok
 
 INPUTS = (F32, BF16, F16)
 MULTIPLIER = 0x3E99999A          # ~0.3: products land inside INT8 with fraction bits

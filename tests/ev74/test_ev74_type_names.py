@@ -4,7 +4,7 @@ classes named ``Plan``, so "got Plan" does not say which one was passed."""
 import pytest
 
 import simakernels as sk
-from ev74_helpers import assert_error, ev_plan, quant_request
+from support.ev74_helpers import assert_error, ev_plan, quant_request
 
 E = sk.ErrorCode
 ev = sk.ev74.quant

@@ -5,8 +5,8 @@ the default state is left unchanged by every form."""
 import pytest
 
 import simakernels as sk
-from helpers import BF16, F32, ROUTES, SENTINEL, assert_bits_equal, assert_untouched, fp_or_skip, oracle_dequant
-from op_cases import DEQUANT
+from support.helpers import BF16, F32, ROUTES, SENTINEL, assert_bits_equal, assert_untouched, fp_or_skip, oracle_dequant
+from support.op_cases import DEQUANT
 
 E = sk.ErrorCode
 Rounding = sk.fenv.Rounding

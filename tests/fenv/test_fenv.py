@@ -9,7 +9,7 @@ import platform
 import pytest
 
 import simakernels as sk
-from helpers import BF16, F32, ROUTES, Storage, fp_or_skip, ok_plan, request
+from support.helpers import BF16, F32, ROUTES, Storage, fp_or_skip, ok_plan, request
 
 Rounding, Trap = sk.fenv.Rounding, sk.fenv.Trap
 AARCH64 = platform.machine().lower() in {"aarch64", "arm64"}

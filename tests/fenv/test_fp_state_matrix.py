@@ -45,7 +45,7 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import (
+from support.helpers import (
     BF16,
     DEFAULT_STATE,
     F16,
@@ -76,7 +76,7 @@ from helpers import (
     unmet_requirements,
     untouched_report,
 )
-from quant_helpers import MODES, oracle, pow2, quant_request, useful_values
+from support.quant_helpers import MODES, oracle, pow2, quant_request, useful_values
 
 H = sk.formats.hurray
 ST = H.StorageType
@@ -227,7 +227,7 @@ class HurrayCall(Call):
     operation = "hurray"
 
     def __init__(self, storage, scale_bits, zero_point):
-        from hurray_helpers import descriptor, expected, unpack, width
+        from support.hurray_helpers import descriptor, expected, unpack, width
         self.label = f"hurray {storage.name} scale {scale_bits:#010x} zp {zero_point}"
         self.data = bytes((0x5A + 37 * i) & 0xFF for i in range(48))
         self.values = unpack(self.data, storage)
@@ -256,7 +256,7 @@ class HurrayCall(Call):
 
 
 def hurray_calls(route: str) -> List[Call]:
-    from hurray_helpers import zero_points
+    from support.hurray_helpers import zero_points
     calls: List[Call] = [HurrayCall(s, 0x4037CED9, zero_points(s)[-1]) for s in ST]
     calls += [HurrayCall(ST.INT8, 0xC037CED9, -128),      # native kernel (negative scale)
               HurrayCall(ST.INT8, 0x00400001, 0),         # bridge, subnormal scale

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import environment_message_report, fp_state_id, single_feature_states, unmet_requirements
-from hurray_helpers import (
+from support.helpers import environment_message_report, fp_state_id, single_feature_states, unmet_requirements
+from support.hurray_helpers import (
     ALL_STORAGE,
     SENTINEL,
     ST,

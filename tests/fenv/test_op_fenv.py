@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import (
+from support.helpers import (
     INPUT_FILL,
     ROUTES,
     SENTINEL,
@@ -26,7 +26,7 @@ from helpers import (
     span,
     unmet_requirements,
 )
-from op_cases import PARAM_OPS
+from support.op_cases import PARAM_OPS
 
 E = sk.ErrorCode
 DEFAULT = sk.fenv.State(sk.fenv.Rounding.NEAREST, False, False, frozenset())

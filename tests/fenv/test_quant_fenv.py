@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import (
+from support.helpers import (
     INPUT_FILL,
     ROUTES,
     Storage,
@@ -26,9 +26,9 @@ from helpers import (
     single_feature_states,
     unmet_requirements,
 )
-from op_cases import QUANT
+from support.op_cases import QUANT
 from oracle import quant_many
-from quant_helpers import (
+from support.quant_helpers import (
     BF16,
     CROSS_PROFILES,
     F16,

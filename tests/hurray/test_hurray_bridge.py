@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from hurray_helpers import (
+from support.hurray_helpers import (
     ALL_STORAGE,
     NEGATIVE_SCALES,
     ST,
@@ -281,7 +281,7 @@ def test_bridge_plan_follows_the_forced_route(monkeypatch):
     """The bridge's cached Dequant plan is keyed by SIMAKERNELS_FORCE_ROUTE,
     as the array layer's are: forcing another route after a call takes
     effect instead of reusing the first route's plan."""
-    from helpers import ROUTES
+    from support.helpers import ROUTES
 
     sk.arrays.clear_plans()
     data, d = bytes(range(16)), descriptor(0x3F800000, 3)

@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from hurray_helpers import ALL_STORAGE, ST, SUB_BYTE, H, bits_of, check, descriptor, expected, sentinel_out, \
+from support.hurray_helpers import ALL_STORAGE, ST, SUB_BYTE, H, bits_of, check, descriptor, expected, sentinel_out, \
     signed, unpack, width
 
 SCALE = 0xBE800000          # -0.25: the Hurray kernels for every type, INT8 included

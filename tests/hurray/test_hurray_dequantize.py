@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hurray_helpers import (
+from support.hurray_helpers import (
     ALL_STORAGE,
     INT32_MAX,
     INT32_MIN,

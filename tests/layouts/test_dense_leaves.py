@@ -21,7 +21,7 @@ import pytest
 
 import simakernels as sk
 from simakernels._ffi import lib
-from helpers import (
+from support.helpers import (
     BF16,
     F32,
     I8,

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simakernels as sk
-from helpers import (
+from support.helpers import (
     BF16,
     F32,
     I8,
@@ -27,7 +27,7 @@ from helpers import (
     oracle_dequant,
     small_shapes,
 )
-from op_cases import LAYOUT_IDS, LAYOUTS, byte_strides
+from support.op_cases import LAYOUT_IDS, LAYOUTS, byte_strides
 
 OUTPUTS = {"f32": F32, "bf16": BF16}
 

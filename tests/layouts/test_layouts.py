@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import DIRECTION_IDS, DIRECTIONS, ITEMSIZE, ROUTES, admissible_strides, element_offsets, run_cast
+from support.helpers import DIRECTION_IDS, DIRECTIONS, ITEMSIZE, ROUTES, admissible_strides, element_offsets, run_cast
 
 LENGTHS = list(range(71)) + [127, 128, 129, 255, 256, 257, 1000]
 

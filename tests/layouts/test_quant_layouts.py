@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simakernels as sk
-from helpers import (
+from support.helpers import (
     INPUT_FILL,
     ITEMSIZE,
     ROUTES,
@@ -23,7 +23,7 @@ from helpers import (
     fail_if,
     small_shapes,
 )
-from quant_helpers import (
+from support.quant_helpers import (
     BF16,
     F16,
     F32,
@@ -38,7 +38,7 @@ from quant_helpers import (
     run_cases,
     useful_values,
 )
-from op_cases import LAYOUT_IDS, LAYOUTS, byte_strides
+from support.op_cases import LAYOUT_IDS, LAYOUTS, byte_strides
 
 I8 = sk.DType.INT8
 

@@ -22,7 +22,7 @@ test_staged_layouts.py, test_transposes.py and test_stride2_leaves.py,
 which run on every route too."""
 import pytest
 
-from helpers import BF16, F32, ROUTE_IDS, ROUTES, run_cast
+from support.helpers import BF16, F32, ROUTE_IDS, ROUTES, run_cast
 from simakernels._ffi import ffi, lib
 
 MOVES = {name: getattr(lib, f"SK_MOVE_{name.upper()}")

@@ -12,13 +12,12 @@ control), with the oracle's bits expected and every byte between and
 after the output elements checked untouched.  Inputs that read an address
 twice (which admission refuses) are run below admission, and guard pages
 around each port prove that no block reaches past either end (the
-harness is tests/guarded.py, tested in tests/test_guard_pages.py)."""
+harness is tests/support/guarded.py, tested in tests/reliability/test_guard_pages.py)."""
 import numpy as np
 import pytest
 
-import guarded
-import guarded_cases
-from helpers import (
+from support import guarded, guarded_cases
+from support.helpers import (
     BF16,
     F16,
     F32,
@@ -45,8 +44,8 @@ from helpers import (
     run_cast,
     span,
 )
-from quant_helpers import MODES, quant_report, quant_request, useful_values
-from quant_helpers import oracle as quant_oracle
+from support.quant_helpers import MODES, quant_report, quant_request, useful_values
+from support.quant_helpers import oracle as quant_oracle
 from simakernels._ffi import ffi, lib
 
 CHUNK = 2048         # elements per staged chunk (walk.c SK_STAGE_CHUNK)
@@ -331,7 +330,7 @@ def guarded_main():
     """Child process: every GUARDED case of every op (its first parameter
     set) and route, both ports flush against guard pages at either end,
     results checked bit for bit (a stray access faults, killing the
-    process; tests/guarded.py)."""
+    process; tests/support/guarded.py)."""
     log, regions = guarded.Log(), guarded.Regions()
     cases = [("staged", shape, in_el, out_el) for shape, in_el, out_el in GUARDED]
     # The transposes once more with every output streamed (tiles converted
@@ -353,5 +352,5 @@ def test_no_access_beyond_either_port():
     block that loads or stores one element too far faults.  Runs in a
     child process so that a fault fails this test, naming the case,
     instead of killing the suite."""
-    child = guarded.run_child(guarded.call("test_staged_layouts", "guarded_main"))
+    child = guarded.run_child(guarded.call("layouts.test_staged_layouts", "guarded_main"))
     guarded.assert_child_clean(child, "staged layouts")

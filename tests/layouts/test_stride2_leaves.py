@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import (
+from support.helpers import (
     BF16,
     F16,
     F32,
@@ -42,7 +42,7 @@ from helpers import (
     request,
     untouched_report,
 )
-from quant_helpers import MODES, oracle as quant_oracle, quant_request, table16, useful_values
+from support.quant_helpers import MODES, oracle as quant_oracle, quant_request, table16, useful_values
 
 # Skipped-element values per input dtype.  "loud": quiet and signalling
 # NaNs, infinities, the largest finite values, subnormals (they must not

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import (
+from support.helpers import (
     I8,
     INPUT_FILL,
     ITEMSIZE,
@@ -38,9 +38,9 @@ from helpers import (
     span,
     untouched_report,
 )
-from quant_helpers import useful_values
+from support.quant_helpers import useful_values
 from simakernels._ffi import lib
-from test_staged_layouts import OPS, QUANT_PARAMS, _expected
+from layouts.test_staged_layouts import OPS, QUANT_PARAMS, _expected
 
 CROSS = 64                       # walk.c SK_TILE_CROSS
 TILE_IN_BYTES = 32768            # walk.c SK_TILE_IN_BYTES (the input transposed)

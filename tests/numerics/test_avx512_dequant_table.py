@@ -18,7 +18,7 @@ import pytest
 
 import simakernels as sk
 from simakernels._ffi import lib
-from helpers import (
+from support.helpers import (
     BF16,
     F32,
     INPUT_FILL,
@@ -171,7 +171,7 @@ def test_sizes_around_blocks(streaming):
 
 
 def test_forcing_avx2_still_works():
-    code = ("import simakernels as sk, sys; sys.path.insert(0, 'tests'); from helpers import *; "
+    code = ("import simakernels as sk, sys; sys.path.insert(0, 'tests'); from support.helpers import *; "
             "p = sk.a65.dequant.check_inference(dequant_request((3,), BF16, 0x3F800000, 0)); print(p.route)")
     env = dict(os.environ, SIMAKERNELS_FORCE_ROUTE="avx2")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)

@@ -10,7 +10,7 @@ import functools
 import numpy as np
 import pytest
 
-from helpers import (
+from support.helpers import (
     BF16,
     F32,
     ROUTES,

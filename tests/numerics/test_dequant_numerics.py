@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import (
+from support.helpers import (
     BF16,
     F32,
     I8,

@@ -31,9 +31,9 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import ROUTES, SENTINEL, UINT, fail_if, fp_or_skip, mismatch_report, untouched_report
+from support.helpers import ROUTES, SENTINEL, UINT, fail_if, fp_or_skip, mismatch_report, untouched_report
 from oracle import BINARY32, quant_many, value_of
-from quant_helpers import (
+from support.quant_helpers import (
     BF16,
     F16,
     F32,

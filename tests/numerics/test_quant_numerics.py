@@ -15,9 +15,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from helpers import ROUTES, fail_if, mismatch_report
+from support.helpers import ROUTES, fail_if, mismatch_report
 from oracle import BFLOAT16, BINARY16, BINARY32, multiply_binary32, quant, quant_many, value_of
-from quant_helpers import (
+from support.quant_helpers import (
     BF16,
     CROSS_PROFILES,
     F16,

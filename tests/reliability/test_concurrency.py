@@ -5,7 +5,7 @@ Eight threads start together (a barrier) and share the same prepared plans
 - every parameter set of an operation, dense and every-second-column, on
 every route - each on buffers of its own, for a fixed number of
 iterations with new data each time; every output is checked bit for bit
-against the oracle (tests/oracle_pools.py).  The same for the array layer
+against the oracle (tests/support/oracle_pools.py).  The same for the array layer
 (its plan cache shared), the Hurray kernels and the EV74 host device model
 (one Device, one relocatable packet bound by every thread to regions of
 its own).  How much two threads overlap is measured by
@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import ROUTES
-from oracle_pools import (BF16, DEQUANT_PARAMS, F16, F32, H, HURRAY_SCALES, I8, OPERATIONS, QUANT_PARAMS, WORD,
+from support.helpers import ROUTES
+from support.oracle_pools import (BF16, DEQUANT_PARAMS, F16, F32, H, HURRAY_SCALES, I8, OPERATIONS, QUANT_PARAMS, WORD,
                           hurray_descriptor, hurray_pack, hurray_pool, rng)
-from oracle_pools import spec as tensor_spec
+from support.oracle_pools import spec as tensor_spec
 
 THREADS = 8
 ITERATIONS = 6

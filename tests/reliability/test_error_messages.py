@@ -28,8 +28,8 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from ev74_helpers import set_field
-from helpers import fp_or_skip, split_freely
+from support.ev74_helpers import set_field
+from support.helpers import fp_or_skip, split_freely
 
 E = sk.ErrorCode
 F32, BF16, F16, I8 = sk.DType.FLOAT32, sk.DType.BFLOAT16, sk.DType.FLOAT16, sk.DType.INT8
@@ -37,7 +37,7 @@ H = sk.formats.hurray
 ST = H.StorageType
 ev = sk.ev74.quant
 Region = sk.ev74.DeviceRegion
-ROOT = Path(__file__).resolve().parent.parent   # the repository: its sources, wherever the package is installed
+ROOT = Path(__file__).resolve().parents[2]   # the repository: its sources, wherever the package is installed
 FORMAT_ERROR = "HurrayFormatError"
 
 

@@ -38,8 +38,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import simakernels as sk
-from ev74_helpers import mutate
-from helpers import (
+from support.ev74_helpers import mutate
+from support.helpers import (
     BF16,
     F16,
     F32,
@@ -54,10 +54,10 @@ from helpers import (
     oracle_f32_to_bf16,
     small_shapes,
 )
-from hurray_helpers import ALL_STORAGE, H, ST
-from hurray_helpers import expected as hurray_expected
-from hurray_helpers import unpack as hurray_unpack
-from quant_helpers import oracle as quant_oracle
+from support.hurray_helpers import ALL_STORAGE, H, ST
+from support.hurray_helpers import expected as hurray_expected
+from support.hurray_helpers import unpack as hurray_unpack
+from support.quant_helpers import oracle as quant_oracle
 
 E = sk.ErrorCode
 INT64_MAX = (1 << 63) - 1

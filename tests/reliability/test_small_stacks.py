@@ -11,17 +11,17 @@ SIGSEGV.  In a child (guarded.run_child: the parent's simakernels), an
 overflow fails this test instead of the run."""
 import pytest
 
-from guarded import fault, last_case, run_child
-from helpers import ROUTES
-from test_staged_layouts import OPS
+from support.guarded import fault, last_case, run_child
+from support.helpers import ROUTES
+from layouts.test_staged_layouts import OPS
 
 STACK_BYTES = 128 * 1024
 
 CHILD = """
 import sys, threading
 from simakernels._ffi import lib
-from test_staged_layouts import OPS
-from test_transposes import run_at
+from layouts.test_staged_layouts import OPS
+from layouts.test_transposes import run_at
 
 route = {route!r}
 cases = [

@@ -60,7 +60,7 @@ DOMAIN = 1 << 32
 DMA_MIN, VECTOR_MIN = 128, 16                     # specification, "Data movement"
 DMA_BLOCK = {F32: 4096, BF16: 8192, F16: 8192}    # elements per DMA block
 
-DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "ev74")
+DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "ev74")
 
 
 # ------------------------------------------------------------ descriptor layout

@@ -156,7 +156,7 @@ def image_report(got: np.ndarray, expected: np.ndarray, what: str,
 
 # ----------------------------------------------------------- parent side
 
-TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+TESTS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tests/, above support/
 
 
 def child_env(route: Optional[str] = None) -> Dict[str, str]:

@@ -1,4 +1,4 @@
-"""What the guard-page children run (tests/test_guard_pages.py starts them):
+"""What the guard-page children run (tests/reliability/test_guard_pages.py starts them):
 every operation at every length 0..80, dense and strided, with its input
 and its output flush against a guard page (both ends in turn), each result
 checked bit for bit against the oracle and every other byte of both
@@ -7,7 +7,7 @@ regions checked unchanged.
 One child per operation and route (``main``), one for the EV74 device
 model (``ev74_main``), and the deliberate faults that prove the harness
 catches a one-element overrun (``deliberate_fault``).  Expected values
-come from ``tests/oracle`` through the input pools of tests/oracle_pools.py.
+come from ``tests/oracle`` through the input pools of tests/support/oracle_pools.py.
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import numpy as np
 
 import oracle
 import simakernels as sk
-from guarded import FLUSHES, GuardedRegion, Log, Regions, c_strides, image_report, span
-from oracle_pools import (BF16, F16, F32, FORMAT, H, HURRAY_SCALES, I8, MODES, OPERATIONS, WORD, Operation, Variant,
+from support.guarded import FLUSHES, GuardedRegion, Log, Regions, c_strides, image_report, span
+from support.oracle_pools import (BF16, F16, F32, FORMAT, H, HURRAY_SCALES, I8, MODES, OPERATIONS, WORD, Operation, Variant,
                           float_pool, hurray_descriptor, hurray_pack, hurray_pool, rng, spec)
 
 SENTINEL = 0xA5      # output region bytes before a run

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import simakernels as sk
 from simakernels import _split
 from simakernels._ffi import ffi, lib
-import oracle_store
+from support import oracle_store
 from oracle import bf16_to_f32_table, dequant_bf16_table, dequant_f32_table, f32_to_bf16
 
 F32 = sk.DType.FLOAT32

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from helpers import (
+from support.helpers import (
     BF16,
     DIRECTIONS,
     F16,
@@ -31,7 +31,7 @@ from helpers import (
     request,
     spec,
 )
-from quant_helpers import MODES, oracle, pow2, quant_plan, quant_request, useful_values
+from support.quant_helpers import MODES, oracle, pow2, quant_plan, quant_request, useful_values
 
 E = sk.ErrorCode
 Trap = sk.fenv.Trap

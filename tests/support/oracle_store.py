@@ -18,8 +18,8 @@ from typing import Callable
 
 import numpy as np
 
-_ORACLE_DIR = Path(__file__).resolve().parent / "oracle"
-_STORE = Path(__file__).resolve().parent.parent / "build" / "oracle-cache"
+_ORACLE_DIR = Path(__file__).resolve().parents[1] / "oracle"
+_STORE = Path(__file__).resolve().parents[2] / "build" / "oracle-cache"
 
 
 @functools.lru_cache(maxsize=1)

@@ -34,9 +34,9 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 import ml_dtypes
 import numpy as np
 
-import oracle_store
+from support import oracle_store
 import simakernels as sk
-from helpers import (
+from support.helpers import (
     BF16,
     F16,
     F32,

@@ -16,7 +16,7 @@ from simakernels._progress import Progress
 from simakernels.bench import cases, timing
 from simakernels.core import DType
 
-from test_cli import run_python
+from tools.test_cli import run_python
 
 FAST = ["--budget", "0.001", "--quiet", "--no-per-call"]
 

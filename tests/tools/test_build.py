@@ -8,7 +8,7 @@ import sys
 
 import simakernels as sk
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
+REPO = pathlib.Path(__file__).resolve().parents[2]
 PACKAGE = pathlib.Path(sk.__file__).resolve().parent
 
 

@@ -8,7 +8,7 @@ the failing block's opening fence (the traceback's line numbers are the
 file's own).  Only fences whose info string starts with ``python`` (or
 ``py``, ``python3``) run; ``sh``, ``text``, untagged and other blocks do not.
 
-The files are found relative to this directory's parent, whatever is there
+The files are found in the directory that holds tests/, whatever is there
 when the suite is collected.  A copy of ``tests/`` run without the source
 tree skips these tests, saying so.  Examples run in a subprocess
 (``sys.executable``, cwd a temporary directory) importing the same
@@ -26,9 +26,9 @@ from typing import Iterator, List, Tuple
 
 import pytest
 
-from test_cli import run_python
+from tools.test_cli import run_python
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 RUNNABLE = {"python", "py", "python3"}
 

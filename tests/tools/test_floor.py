@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-SOURCE = pathlib.Path(__file__).resolve().parents[1] / "toolchains" / "host" / "floor.c"
+SOURCE = pathlib.Path(__file__).resolve().parents[2] / "toolchains" / "host" / "floor.c"
 ROWS = [
     "vmulps zmm",
     "vcvtph2ps zmm <- ymm",

@@ -16,7 +16,7 @@ from packaging.specifiers import SpecifierSet
 
 import simakernels as sk
 
-REPO = pathlib.Path(__file__).resolve().parent.parent
+REPO = pathlib.Path(__file__).resolve().parents[2]
 INSTALLER_SCRIPT = REPO / "toolchains" / "host" / "checkout_install.py"
 
 

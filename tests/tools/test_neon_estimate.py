@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "toolchains" / "aarch64" / "neon_estimate.py"
+SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "toolchains" / "aarch64" / "neon_estimate.py"
 if not SCRIPT.exists():  # a copy of the suite run against an installed wheel
     pytest.skip("toolchains/ not beside the suite", allow_module_level=True)
 _spec = importlib.util.spec_from_file_location("neon_estimate", SCRIPT)
