@@ -1,7 +1,9 @@
 """The x86-64 throughput floor tool (toolchains/host/floor.c, `make floor`):
 it builds with the project's warning flags and prints every row that
 docs/PERF.md quotes, each with a positive figure.  (Only its form is
-checked: what it measures is this CPU's, and no timing is asserted.)"""
+checked: what it measures is this CPU's, and no timing is asserted.)  On a
+CPU without AVX-512 F/BW/VBMI or F16C the tool says it has nothing to
+measure, and the test skips."""
 import pathlib
 import platform
 import re
@@ -39,7 +41,7 @@ def test_floor_builds_and_prints_every_row(tmp_path):
     text = subprocess.run([str(binary), "20000"], check=True, capture_output=True, text=True).stdout
     if "nothing to measure" in text:  # a CPU without AVX-512: the tool says so and stops
         assert "GHz" not in text
-        return
+        pytest.skip(f"the tool built but has nothing to measure on this CPU: {text.strip()}")
     assert re.search(r"clock \d+\.\d\d GHz", text), text
     for row in ROWS:
         line = next((l for l in text.splitlines() if l.startswith(row)), None)
