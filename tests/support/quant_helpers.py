@@ -15,12 +15,15 @@ nonzero FP32/BF16 subnormal, a nonzero finite lane's product has a zero
 exponent field, or the multiplier is subnormal ("repair": the exact integer
 path for the whole block); fewer than 16 trailing elements and strided runs
 always take the exact path.  The AVX2 route works in 32-element blocks
-and the AVX-512 route in 64-element blocks (FP16 nearest and toward zero
-on its AVX2 leaves): a block repairs when a product is NaN or reaches 2^31 or -32768 in
-magnitude (tested per 1024-element chunk), or, under FTZ/DAZ only, when a
-nonzero input lies below the multiplier's low bound (test_quant_fast_paths
-covers those edges and the streaming stores).  Tests assert nothing about
-which path ran; they make sure inputs reach all of them.
+and the AVX-512 route (F/BW/VL/DQ/VBMI) in 64-element blocks of its own
+leaves, for every input and rounding mode; both widen FP16 inputs exactly
+with vcvtph2ps (F16C's on AVX2, its 512-bit AVX-512F form on AVX-512): no
+AVX-512 FP16 instruction is used.  A block repairs when a product is NaN
+or reaches 2^31 or -32768 in magnitude (tested per 1024-element chunk),
+or, under FTZ/DAZ only, when a nonzero input lies below the multiplier's
+low bound (test_quant_fast_paths covers those edges and the streaming
+stores).  Tests assert nothing about which path ran; they make sure inputs
+reach all of them.
 """
 from __future__ import annotations
 
