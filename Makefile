@@ -103,7 +103,7 @@ $(AARCH64_DIR)/.env: toolchains/aarch64/host-packages.sh toolchains/aarch64/sysr
 
 # Installs the wheel with the emulated pip (proving its tag is accepted), then
 # runs the suite's NEON-route cases (SIMAKERNELS_TEST_ROUTES=neon, read by
-# tests/helpers.py) on an ARMv8.2 model (cortex-a76, closest to the A65) on
+# tests/support/helpers.py) on an ARMv8.2 model (cortex-a76, closest to the A65) on
 # two pytest-xdist workers (one per core; whole modules per worker, so that
 # each module's fixtures and oracle results stay in one process), all but
 # the modules that do not depend on the target (tests/conftest.py HOST_ONLY:
@@ -118,9 +118,10 @@ $(AARCH64_DIR)/.env: toolchains/aarch64/host-packages.sh toolchains/aarch64/sysr
 QEMU_RUN    = PYTHONPATH=$(abspath $(AARCH64_DIR))/pkg SIMAKERNELS_EXPECT_INSTALLED=1 $(QEMU_PY) -P
 QEMU_PYTEST = -m pytest -q -p no:cacheprovider --ignore=tests/oracle $(PYTEST_ARGS)
 QEMU_MARKS  = not host_only
-A53_TESTS   = tests/test_build.py tests/test_fenv.py tests/test_dequant_fenv.py tests/test_quant_fenv.py \
-              tests/test_hurray_fenv.py tests/test_cast_numerics.py tests/test_dequant_numerics.py \
-              tests/test_quant_numerics.py tests/test_dense_leaves.py
+A53_TESTS   = tests/tools/test_build.py \
+              tests/fenv/test_fenv.py tests/fenv/test_dequant_fenv.py tests/fenv/test_quant_fenv.py tests/fenv/test_hurray_fenv.py \
+              tests/numerics/test_cast_numerics.py tests/numerics/test_dequant_numerics.py tests/numerics/test_quant_numerics.py \
+              tests/layouts/test_dense_leaves.py
 test-aarch64: $(AARCH64_DIR)/pkg/.installed
 	QEMU_CPU=cortex-a76 $(QEMU_RUN) -m simakernels info
 	SIMAKERNELS_TEST_ROUTES=neon QEMU_CPU=cortex-a76 $(QEMU_RUN) $(QEMU_PYTEST) -n 2 --dist loadfile \

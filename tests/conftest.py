@@ -1,9 +1,13 @@
 """Suite configuration.
 
-The tests directory goes on ``sys.path`` so that ``import oracle`` and
-``import helpers`` work from the repository and from a copy of the suite run
-against an installed wheel (``python -P -m pytest <repo>/tests``).  The package
-under test is always plain ``import simakernels``.
+The tests are grouped by concern into packages (numerics/, layouts/, fenv/,
+admission/, binding/, arrays/, ev74/, hurray/, reliability/, and tools/ for
+the project's tooling); their shared helpers are the package support/.  The
+tests directory goes on ``sys.path`` so that ``import oracle``,
+``from support.helpers import ...`` and ``from tools.test_cli import ...``
+work from the repository and from a copy of the suite run against an
+installed wheel (``python -P -m pytest <repo>/tests``).  The package under
+test is always plain ``import simakernels``.
 """
 import os
 import sys
@@ -39,11 +43,14 @@ settings.load_profile("simakernels-fuzz" if os.environ.get("SIMAKERNELS_FUZZ_EXA
 # metadata and the benchmark and estimate tooling.  They run on the host; the emulated AArch64 runs
 # deselect them (-m "not host_only"), spending QEMU's time on what the
 # target decides: routes and leaves, staging, the FP environment, guard
-# pages, binding checks, the EV74 decoder and the selftest.
+# pages, binding checks, the EV74 decoder and the selftest.  The paths are
+# relative to this directory.
 HOST_ONLY = frozenset({
-    "test_admission.py", "test_op_admission.py", "test_dequant_admission.py", "test_quant_admission.py",
-    "test_error_messages.py", "test_ev74_descriptor.py", "test_hurray_descriptor.py", "test_array_plan_cache.py",
-    "test_docs.py", "test_cli.py", "test_metadata.py", "test_bench.py", "test_bench_aarch64.py", "test_neon_estimate.py", "test_floor.py",
+    "admission/test_admission.py", "admission/test_op_admission.py", "admission/test_dequant_admission.py",
+    "admission/test_quant_admission.py", "reliability/test_error_messages.py", "ev74/test_ev74_descriptor.py",
+    "hurray/test_hurray_descriptor.py", "arrays/test_array_plan_cache.py",
+    "tools/test_docs.py", "tools/test_cli.py", "tools/test_metadata.py", "tools/test_bench.py",
+    "tools/test_bench_aarch64.py", "tools/test_neon_estimate.py", "tools/test_floor.py",
 })
 
 
@@ -57,5 +64,5 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     """Marks the HOST_ONLY modules' tests."""
     for item in items:
-        if item.path.name in HOST_ONLY:
+        if os.path.relpath(item.path, _TESTS).replace(os.sep, "/") in HOST_ONLY:
             item.add_marker(pytest.mark.host_only)

@@ -1,0 +1,2 @@
+"""Admission: what requests and plans are accepted or rejected, with which
+ErrorCode and message."""

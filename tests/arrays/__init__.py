@@ -1,0 +1,2 @@
+"""The array layer (sk.cast, sk.dequantize, sk.quantize): inputs, plan cache,
+workers, docstrings, and plan pickling."""

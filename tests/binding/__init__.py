@@ -1,0 +1,2 @@
+"""Plans and their bindings at execute: immutability, reuse, buffer kinds and
+refused bindings."""

@@ -1,0 +1,2 @@
+"""The FP environment: its default state, set/restore, and what every
+operation does under every state."""

@@ -1,0 +1,268 @@
+"""``python -m simakernels bench``: option handling, case selection, the
+JSON document, the output check, peers present and simulated absent.  Tiny
+sizes and budgets; nothing here asserts a time."""
+import io
+import json
+import math
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import simakernels as sk
+from simakernels import cli
+from simakernels._progress import Progress
+from simakernels.bench import cases, timing
+from simakernels.core import DType
+
+from tools.test_cli import run_python
+
+FAST = ["--budget", "0.001", "--quiet", "--no-per-call"]
+
+
+def bench_json(capsys, *args):
+    """Runs the bench in-process with the JSON on stdout; (status, doc, stderr)."""
+    status = cli.main(["bench", *args, "--json", "-"])
+    out, err = capsys.readouterr()
+    return status, json.loads(out) if status != 2 else None, err
+
+
+def keys(doc):
+    return sorted((r["op"], r["rounding"], r["layout"], r["size"]) for r in doc["results"])
+
+
+def test_parse_and_label_sizes():
+    assert [cases.parse_size(s) for s in ("64", "4K", "256k", "16M", "64M", "1000")] == [
+        64, 4096, 1 << 18, 1 << 24, 1 << 26, 1000]
+    assert [cases.size_label(n) for n in (64, 4096, 1 << 26, 1000, 3 << 10)] == ["64", "4K", "64M", "1000", "3K"]
+    for bad in ("", "0", "-4", "4G", "K", "1.5M"):
+        with pytest.raises(ValueError):
+            cases.parse_size(bad)
+
+
+def test_grid_is_near_square():
+    assert cases.grid(64) == (8, 8)
+    assert cases.grid(1 << 18) == (512, 512)
+    assert cases.grid(1 << 13) == (64, 128)
+    assert cases.grid(1000) == (25, 40)
+    assert cases.grid(7) == (1, 7)
+
+
+@pytest.mark.parametrize("dtype", [DType.INT8, DType.FLOAT32, DType.BFLOAT16, DType.FLOAT16])
+def test_layouts_are_the_promised_views(dtype):
+    n, item = 1 << 13, dtype.itemsize
+    rows, cols = cases.grid(n)
+    for layout, strides in (("dense", (item,)), ("strided", (2 * cols * item, 2 * item)),
+                            ("transposed", (item, rows * item))):
+        parent = cases.make_parent(dtype, cases.parent_shape(n, layout))
+        x = cases.apply_layout(parent, layout)
+        assert x.shape == cases.out_shape(n, layout) and x.size == n
+        assert x.strides == strides and np.shares_memory(x, parent)
+        assert x.dtype == sk.arrays.numpy_dtype(dtype)
+    assert len(np.unique(cases.make_parent(dtype, (n,)))) > 50  # not a constant fill
+
+
+def test_select_ops():
+    every = cases.select_ops(None, ["nearest_even"])
+    assert [op.key for op in every] == [op.key for op in cases.OPS]
+    assert [op.key for op in cases.select_ops(["quant"], ["nearest_even"])] == [
+        "quant-fp32-int8", "quant-bf16-int8", "quant-fp16-int8"]
+    assert [op.key for op in cases.select_ops(["cast-bf16"], ["nearest_even"])] == ["cast-bf16-fp32"]
+    modes = cases.select_ops(["quant-fp16", "cast-fp32-bf16"], list(cases.ROUNDINGS))
+    assert [(op.key, op.rounding) for op in modes] == [("cast-fp32-bf16", "nearest_even")] + [
+        ("quant-fp16-int8", mode) for mode in cases.ROUNDINGS]
+    assert modes[2].label == "quant fp16->int8 toward_zero"
+    for bad in (["qua"], ["quant-fp64"], ["cast", "bogus"]):
+        with pytest.raises(ValueError, match="unknown op"):
+            cases.select_ops(bad, ["nearest_even"])
+
+
+def test_progress_bar_on_a_plain_stream():
+    stream = io.StringIO()
+    progress = Progress(3, stream, name="bench")
+    for label in ("a", "b", "c"):
+        progress.step(label)
+    progress.close()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 3 and "\r" not in stream.getvalue()
+    assert lines[0].startswith("bench [....") and " 1/3 " in lines[0] and lines[0].endswith("a")
+    assert " 3/3 " in lines[2] and "#" in lines[2]
+    silent = io.StringIO()
+    Progress(3, silent, enabled=False, name="bench").step("x")
+    assert silent.getvalue() == ""
+
+
+def test_measure_takes_round_robin_samples():
+    calls = []
+    samples = timing.measure({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, 0.0, 5)
+    assert sorted(samples) == ["a", "b"]
+    assert all(len(s) == 5 and s == sorted(s) and s[0] > 0 for s in samples.values())
+    switches = sum(1 for p, q in zip(calls, calls[1:]) if p != q)
+    assert switches >= 2 * 5 - 1 and calls.count("a") > 5 * 5  # interleaved rounds of batched calls
+    assert timing.median([1.0, 2.0, 9.0]) == 2.0 and timing.median([1.0, 2.0, 4.0, 9.0]) == 3.0
+
+
+def test_each_sample_follows_an_untimed_call_of_its_runner():
+    """A runner slow enough for one call per sample is called twice per
+    round (the untimed call, then the timed one), after its warm-up and
+    calibration calls."""
+    calls = []
+
+    def runner(name):
+        return lambda: (calls.append(name), time.sleep(0.002))
+
+    timing.measure({"a": runner("a"), "b": runner("b")}, 0.0, 5)
+    assert calls == ["a", "a", "b", "b"] + ["a", "a", "b", "b"] * 5
+
+
+def test_json_document(capsys):
+    status, doc, err = bench_json(capsys, "--sizes", "64,4K", "--ops", "dequant-int8-fp32,cast-fp32-bf16", *FAST)
+    assert status == 0, err
+    assert keys(doc) == sorted(
+        (op, "nearest_even", layout, size) for op in ("dequant-int8-fp32", "cast-fp32-bf16")
+        for layout, size in (("dense", "64"), ("dense", "4K"), ("strided", "4K"), ("transposed", "4K")))
+    assert doc["machine"]["routes"] == list(sk.a65.available_routes())
+    assert doc["versions"]["simakernels"] == sk.__version__ and doc["versions"]["numpy"] == np.__version__
+    assert doc["peers"] == {"requested": [], "found": [], "missing": {}}
+    assert doc["per_call"] == [] and err == ""  # --quiet, --no-per-call
+    for r in doc["results"]:
+        op = next(o for o in cases.OPS if o.key == r["op"])
+        assert r["n"] == cases.parse_size(r["size"]) and math.prod(r["shape"]) == r["n"]
+        assert r["bytes"] == r["n"] * (op.src.itemsize + op.dst.itemsize)
+        assert r["route"] == sk.a65.available_routes()[0]
+        expected = {"ours", "memcpy", "numpy"} | ({"ml_dtypes"} if op.kind == "cast" else set())
+        assert set(r["ns_per_elem"]) == expected
+        assert all(math.isfinite(v) and v > 0 for v in r["ns_per_elem"].values())
+        assert set(r["samples_s"]) == {"ours", "memcpy", "numpy"}
+        for name, samples in r["samples_s"].items():
+            assert len(samples) >= timing.MIN_SAMPLES and samples == sorted(samples)
+            assert r["ns_per_elem"][name] == pytest.approx(timing.median(samples) * 1e9 / r["n"])
+        assert r["mismatches"]["numpy"] == 0
+
+
+def test_filters_and_rounding_modes(capsys):
+    status, doc, _ = bench_json(capsys, "--sizes", "64,4K", "--ops", "quant-bf16", "--layouts", "strided",
+                                "--rounding", "all", *FAST)
+    assert status == 0
+    assert keys(doc) == [("quant-bf16-int8", mode, "strided", "4K") for mode in sorted(cases.ROUNDINGS)]
+    assert all(r["mismatches"] == {"numpy": 0} for r in doc["results"])
+    assert doc["settings"]["roundings"] == sorted(cases.ROUNDINGS)
+    status, doc, _ = bench_json(capsys, "--sizes", "100", "--ops", "cast", "--layouts", "transposed,dense",
+                                "--rounding", "toward_zero", *FAST)
+    assert status == 0  # 100 < 4K: dense only; cast rows ignore the rounding
+    assert keys(doc) == [("cast-bf16-fp32", "nearest_even", "dense", "100"),
+                         ("cast-fp32-bf16", "nearest_even", "dense", "100")]
+
+
+def test_table_and_per_call(capsys):
+    status = cli.main(["bench", "--sizes", "64", "--ops", "dequant-int8-bf16", "--budget", "0.001"])
+    out, err = capsys.readouterr()
+    assert status == 0
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("op "))
+    for column in ("ns/elem", "GB/s", "memcpy ns", "of memcpy", "numpy ns", "vs numpy", "best peer", "vs peer"):
+        assert column in lines[header]
+    assert lines[header + 2].split()[:4] == ["dequant", "int8->bf16", "dense", "64"]
+    assert "sk.a65.<op>.execute" in out and "Per-call cost at 64 elements" in out
+    per_call = out[out.index("Per-call"):]
+    for name in ("sk.a65.dequant.execute", "sk.dequantize(", "np.multiply(", "ml_dtypes: x.astype"):
+        assert name in per_call
+    assert "torch" not in per_call  # peers only with --peers
+    assert "bench [" in err and "per-call cost" in err  # the progress bar, on stderr only
+    assert "bench [" not in out
+
+
+def test_a_wrong_result_is_caught(capsys, monkeypatch):
+    real = cases.ours
+
+    def broken(op, x):
+        runner, route = real(op, x)
+        return cases.Runner(runner.call, lambda: np.zeros_like(runner.result())), route
+    monkeypatch.setattr(cases, "ours", broken)
+    status = cli.main(["bench", "--sizes", "64", "--ops", "quant-fp32", *FAST])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert "ERROR quant fp32->int8 dense 64" in err and "differ from NumPy" in err
+    assert "x!" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--sizes", "4G"], "bad size"),
+    (["--ops", "quant-fp64"], "unknown op"),
+    (["--layouts", "diagonal"], "unknown layout"),
+    (["--rounding", "stochastic"], "unknown rounding"),
+    (["--peers", "tensorflow"], "unknown peer"),
+    (["--budget", "0"], "--budget"),
+    (["--sizes", ","], "at least one"),
+    # filters that select nothing (FAST keeps a run short if one is not refused)
+    (["--sizes", "64,1K", "--layouts", "strided,transposed", *FAST],
+     "--sizes 64,1K with --layouts strided,transposed selects no case: strided and transposed run from 4K"),
+    (["--ops", "quant", "--rounding", ",", "--sizes", "64", *FAST], "--rounding needs at least one"),
+    (["--ops", ",", "--sizes", "64", *FAST], "--ops needs at least one"),
+])
+def test_bad_arguments(capsys, args, message):
+    assert cli.main(["bench", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and message in err
+
+
+def test_missing_peers_are_named_and_skipped(capsys, monkeypatch):
+    for name in ("torch", "onnxruntime"):
+        monkeypatch.setitem(sys.modules, name, None)  # import fails as if not installed
+    status, doc, err = bench_json(capsys, "--sizes", "64", "--ops", "dequant-int8-fp32", "--peers", *FAST)
+    assert status == 0
+    assert doc["peers"]["requested"] == ["torch", "onnxruntime"] and doc["peers"]["found"] == []
+    assert sorted(doc["peers"]["missing"]) == ["onnxruntime", "torch"]
+    assert "peer torch missing" in err and "peer onnxruntime missing" in err
+    assert set(doc["results"][0]["ns_per_elem"]) == {"ours", "memcpy", "numpy"}
+
+
+def test_plot_needs_matplotlib(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert cli.main(["bench", "--plot", "x.png", *FAST]) == 2  # refused before any measurement
+    out, err = capsys.readouterr()
+    assert out == "" and "--plot needs matplotlib" in err
+
+
+def test_plot(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "bench.png"
+    status = cli.main(["bench", "--sizes", "64,4K", "--ops", "cast-bf16", "--plot", str(path), *FAST])
+    assert status == 0, capsys.readouterr().err
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10000
+
+
+def test_installed_peers(capsys):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    status, doc, err = bench_json(capsys, "--sizes", "64,4K", "--ops", "dequant-int8-fp32,quant-bf16,cast",
+                                  "--layouts", "dense,strided", "--rounding", "nearest_even,toward_zero",
+                                  "--peers", "torch,onnxruntime", *FAST)
+    assert status == 0, err
+    assert doc["peers"]["found"] == ["torch", "onnxruntime"] and doc["peers"]["missing"] == {}
+    assert doc["versions"]["torch"] == torch.__version__ and torch.get_num_threads() == 1
+    for r in doc["results"]:
+        names = set(r["ns_per_elem"])
+        directed = r["rounding"] != "nearest_even"
+        assert ("torch" in names) != directed  # torch rounds to nearest only
+        assert ("onnxruntime" in names) == (r["layout"] == "dense" and not directed)  # ORT: dense tensors
+        assert all(v > 0 for v in r["ns_per_elem"].values())
+        if r["op"] != "quant-bf16-int8":  # quantize divides by 1/m: may differ; the rest is exact
+            assert all(count == 0 for count in r["mismatches"].values()), r
+    status = cli.main(["bench", "--sizes", "64", "--ops", "cast-fp32", "--peers", "torch", "--budget", "0.001",
+                       "--quiet"])
+    out = capsys.readouterr().out
+    per_call = out[out.index("Per-call"):]
+    assert status == 0 and "torch.dequantize(qt)" in per_call and "onnxruntime" not in per_call
+
+
+def test_command_line(tmp_path):
+    result = run_python(["-m", "simakernels", "bench", "--sizes", "64", "--ops", "cast-fp32-bf16",
+                         "--budget", "0.001", "--no-per-call", "--json", "b.json"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "cast fp32->bf16" in result.stdout and "bench [" in result.stderr
+    doc = json.loads((tmp_path / "b.json").read_text())
+    assert keys(doc) == [("cast-fp32-bf16", "nearest_even", "dense", "64")]
+    assert doc["command"][:3] == ["bench", "--sizes", "64"]
