@@ -9,12 +9,16 @@ the code under test to compute an expectation.  The generators below only
 choose *inputs* (NumPy and ml_dtypes conversions pick values near ties or
 in a useful range); whatever they produce, the oracle decides the result.
 
-Code paths of a dense run (see csrc/quant): on the SSE2 and NEON routes,
-16-element blocks take a binary32 multiply ("fast") unless a lane is a
-nonzero FP32/BF16 subnormal, a nonzero finite lane's product has a zero
-exponent field, or the multiplier is subnormal ("repair": the exact integer
-path for the whole block); fewer than 16 trailing elements and strided runs
-always take the exact path.  The AVX2 route works in 32-element blocks
+Code paths of a dense run (see csrc/quant): on the SSE2 route, 16-element
+blocks take a binary32 multiply ("fast") unless a lane is a nonzero
+FP32/BF16 subnormal, a nonzero finite lane's product has a zero exponent
+field, or the multiplier is subnormal ("repair": the exact integer path for
+the whole block); fewer than 16 trailing elements and strided runs always
+take the exact path.  The NEON route's fast path is exact without flushing
+(its conversions give the contract's answers for every lane) and runs a
+tail as one zero-padded block; under FZ a pair of blocks with a zero
+exponent product repairs, tails take the exact path, and so does every
+block of a subnormal multiplier.  The AVX2 route works in 32-element blocks
 and the AVX-512 route (F/BW/VL/DQ/VBMI) in 64-element blocks of its own
 leaves, for every input and rounding mode; both widen FP16 inputs exactly
 with vcvtph2ps (F16C's on AVX2, its 512-bit AVX-512F form on AVX-512): no
