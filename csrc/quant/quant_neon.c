@@ -19,8 +19,9 @@
  * recomputed by the exact integer path when a nonzero input has a product
  * with a zero exponent field (flushed, subnormal or from a flushed input).
  * Under flushing tails take the exact path too, and so does every block of
- * a subnormal multiplier; otherwise a tail runs as one zero-padded block.  The every_other leaves
- * (kernel.h) load every second element with LD2 and run the same blocks. */
+ * a subnormal multiplier; otherwise a tail runs as one zero-padded block.
+ * The every_other leaves (kernel.h) load every second element with LD2 and
+ * run the same blocks. */
 #include <string.h>
 #include "quant.h"
 #if SK_HAVE_NEON
