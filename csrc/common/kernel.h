@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdatomic.h>
 #include "../include/simakernels.h"
+#include "rules.h"
 
 #if defined(__aarch64__)
 #define SK_HAVE_NEON 1
@@ -86,12 +87,12 @@ static inline void sk_walk_go(const sk_walk *walk, const void *src, void *dst, c
     else sk_walk_run(walk, src, dst, kernel, route, ctx);
 }
 
-/* The binding rules (sk_binding_fault) for an entry's host pointers:
- * SK_OK or the first fault's status, before anything is read or written. */
+/* The binding rules (rules.h) for an entry's host pointers: SK_OK or the
+ * first fault's status, before anything is read or written. */
 static inline int sk_binding_check(const sk_binding *need, const void *src, uint64_t src_len, const void *dst,
                                    uint64_t dst_len) {
     sk_fault fault;
-    return sk_binding_fault(need, SK_DOMAIN_HOST, (uintptr_t)src, src_len, (uintptr_t)dst, dst_len, &fault);
+    return sk_binding_rules(need, SK_DOMAIN_HOST, (uintptr_t)src, src_len, (uintptr_t)dst, dst_len, &fault);
 }
 
 /* Whether a route is compiled and this CPU runs it: asked once per route
