@@ -15,6 +15,7 @@ from .core import (
 from .buffers import ConstHostBuffer, HostBuffer
 from . import fenv, ops, a65, ev74, formats, testing
 from .arrays import cast, dequantize, quantize
+from .qparams import QParams, choose_qparams
 
 __all__ = [
     "__version__",
@@ -30,7 +31,9 @@ __all__ = [
     "TensorSpec",
     "a65",
     "ev74",
+    "QParams",
     "cast",
+    "choose_qparams",
     "dequantize",
     "quantize",
     "fenv",

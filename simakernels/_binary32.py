@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from fractions import Fraction
 from typing import Any
 
 import ml_dtypes
@@ -22,6 +23,27 @@ def _round_to_bits(x: float) -> int:
     if math.isinf(x):
         return sign | 0x7F800000
     num, den = abs(x).as_integer_ratio()  # exact; den is a power of two
+    return ratio_bits(sign, num, den)
+
+
+def fraction_bits(value: Fraction) -> int:
+    """Exact nearest-even binary32 bits of a rational (+0 for zero)."""
+    return ratio_bits(0x80000000 if value < 0 else 0, abs(value.numerator), value.denominator)
+
+
+def value_of(bits: int) -> Fraction:
+    """The exact value of finite binary32 bits."""
+    biased, fraction = (bits >> 23) & 0xFF, bits & 0x7FFFFF
+    if biased == 0xFF:
+        raise ValueError(f"binary32 bits {bits:#010x} are not finite")
+    sig = fraction | (1 << 23) if biased else fraction
+    value = Fraction(sig) * Fraction(2) ** (max(biased, 1) - 150)
+    return -value if bits >> 31 else value
+
+
+def ratio_bits(sign: int, num: int, den: int) -> int:
+    """``sign`` with the nearest-even binary32 magnitude of num / den
+    (num >= 0, den > 0)."""
     if num == 0:
         return sign
     # value = num / den; choose the exponent e of the quantum 2^q so that the

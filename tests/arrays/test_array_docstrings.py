@@ -7,13 +7,16 @@ import pytest
 
 import simakernels as sk
 
-FUNCTIONS = {"cast": sk.cast, "dequantize": sk.dequantize, "quantize": sk.quantize}
+FUNCTIONS = {"cast": sk.cast, "dequantize": sk.dequantize, "quantize": sk.quantize,
+             "choose_qparams": sk.choose_qparams}
 
 # Facts each docstring must state (lower case), from the specification.
 FACTS = {
     "cast": ["0x7fff", "nan", "ties to even", "workers", "kernelerror", "unsupported_dtype"],
     "dequantize": ["float32(q) - z", "never", "fused", "16777217", "bfloat16", "unsupported_environment",
                    "invalid_params", "workers"],
+    "choose_qparams": ["reciprocal", "saturates", "half a scale step", "nan", "symmetric", "unsupported_dtype",
+                       "invalid_params"],
     "quantize": ["reciprocal", "numpy.float32(1) / numpy.float32(scale)", "nan", "zero_point", "saturated",
                  "infinity", "15 * 0.3", "unsupported_environment", "invalid_params", "workers"],
 }

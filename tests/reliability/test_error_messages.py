@@ -214,6 +214,7 @@ class Row(NamedTuple):
 
 ADM, BUF = "simakernels/admission.py", "simakernels/buffers.py"
 RUL, STO = "simakernels/_rules.py", "simakernels/storage.py"
+QP = "simakernels/qparams.py"
 ARR, SPL = "simakernels/arrays.py", "simakernels/_split.py"
 BACK, ROUTES_PY = "simakernels/a65/_backend.py", "simakernels/a65/_routes.py"
 EVQ, EVD, HUR = "simakernels/ev74/quant.py", "simakernels/ev74/device.py", "simakernels/formats/hurray.py"
@@ -370,6 +371,14 @@ ROWS: List[Row] = [
         E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD"),
     Row("pickled plan, route missing", BACK, "loading a pickled {} plan: {}", unpickled_without_its_route,
         E.UNSUPPORTED_ENVIRONMENT, "pickled quant plan", "route='scalar'"),
+    # ---- parameter chooser
+    Row("qparams dtype", QP, "x: dtype {} is not FLOAT32, FLOAT16 or BFLOAT16 ({})",
+        raised(lambda: sk.choose_qparams(np.float64([1.0]))), E.UNSUPPORTED_DTYPE, "x", "float64"),
+    Row("qparams axis", QP, "axis {} is outside rank {} (an integer in [{}, {}])",
+        raised(lambda: sk.choose_qparams(np.float32([1.0]), axis=3)), E.INVALID_PARAMS, "axis", "3"),
+    Row("qparams symmetric", QP, "symmetric must be a bool, got {}",
+        raised(lambda: sk.choose_qparams(np.float32([1.0]), symmetric="yes")), E.INVALID_PARAMS, "symmetric",
+        "'yes'"),
     # ---- EV74 host codec
     Row("ev74 request type", EVQ, "ev74.quant.check_inference takes an ops.quant Request or Plan, got {}",
         lambda: ev.check_inference("nope"), E.INVALID_OPERATION, "ops.quant Request", "str"),

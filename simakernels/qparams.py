@@ -1,0 +1,194 @@
+"""``sk.choose_qparams``: INT8 quantization parameters from the data's range.
+
+The rule (docs/qparams.md has it with examples):
+
+1. The range, per tensor or per channel of ``axis``: the least and greatest
+   *finite* input values, widened to include 0 (NaN and infinities are left
+   out of it: NaN quantizes to the zero point and infinities saturate, as
+   the Quant contract says).  Taken on the representation bits, so the
+   caller's FP modes cannot change it.
+2. The first scale: asymmetric ``(hi - lo) / 254`` (the range spans 254
+   steps, so the two ends' integers fit the 256 levels however they
+   round), symmetric ``max(-lo, hi) / 127``, computed exactly and rounded
+   to binary32
+   (nearest-even); 1.0 for an empty range (all zeros, no finite value, an
+   empty tensor); never below the least binary32 whose reciprocal is
+   finite in binary32.
+3. The multiplier: the binary32 reciprocal of the binary32 scale (nearest-
+   even of the exact 1 / scale).  This is the one place where the library
+   takes a reciprocal.
+4. The check, exact: with ``a = floor(fl32(lo * multiplier))`` and
+   ``b = ceil(fl32(hi * multiplier))`` (the binary32 product Quant
+   computes, then the integer the most extreme rounding mode can give),
+   asymmetric needs ``b - a <= 255`` and takes the zero point ``-128 - a``;
+   symmetric needs ``-127 <= a`` and ``b <= 127`` and takes zero point 0.
+   While the check fails (binary32 rounding of the scale, the multiplier
+   or a product can push an end past its level by a hair) the scale goes
+   up one binary32 step, and the multiplier with it.  So neither end of the range saturates, in any of
+   the four rounding modes, and every value in between lands within its
+   level.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Dict, List, Optional, Tuple
+
+import ml_dtypes
+import numpy as np
+import numpy.typing as npt
+
+from . import _binary32
+from .arrays import _input
+from .core import Error, ErrorCode, KernelError, type_name
+
+# Bits of each input format: (exponent bits, fraction bits).
+_FORMATS: Dict[Any, Tuple[int, int]] = {
+    np.dtype(np.float32): (8, 23),
+    np.dtype(ml_dtypes.bfloat16): (8, 7),
+    np.dtype(np.float16): (5, 10),
+}
+_ONE = 0x3F800000
+
+
+def _least_scale_bits() -> int:
+    """The least positive binary32 whose reciprocal rounds to a finite
+    binary32 (a smaller scale would have an infinite multiplier)."""
+    lo, hi = 1, 0x7F7FFFFF
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _binary32.fraction_bits(1 / _binary32.value_of(mid)) & 0x7F800000 == 0x7F800000:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+_LEAST_SCALE = _least_scale_bits()
+
+
+@dataclass(frozen=True)
+class QParams:
+    """INT8 parameters: ``scale`` (binary32, for ``sk.dequantize``),
+    ``zero_point`` (int) and ``multiplier`` (binary32, the reciprocal of
+    ``scale``, for ``sk.quantize``); NumPy arrays along ``axis`` (float32,
+    int32, float32) when ``axis`` is not None."""
+
+    scale: Any
+    zero_point: Any
+    multiplier: Any
+    axis: Optional[int] = None
+    symmetric: bool = False
+
+
+def choose_qparams(x: npt.ArrayLike, *, symmetric: bool = False, axis: Optional[int] = None) -> QParams:
+    """INT8 parameters from the range of ``x`` (FLOAT32, FLOAT16 or BFLOAT16),
+    per tensor or per channel along ``axis`` (negative counts from the end).
+
+    ``multiplier`` (for ``sk.quantize``) is the binary32 reciprocal of the
+    binary32 ``scale`` (for ``sk.dequantize``).  Asymmetric (default): the
+    range spans 254 of the 255 steps between -128
+    and 127 (its ends land on the outermost levels or next to them).  Symmetric: zero point 0, levels -127..127.  Guarantees: finite
+    scales > 0 and finite multipliers (an empty or constant range too);
+    ``dequantize(zero_point)`` is exactly 0; neither end of the range
+    saturates in any rounding mode; with nearest-even rounding every finite
+    input in the range comes back within half a scale step (plus the
+    binary32 rounding of the product and of the result).  NaN and
+    infinities are left out of the range.  The rule: module docstring and
+    docs/qparams.md.
+
+    Raises :class:`~simakernels.KernelError`: ``UNSUPPORTED_DTYPE`` for
+    another dtype, ``INVALID_PARAMS`` for an ``axis`` outside the rank or a
+    ``symmetric`` that is not a bool, ``INVALID_BINDING`` for a masked array.
+
+    >>> import numpy as np, simakernels as sk
+    >>> qp = sk.choose_qparams(np.float32([-1.0, 0.5, 2.0]))
+    >>> float(qp.scale), qp.zero_point, float(qp.multiplier)   # scale: 3/254 as binary32
+    (0.011811023578047752, -43, 84.66666412353516)
+    >>> q = sk.quantize(np.float32([-1.0, 0.5, 2.0]), qp.multiplier, qp.zero_point)
+    >>> q.tolist(), sk.dequantize(q, qp.scale, qp.zero_point).tolist()
+    ([-128, -1, 126], [-1.003937005996704, 0.4960629940032959, 1.996062994003296])
+    """
+    array = _array(x)
+    if not isinstance(symmetric, bool):
+        raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"symmetric must be a bool, got {symmetric!r}"))
+    if axis is None:
+        lo, hi = _ranges(array.reshape(1, -1))
+        (scale, zero_point, multiplier), = _choose(lo, hi, symmetric)
+        return QParams(_binary32.from_bits(scale), zero_point, _binary32.from_bits(multiplier), None, symmetric)
+    channel_axis = _axis(axis, array.ndim)
+    channels = np.moveaxis(array, channel_axis, 0)
+    lo, hi = _ranges(channels.reshape(channels.shape[0], int(np.prod(channels.shape[1:]))))
+    chosen = _choose(lo, hi, symmetric)
+    scales = np.array([c[0] for c in chosen], np.uint32).view(np.float32)
+    zero_points = np.array([c[1] for c in chosen], np.int32)
+    multipliers = np.array([c[2] for c in chosen], np.uint32).view(np.float32)
+    return QParams(scales, zero_points, multipliers, channel_axis, symmetric)
+
+
+def _array(x: Any) -> np.ndarray:
+    array = _input(x)  # the array layer's: masked arrays are refused
+    if array.dtype not in _FORMATS:
+        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"x: dtype {array.dtype} is not FLOAT32, FLOAT16 or "
+                                                             f"BFLOAT16 ({type_name(x)})"))
+    return array
+
+
+def _axis(axis: Any, rank: int) -> int:
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -rank <= axis < rank:
+        raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"axis {axis!r} is outside rank {rank} "
+                                                          f"(an integer in [{-rank}, {rank - 1}])"))
+    return int(axis) % rank
+
+
+def _ranges(rows: np.ndarray) -> Tuple[List[Fraction], List[Fraction]]:
+    """Each row's least and greatest finite value, with 0, exactly: on
+    sign-magnitude keys of the representation bits (integer comparisons)."""
+    exponent_bits, fraction_bits = _FORMATS[rows.dtype]
+    width = 1 + exponent_bits + fraction_bits
+    bits = rows.view(np.uint16 if width == 16 else np.uint32).astype(np.int64)
+    magnitude = bits & ((1 << (width - 1)) - 1)
+    key = np.where(bits >> (width - 1) != 0, -magnitude, magnitude)
+    finite = magnitude < ((1 << exponent_bits) - 1) << fraction_bits
+    least = np.where(finite, key, 0).min(axis=1, initial=0)
+    greatest = np.where(finite, key, 0).max(axis=1, initial=0)
+    decode = _decoder(exponent_bits, fraction_bits)
+    return [decode(int(k)) for k in least], [decode(int(k)) for k in greatest]
+
+
+def _decoder(exponent_bits: int, fraction_bits: int) -> Any:
+    bias = (1 << (exponent_bits - 1)) - 1
+
+    def decode(key: int) -> Fraction:
+        magnitude = abs(key)
+        biased, fraction = magnitude >> fraction_bits, magnitude & ((1 << fraction_bits) - 1)
+        sig = fraction | (1 << fraction_bits) if biased else fraction
+        value = Fraction(sig) * Fraction(2) ** (max(biased, 1) - bias - fraction_bits)
+        return -value if key < 0 else value
+    return decode
+
+
+def _choose(lo: List[Fraction], hi: List[Fraction], symmetric: bool) -> List[Tuple[int, int, int]]:
+    """(scale bits, zero point, multiplier bits) for each range."""
+    chosen = []
+    for low, high in zip(lo, hi):
+        span = max(-low, high) / 127 if symmetric else (high - low) / 254
+        scale = max(_binary32.fraction_bits(span), _LEAST_SCALE) if span else _ONE
+        while True:
+            multiplier = _binary32.fraction_bits(1 / _binary32.value_of(scale))
+            m = _binary32.value_of(multiplier)
+            a = _floor(_binary32.value_of(_binary32.fraction_bits(low * m)))
+            b = -_floor(-_binary32.value_of(_binary32.fraction_bits(high * m)))
+            if symmetric and -127 <= a and b <= 127:
+                chosen.append((scale, 0, multiplier))
+                break
+            if not symmetric and b - a <= 255:
+                chosen.append((scale, -128 - a, multiplier))
+                break
+            scale += 1  # the next binary32 up (positive, finite: far below the largest)
+    return chosen
+
+
+def _floor(value: Fraction) -> int:
+    return value.numerator // value.denominator
+
