@@ -181,12 +181,21 @@ def _param_key(p: Any) -> Any:
     return kind, p
 
 
-def _fresh_output(plan: Any, x: np.ndarray) -> np.ndarray:
-    """A new C-contiguous output for a cached plan (its output dtype was
-    resolved when the plan was made), or the plan's admission Error."""
-    if type(plan) is Error:
-        raise KernelError(plan)
-    return _empty(x.shape, plan._dtypes[1])
+def _lookup(key: Any, x: np.ndarray, dtype: Any, out: Optional[np.ndarray]) -> Any:
+    """(the cached plan or None, the output to write): a given ``out``
+    checked against ``dtype`` on a miss (a hit proves it was), else a new
+    C-contiguous array, for a hit of the dtype the plan resolved."""
+    try:
+        plan = _PLANS.get(key)
+    except TypeError:  # unhashable parameters: never cached
+        plan = None
+    if plan is None:
+        return None, _output(x, to_dtype(dtype), out)
+    if out is None:
+        if type(plan) is Error:  # a cached refusal
+            raise KernelError(plan)
+        out = _empty(x.shape, plan._dtypes[1])
+    return plan, out
 
 
 _empty = np.empty
@@ -297,14 +306,7 @@ def cast(x: npt.ArrayLike, dtype: DTypeSpec, *, out: Optional[np.ndarray] = None
     key = ("cast", x.shape, x.strides, x.dtype, _param_key(dtype),
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
            _forced_route())
-    try:
-        plan = _PLANS.get(key)
-    except TypeError:  # unhashable parameters: never cached
-        plan = None
-    if plan is None:
-        out = _output(x, to_dtype(dtype), out)
-    elif out is None:
-        out = _fresh_output(plan, x)
+    plan, out = _lookup(key, x, dtype, out)
     if plan is None:
         request = ops_cast.Request([_spec(x, "input 0")], [_spec(out, "output 0")])
         plan = _remember(key, a65.cast.check_inference(request))
@@ -363,14 +365,7 @@ def dequantize(
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
            _param_key(scale), zero_point if type(zero_point) is int else _param_key(zero_point),
            _forced_route())
-    try:
-        plan = _PLANS.get(key)
-    except TypeError:  # unhashable parameters: never cached
-        plan = None
-    if plan is None:
-        out = _output(x, to_dtype(dtype), out)
-    elif out is None:
-        out = _fresh_output(plan, x)
+    plan, out = _lookup(key, x, dtype, out)
     if plan is None:
         request = ops_dequant.Request([_spec(x, "input 0")], [_spec(out, "output 0")],
                                       ops_dequant.Params(scale, zero_point))
@@ -446,14 +441,7 @@ def quantize(
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
            _param_key(multiplier), zero_point if type(zero_point) is int else _param_key(zero_point),
            rounding if type(rounding) is str else _param_key(rounding), _forced_route())
-    try:
-        plan = _PLANS.get(key)
-    except TypeError:  # unhashable parameters: never cached
-        plan = None
-    if plan is None:
-        out = _output(x, DType.INT8, out)
-    elif out is None:
-        out = _fresh_output(plan, x)
+    plan, out = _lookup(key, x, DType.INT8, out)
     if plan is None:
         plan = _remember(key, _quant_plan(x, out, multiplier, zero_point, rounding))
     if workers is not _ONE_WORKER:  # anything else is checked by _split_run
