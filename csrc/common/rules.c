@@ -45,7 +45,7 @@ int sk_layout_check(const sk_layout *l, uint64_t *span, sk_fault *f) {
     /* item + sum (extent - 1) * stride over the axes of extent > 1, each
      * step checked before it is added: it never wraps. */
     uint64_t total = item;
-    int order[6], active = 0;
+    int order[SK_MAX_RANK], active = 0;
     for (int a = 0; a < l->rank; ++a) {
         const uint64_t e = l->extent[a], s = (uint64_t)l->stride[a];
         if (e <= 1) continue;

@@ -11,8 +11,6 @@
 #include "tile.h"
 #include "tuning.h"
 
-#define SK_MAX_RANK 6
-
 typedef struct axes {
     int n;
     int64_t extent[SK_MAX_RANK];
