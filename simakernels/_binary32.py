@@ -33,12 +33,18 @@ def fraction_bits(value: Fraction) -> int:
 
 def value_of(bits: int) -> Fraction:
     """The exact value of finite binary32 bits."""
-    biased, fraction = (bits >> 23) & 0xFF, bits & 0x7FFFFF
-    if biased == 0xFF:
+    if (bits >> 23) & 0xFF == 0xFF:
         raise ValueError(f"binary32 bits {bits:#010x} are not finite")
-    sig = fraction | (1 << 23) if biased else fraction
-    value = Fraction(sig) * Fraction(2) ** (max(biased, 1) - 150)
-    return -value if bits >> 31 else value
+    return magnitude_value(bits & 0x7FFFFFFF, 8, 23) * (-1 if bits >> 31 else 1)
+
+
+def magnitude_value(magnitude: int, exponent_bits: int, fraction_bits: int) -> Fraction:
+    """The exact value of a finite IEEE-style magnitude (the bits below the
+    sign) of a binary format with these field widths."""
+    biased, fraction = magnitude >> fraction_bits, magnitude & ((1 << fraction_bits) - 1)
+    sig = fraction | (1 << fraction_bits) if biased else fraction
+    bias = (1 << (exponent_bits - 1)) - 1
+    return Fraction(sig) * Fraction(2) ** (max(biased, 1) - bias - fraction_bits)
 
 
 def ratio_bits(sign: int, num: int, den: int) -> int:

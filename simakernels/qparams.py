@@ -152,20 +152,10 @@ def _ranges(rows: np.ndarray) -> Tuple[List[Fraction], List[Fraction]]:
     finite = magnitude < ((1 << exponent_bits) - 1) << fraction_bits
     least = np.where(finite, key, 0).min(axis=1, initial=0)
     greatest = np.where(finite, key, 0).max(axis=1, initial=0)
-    decode = _decoder(exponent_bits, fraction_bits)
-    return [decode(int(k)) for k in least], [decode(int(k)) for k in greatest]
-
-
-def _decoder(exponent_bits: int, fraction_bits: int) -> Any:
-    bias = (1 << (exponent_bits - 1)) - 1
-
     def decode(key: int) -> Fraction:
-        magnitude = abs(key)
-        biased, fraction = magnitude >> fraction_bits, magnitude & ((1 << fraction_bits) - 1)
-        sig = fraction | (1 << fraction_bits) if biased else fraction
-        value = Fraction(sig) * Fraction(2) ** (max(biased, 1) - bias - fraction_bits)
+        value = _binary32.magnitude_value(abs(key), exponent_bits, fraction_bits)
         return -value if key < 0 else value
-    return decode
+    return [decode(int(k)) for k in least], [decode(int(k)) for k in greatest]
 
 
 def _choose(lo: List[Fraction], hi: List[Fraction], symmetric: bool) -> List[Tuple[int, int, int]]:

@@ -13,8 +13,7 @@ static const uint64_t SPAN_LIMIT[2] = {(uint64_t)INT64_MAX, ((uint64_t)1 << 32) 
 
 uint64_t sk_domain_end(int domain) { return sk_end_limit(domain); }
 
-#define fail sk_fault_set
-static int passed(sk_fault *f) { return fail(f, SK_OK, SK_RULE_NONE, -1, -1, 0, 0); }
+static int passed(sk_fault *f) { return sk_fault_set(f, SK_OK, SK_RULE_NONE, -1, -1, 0, 0); }
 
 int sk_layout_check(const sk_layout *l, uint64_t *span, sk_fault *f) {
     const int p = l->port;
@@ -27,19 +26,19 @@ int sk_layout_check(const sk_layout *l, uint64_t *span, sk_fault *f) {
     for (int a = 0; a < l->rank; ++a) {
         const int64_t s = l->stride[a];
         const uint64_t e = l->extent[a];
-        if (e > limit) return fail(f, over, SK_RULE_EXTENT_LIMIT, p, a, e, limit);
-        if (s < 0) return fail(f, SK_UNSUPPORTED_LAYOUT, SK_RULE_NEGATIVE_STRIDE, p, a, (uint64_t)s, 0);
+        if (e > limit) return sk_fault_set(f, over, SK_RULE_EXTENT_LIMIT, p, a, e, limit);
+        if (s < 0) return sk_fault_set(f, SK_UNSUPPORTED_LAYOUT, SK_RULE_NEGATIVE_STRIDE, p, a, (uint64_t)s, 0);
         if (l->normalised && empty && s)
-            return fail(f, SK_UNSUPPORTED_LAYOUT, SK_RULE_NOT_NORMALISED, p, a, (uint64_t)s, 0);
+            return sk_fault_set(f, SK_UNSUPPORTED_LAYOUT, SK_RULE_NOT_NORMALISED, p, a, (uint64_t)s, 0);
         if ((uint64_t)s % item)
-            return fail(f, SK_UNSUPPORTED_LAYOUT, SK_RULE_STRIDE_MULTIPLE, p, a, (uint64_t)s, item);
+            return sk_fault_set(f, SK_UNSUPPORTED_LAYOUT, SK_RULE_STRIDE_MULTIPLE, p, a, (uint64_t)s, item);
         if (l->normalised && e == 1 && s)
-            return fail(f, SK_UNSUPPORTED_LAYOUT, SK_RULE_NOT_NORMALISED, p, a, (uint64_t)s, 0);
+            return sk_fault_set(f, SK_UNSUPPORTED_LAYOUT, SK_RULE_NOT_NORMALISED, p, a, (uint64_t)s, 0);
         /* An empty tensor accesses nothing, so any stride serves (NumPy
          * gives empty arrays zero strides). */
-        if (e > 1 && s == 0 && !empty) return fail(f, SK_UNSUPPORTED_LAYOUT, SK_RULE_BROADCAST, p, a, e, 0);
+        if (e > 1 && s == 0 && !empty) return sk_fault_set(f, SK_UNSUPPORTED_LAYOUT, SK_RULE_BROADCAST, p, a, e, 0);
         if (e > 1 && (uint64_t)s > limit)
-            return fail(f, over, SK_RULE_STRIDE_LIMIT, p, a, (uint64_t)s, limit);
+            return sk_fault_set(f, over, SK_RULE_STRIDE_LIMIT, p, a, (uint64_t)s, limit);
     }
     if (empty) return passed(f);
     /* item + sum (extent - 1) * stride over the axes of extent > 1, each
@@ -49,7 +48,7 @@ int sk_layout_check(const sk_layout *l, uint64_t *span, sk_fault *f) {
     for (int a = 0; a < l->rank; ++a) {
         const uint64_t e = l->extent[a], s = (uint64_t)l->stride[a];
         if (e <= 1) continue;
-        if (e - 1 > (limit - total) / s) return fail(f, over, SK_RULE_SPAN_LIMIT, p, a, total, limit);
+        if (e - 1 > (limit - total) / s) return sk_fault_set(f, over, SK_RULE_SPAN_LIMIT, p, a, total, limit);
         total += (e - 1) * s;
         int j = active++;  /* insertion by stride for the proof */
         while (j > 0 && l->stride[order[j - 1]] > l->stride[a]) {
@@ -62,7 +61,7 @@ int sk_layout_check(const sk_layout *l, uint64_t *span, sk_fault *f) {
     for (int k = 0; k < active; ++k) {
         const int a = order[k];
         const uint64_t s = (uint64_t)l->stride[a];
-        if (s < covered) return fail(f, SK_UNSUPPORTED_LAYOUT, SK_RULE_AXES_OVERLAP, p, a, s, covered);
+        if (s < covered) return sk_fault_set(f, SK_UNSUPPORTED_LAYOUT, SK_RULE_AXES_OVERLAP, p, a, s, covered);
         covered += (l->extent[a] - 1) * s;
     }
     *span = total;

@@ -31,7 +31,6 @@ class BackendPlan:
     # any other array goes through bind(), which applies the storage rule.
     _storage: Tuple[FrozenSet[Any], FrozenSet[Any]] = field(repr=False)
     _dtypes: Tuple[Any, Any] = field(repr=False)  # the ports' own NumPy dtypes
-    _fast: Tuple[Any, Any, Any] = field(repr=False)  # (_native, *_dtypes): one load on the fast path
 
     @property
     def shape(self) -> Tuple[int, ...]:
@@ -95,7 +94,7 @@ def prepare(
     (src,), (dst,) = shared.admitted.inputs, shared.admitted.outputs
     dtypes = (storage.NUMPY[src.dtype], storage.NUMPY[dst.dtype])
     return plan_type(shared, chosen[0], native, lib.sk_operation_fenv_needs(_OPERATION[operation]),
-                     (storage.accepted(src.dtype), storage.accepted(dst.dtype)), dtypes, (native, *dtypes))
+                     (storage.accepted(src.dtype), storage.accepted(dst.dtype)), dtypes)
 
 
 _OPERATION = {"cast": lib.SK_OP_CAST, "dequant": lib.SK_OP_DEQUANT, "quant": lib.SK_OP_QUANT}
@@ -163,7 +162,8 @@ def make_execute(plan_type: Type[_PlanT], operation: str, native_execute: Native
         if type(plan) is plan_type:
             try:
                 (src,), (dst,) = inputs, outputs
-                native, src_dtype, dst_dtype = plan._fast
+                native = plan._native
+                src_dtype, dst_dtype = plan._dtypes
                 if type(src) is _ndarray and type(dst) is _ndarray:
                     # Arrays of the ports' own dtypes: the common call, one
                     # native call.  Other storage dtypes take the general
