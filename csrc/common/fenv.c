@@ -149,14 +149,7 @@ int sk_fenv_control_unmet(uint64_t control, int needs) {
     return unmet;
 }
 
-int sk_operation_fenv_needs(int operation) {
-    switch (operation) {
-    case SK_OP_DEQUANT:
-    case SK_OP_HURRAY: return SK_NEED_NEAREST | SK_NEED_GRADUAL_UNDERFLOW | SK_NEED_NO_TRAPS;
-    case SK_OP_QUANT: return SK_NEED_NEAREST | SK_NEED_NO_TRAPS;
-    default: return 0;
-    }
-}
+int sk_operation_fenv_needs(int operation) { return sk_fenv_needs(operation); }
 
 int sk_fenv_unmet(int needs) { return sk_fenv_control_unmet(sk_fenv_control(), needs); }
 

@@ -3,6 +3,18 @@
 #ifndef SK_COMMON_FENV_H
 #define SK_COMMON_FENV_H
 #include <stdint.h>
+#include "../include/simakernels.h"
+
+/* What each operation needs from the FP state (sk_operation_fenv_needs
+ * exports it); inline so that an execute's check folds to a constant. */
+static inline int sk_fenv_needs(int operation) {
+    switch (operation) {
+    case SK_OP_DEQUANT:
+    case SK_OP_HURRAY: return SK_NEED_NEAREST | SK_NEED_GRADUAL_UNDERFLOW | SK_NEED_NO_TRAPS;
+    case SK_OP_QUANT: return SK_NEED_NEAREST | SK_NEED_NO_TRAPS;
+    default: return 0;
+    }
+}
 
 uint64_t sk_fenv_control(void);
 /* sk_fenv_unmet of that reading: 0 when it meets every bit of `needs`. */

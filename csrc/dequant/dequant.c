@@ -163,7 +163,7 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
     if (plan->walk.runs == 0) return SK_OK;  /* empty: no arithmetic, no FP-state requirement */
     /* Before any conversion or write: the staged roundings need nearest
      * rounding and gradual underflow, and no trap may fire mid-tensor. */
-    if (sk_fenv_control_unmet(sk_fenv_control(), sk_operation_fenv_needs(SK_OP_DEQUANT)))
+    if (sk_fenv_control_unmet(sk_fenv_control(), sk_fenv_needs(SK_OP_DEQUANT)))
         return SK_UNSUPPORTED_ENVIRONMENT;
 
     sk_dequant_ctx c;

@@ -6,6 +6,7 @@
  * (SSE2 on x86-64, Advanced SIMD on AArch64); the tails are the same code. */
 #include <string.h>
 #include "../common/kernel.h"
+#include "../common/fenv.h"
 
 /* Wrapping subtraction without signed overflow: modulo 2^32, then back to
  * the signed range (implementation-defined conversion; GCC and Clang wrap). */
@@ -91,7 +92,7 @@ int sk_hurray_dequantize(int storage, uint32_t scale_bits, int32_t zero_point, c
     const int bound = sk_binding_check(&need, src, src_len, dst, dst_len);
     if (bound != SK_OK) return bound;
     if (count == 0) return SK_OK;
-    if (sk_fenv_unmet(sk_operation_fenv_needs(SK_OP_HURRAY)))
+    if (sk_fenv_unmet(sk_fenv_needs(SK_OP_HURRAY)))
         return SK_UNSUPPORTED_ENVIRONMENT;
     float scale;
     memcpy(&scale, &scale_bits, sizeof scale);

@@ -129,7 +129,7 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
      * flush-to-zero/denormals-are-zero are repaired exactly.  One reading
      * of the control register serves the check and the leaves. */
     const uint64_t control = sk_fenv_control();
-    if (sk_fenv_control_unmet(control, sk_operation_fenv_needs(SK_OP_QUANT))) return SK_UNSUPPORTED_ENVIRONMENT;
+    if (sk_fenv_control_unmet(control, sk_fenv_needs(SK_OP_QUANT))) return SK_UNSUPPORTED_ENVIRONMENT;
     sk_quant_ctx c;
     memcpy(&c.multiplier, &plan->multiplier_bits, sizeof c.multiplier);
     c.multiplier_bits = plan->multiplier_bits;
