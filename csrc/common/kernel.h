@@ -87,6 +87,29 @@ static inline void sk_walk_go(const sk_walk *walk, const void *src, void *dst, c
     else sk_walk_run(walk, src, dst, kernel, route, ctx);
 }
 
+/* Per-axis parameters of a walk (sk_walk_channels).  A channel axis
+ * outside the inner run: each run takes its channel's kernel entry and
+ * context (ctx_size bytes apart), so every leaf and specialisation of the
+ * route serves it.  The channel axis in the inner run: the
+ * parameter-vector leaf `periodic` converts n packed elements whose
+ * parameters are the table's positions [at, at + n), within `period`, a
+ * multiple of the channel count at which the table repeats. */
+typedef void (*sk_periodic_fn)(const void *table, size_t at, const void *src, void *dst, size_t n);
+typedef struct sk_channels {
+    const sk_kernel *const *kernels;  /* per channel; NULL: `kernel` serves every channel */
+    const sk_kernel *kernel;
+    const char *ctx;
+    size_t ctx_size;
+    sk_periodic_fn periodic;
+    const void *table;
+    int64_t period;
+    size_t in_size, out_size;
+} sk_channels;
+
+/* Runs a per-axis walk (walk->channel, sk_walk_prepare) with `route`'s
+ * moves. */
+void sk_walk_channels(const sk_walk *walk, const void *src, void *dst, const sk_channels *ch, int route);
+
 /* The binding rules (rules.h) for an entry's host pointers: SK_OK or the
  * first fault's status, before anything is read or written. */
 static inline int sk_binding_check(const sk_binding *need, const void *src, uint64_t src_len, const void *dst,

@@ -13,6 +13,7 @@
 
 typedef struct axes {
     int n;
+    int channel;  /* the position of the channel axis (-1: none) */
     int64_t extent[SK_MAX_RANK];
     int64_t in_stride[SK_MAX_RANK];
     int64_t out_stride[SK_MAX_RANK];
@@ -37,8 +38,9 @@ static void sort_by_stride(axes *a, const int64_t *key_primary, const int64_t *k
         }
         order[j + 1] = v;
     }
-    axes sorted = {.n = a->n};
+    axes sorted = {.n = a->n, .channel = -1};
     for (int i = 0; i < a->n; ++i) {
+        if (order[i] == a->channel) sorted.channel = i;
         sorted.extent[i] = a->extent[order[i]];
         sorted.in_stride[i] = a->in_stride[order[i]];
         sorted.out_stride[i] = a->out_stride[order[i]];
@@ -48,17 +50,21 @@ static void sort_by_stride(axes *a, const int64_t *key_primary, const int64_t *k
 
 /* Merges axis i-1 into axis i when both ports step over axis i exactly once
  * per step of axis i-1.  Extents and strides stay within the admitted spans,
- * so the products cannot overflow. */
+ * so the products cannot overflow.  The channel axis is never merged into a
+ * faster one (its channel would then change inside a step of the merged
+ * axis); slower axes merge into it, and its channel is the merged index
+ * modulo the channel count. */
 static void coalesce(axes *a) {
     if (a->n == 0) return;
-    axes merged = {.n = 1};
+    axes merged = {.n = 1, .channel = -1};
     int last = SK_MAX_RANK - 1;  /* build from the fastest axis backwards */
     merged.extent[last] = a->extent[a->n - 1];
     merged.in_stride[last] = a->in_stride[a->n - 1];
     merged.out_stride[last] = a->out_stride[a->n - 1];
+    if (a->channel == a->n - 1) merged.channel = last;
     for (int i = a->n - 2; i >= 0; --i) {
         int64_t e = merged.extent[last];
-        if (a->in_stride[i] == merged.in_stride[last] * e &&
+        if (i != a->channel && a->in_stride[i] == merged.in_stride[last] * e &&
             a->out_stride[i] == merged.out_stride[last] * e) {
             merged.extent[last] = e * a->extent[i];
         } else {
@@ -67,9 +73,10 @@ static void coalesce(axes *a) {
             merged.extent[last] = a->extent[i];
             merged.in_stride[last] = a->in_stride[i];
             merged.out_stride[last] = a->out_stride[i];
+            if (i == a->channel) merged.channel = last;
         }
     }
-    axes out = {.n = merged.n};
+    axes out = {.n = merged.n, .channel = merged.channel < 0 ? -1 : merged.channel - last};
     memcpy(out.extent, merged.extent + last, sizeof(int64_t) * (size_t)merged.n);
     memcpy(out.in_stride, merged.in_stride + last, sizeof(int64_t) * (size_t)merged.n);
     memcpy(out.out_stride, merged.out_stride + last, sizeof(int64_t) * (size_t)merged.n);
@@ -78,14 +85,15 @@ static void coalesce(axes *a) {
 
 int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
                     const int64_t *out_stride, int64_t in_size, int64_t out_size,
-                    sk_walk *walk) {
+                    int channel_axis, sk_walk *walk) {
     if (rank < 0 || rank > SK_MAX_RANK || in_size <= 0 || in_size > SK_MAX_ELEMENT ||
-        out_size <= 0 || out_size > SK_MAX_ELEMENT)
+        out_size <= 0 || out_size > SK_MAX_ELEMENT || channel_axis < -1 || channel_axis >= rank)
         return SK_INVALID_SHAPE;
-    axes logical = {.n = 0};
+    axes logical = {.n = 0, .channel = -1};
     for (int i = 0; i < rank; ++i) {
         if (extent[i] <= 0) return SK_INVALID_SHAPE;  /* empty tensors never walk */
-        if (extent[i] == 1) continue;                 /* singleton axes are inert */
+        if (extent[i] == 1) continue;                 /* singleton axes are inert (one channel too) */
+        if (i == channel_axis) logical.channel = logical.n;
         logical.extent[logical.n] = extent[i];
         logical.in_stride[logical.n] = in_stride[i];
         logical.out_stride[logical.n] = out_stride[i];
@@ -129,6 +137,10 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
     walk->out_size = (int32_t)out_size;
     walk->runs = 1;
     walk->outer_rank = best.n > 0 ? best.n - 1 : 0;
+    if (best.channel < 0) walk->channel = -1;
+    else if (best.channel == best.n - 1) walk->channel = walk->outer_rank;  /* the inner run */
+    else walk->channel = best.n - 2 - best.channel;  /* outer axes are stored fastest first */
+    walk->channels = best.channel < 0 ? 1 : extent[channel_axis];
     for (int a = 0; a < walk->outer_rank; ++a) {
         int src = best.n - 2 - a;  /* fastest outer axis first */
         walk->extent[a] = best.extent[src];
@@ -201,14 +213,52 @@ static int every_other_of(const sk_walk *w) {
 
 enum run_kind { RUN_DENSE, RUN_STRIDED, RUN_EVERY_OTHER, RUN_STAGED, RUN_TILED };
 
-void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, const sk_kernel *kernel, int route,
-                 const void *ctx) {
-    const char *src = src_base;
-    char *dst = dst_base;
+/* Channel axis inner: the parameter-vector leaf as a span whose context is
+ * the run's position in the parameter table (reset at each run), split
+ * where the table repeats. */
+typedef struct periodic_position {
+    const sk_channels *ch;
+    size_t at;
+} periodic_position;
+
+static void periodic_span(const void *position, const void *src, void *dst, size_t n) {
+    periodic_position *p = (periodic_position *)position;  /* the walk's own local */
+    const sk_channels *ch = p->ch;
+    const size_t period = (size_t)ch->period;
+    const size_t in_size = ch->in_size, out_size = ch->out_size;
+    const char *in = src;
+    char *out = dst;
+    while (n > 0) {
+        const size_t k = n < period - p->at ? n : period - p->at;
+        ch->periodic(ch->table, p->at, in, out, k);
+        in += k * in_size;
+        out += k * out_size;
+        n -= k;
+        p->at = p->at + k == period ? 0 : p->at + k;
+    }
+}
+
+static void walk_runs(const sk_walk *walk, const char *src, char *dst, const sk_kernel *kernel, int route,
+                      const void *ctx, const sk_channels *ch) {
     const sk_stage *stage = sk_route_stage(route);
+    /* Per-axis walks: a channel axis outside the inner run keeps one
+     * channel per run, whose kernel entry and context each run takes; the
+     * inner run's channels go through the parameter-vector leaf. */
+    const int per_run = ch && walk->channel >= 0 && walk->channel < walk->outer_rank;
+    periodic_position position = {ch, 0};
+    const sk_kernel periodic = {periodic_span, NULL, NULL, 1, NULL};
+    if (ch && walk->channel == walk->outer_rank) {
+        kernel = &periodic;
+        ctx = &position;
+    } else if (per_run) {
+        kernel = ch->kernels ? ch->kernels[0] : ch->kernel;
+    }
     sk_tile_axes tiles = {0, 0, 0, 0};
+    /* A tile spans the inner run and the fastest outer axis: one channel
+     * only when neither holds the channel axis. */
+    const int tileable = !ch || walk->channel < 0 || (walk->channel >= 1 && walk->channel < walk->outer_rank);
     enum run_kind kind = walk->dense ? RUN_DENSE : kernel->strided ? RUN_STRIDED
-                       : sk_tile_axes_of(walk, &tiles) ? RUN_TILED
+                       : tileable && sk_tile_axes_of(walk, &tiles) ? RUN_TILED
                        : kernel->every_other && every_other_of(walk) ? RUN_EVERY_OTHER : RUN_STAGED;
     /* A tiled step covers the fastest outer axis too: carry from the next. */
     const int first = kind == RUN_TILED ? 1 : 0;
@@ -226,6 +276,12 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, cons
     char *space = kind == RUN_TILED && (big || stream) ? aligned_alloc(64, SK_ORDERED_SPACE) : NULL;
     int64_t index[SK_MAX_RANK] = {0};
     for (int64_t r = 0; r < steps; ++r) {
+        if (per_run) {
+            const int64_t c = index[walk->channel] % walk->channels;
+            if (ch->kernels) kernel = ch->kernels[c];
+            ctx = ch->ctx + (size_t)c * ch->ctx_size;
+        }
+        position.at = 0;
         switch (kind) {
         case RUN_DENSE: kernel->span(ctx, src, dst, n); break;
         case RUN_STRIDED:
@@ -251,4 +307,16 @@ void sk_walk_run(const sk_walk *walk, const void *src_base, void *dst_base, cons
         }
     }
     free(space);
+}
+
+void sk_walk_run(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, int route,
+                 const void *ctx) {
+    walk_runs(walk, src, dst, kernel, route, ctx, NULL);
+}
+
+void sk_walk_channels(const sk_walk *walk, const void *src, void *dst, const sk_channels *ch, int route) {
+    if (walk->channel < 0)  /* one channel: the per-tensor walk with its parameters */
+        sk_walk_go(walk, src, dst, ch->kernels ? ch->kernels[0] : ch->kernel, route, ch->ctx);
+    else
+        walk_runs(walk, src, dst, NULL, route, NULL, ch);
 }

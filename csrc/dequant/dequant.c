@@ -1,6 +1,7 @@
 /* Dequant: form selection (integers and scale bits only), route table and
  * the entry point, which checks the FP environment before any conversion. */
 #include "dequant.h"
+#include "../common/axis.h"
 #include "../common/fenv.h"
 
 enum { EXP_MIN = -4, EXP_MAX = 4, WIDE_ZP_MIN = -16777089, WIDE_ZP_MAX = 16777088 };
@@ -36,26 +37,32 @@ static int fill_bf16_table(sk_dequant_plan *plan) {
 }
 #endif
 
-int sk_dequant_prepare(sk_dequant_plan *plan) {
-    const uint32_t bits = plan->scale_bits;
-    const uint32_t biased = (bits >> 23) & 0xffu;
-    if (plan->output < 0 || plan->output > SK_DEQUANT_BF16 || plan->route < 0 ||
-        plan->route >= SK_ROUTE_COUNT || !sk_route_compiled(plan->route))
-        return SK_INVALID_OPERATION;
-    if ((bits >> 31) || biased == 0xffu || bits == 0) return SK_INVALID_PARAMS;
+static int scale_admitted(uint32_t bits) {
+    return !(bits >> 31) && ((bits >> 23) & 0xffu) != 0xffu && bits != 0;
+}
 
+/* The form of a scale and zero point, and e of a power-of-two form. */
+static int form_of(uint32_t bits, int32_t zp, int32_t *exponent) {
+    const uint32_t biased = (bits >> 23) & 0xffu;
     /* A normal scale with an empty significand is exactly 2^(biased-127). */
     const int pow2 = biased != 0 && (bits & 0x7fffffu) == 0;
     const int e = (int)biased - 127;
     const int bounded_pow2 = pow2 && e >= EXP_MIN && e <= EXP_MAX;
-    const int32_t zp = plan->zero_point;
-    plan->exponent = bounded_pow2 ? e : 0;
-    if (zp >= -128 && zp <= 127)
-        plan->form = bounded_pow2 ? SK_DEQUANT_NARROW_POW2 : SK_DEQUANT_NARROW;
-    else if (bounded_pow2 && zp >= WIDE_ZP_MIN && zp <= WIDE_ZP_MAX)
-        plan->form = SK_DEQUANT_WIDE_POW2;
-    else
-        plan->form = bits == 0x3f800000u ? SK_DEQUANT_WIDE_UNIT : SK_DEQUANT_WIDE;
+    *exponent = bounded_pow2 ? e : 0;
+    if (zp >= -128 && zp <= 127) return bounded_pow2 ? SK_DEQUANT_NARROW_POW2 : SK_DEQUANT_NARROW;
+    if (bounded_pow2 && zp >= WIDE_ZP_MIN && zp <= WIDE_ZP_MAX) return SK_DEQUANT_WIDE_POW2;
+    return bits == 0x3f800000u ? SK_DEQUANT_WIDE_UNIT : SK_DEQUANT_WIDE;
+}
+
+static int prepare_axis(sk_dequant_plan *plan);
+
+int sk_dequant_prepare(sk_dequant_plan *plan) {
+    if (plan->output < 0 || plan->output > SK_DEQUANT_BF16 || plan->route < 0 ||
+        plan->route >= SK_ROUTE_COUNT || !sk_route_compiled(plan->route))
+        return SK_INVALID_OPERATION;
+    if (plan->axis.count > 0) return prepare_axis(plan);
+    if (!scale_admitted(plan->scale_bits)) return SK_INVALID_PARAMS;
+    plan->form = form_of(plan->scale_bits, plan->zero_point, &plan->exponent);
 #if SK_HAVE_AVX512
     if (plan->route == SK_ROUTE_AVX512 && plan->output == SK_DEQUANT_BF16)
         return fill_bf16_table(plan);
@@ -140,18 +147,116 @@ const sk_kernel *sk_dequant_kernel(int route, int variant) {
     return variant < VARIANTS ? &dequant_kernels[route][variant] : NULL;
 }
 
-/* The plan's entry: the portable routes' narrow_pow2 leaves take exponents from
- * 0 up; below, the NARROW multiply is already exact. */
-static const sk_kernel *plan_kernel(const sk_dequant_plan *plan) {
-    int form = plan->form;
-    if (form == SK_DEQUANT_NARROW_POW2 && plan->exponent < 0 &&
-        (plan->route == SK_ROUTE_SCALAR || plan->route == SK_ROUTE_SSE2))
+/* The entry of a form: the portable routes' narrow_pow2 leaves take
+ * exponents from 0 up; below, the NARROW multiply is already exact. */
+static const sk_kernel *form_kernel(int route, int output, int form, int32_t exponent) {
+    if (form == SK_DEQUANT_NARROW_POW2 && exponent < 0 && (route == SK_ROUTE_SCALAR || route == SK_ROUTE_SSE2))
         form = SK_DEQUANT_NARROW;
-    return &dequant_kernels[plan->route][plan->output * SK_DEQUANT_FORM_COUNT + form];
+    return &dequant_kernels[route][output * SK_DEQUANT_FORM_COUNT + form];
 }
 #undef F32
 #undef BF16
 #undef VARIANTS
+
+/* ---- Per-axis plans -----------------------------------------------------
+ * The workspace: each channel's context and kernel entry (channel axis
+ * outside the inner run: every form and leaf of the route serves it, the
+ * form chosen per channel), then the repeating table of the inner run's
+ * parameter-vector leaf.  The FP values (converted zero points, scaled
+ * ones) are computed in the default FP state, as the avx512 BF16 table is;
+ * avx512 BF16 outputs per channel take the AVX2 leaves (no 512-byte table
+ * per channel). */
+static const sk_periodic_fn axis_leaves[SK_ROUTE_COUNT][2] = {
+    [SK_ROUTE_SCALAR] = {sk_dequant_i8_f32_axis__scalar, sk_dequant_i8_bf16_axis__scalar},
+#if SK_HAVE_SSE2
+    [SK_ROUTE_SSE2] = {sk_dequant_i8_f32_axis__sse2, sk_dequant_i8_bf16_axis__sse2},
+    [SK_ROUTE_AVX2] = {sk_dequant_i8_f32_axis__avx2, sk_dequant_i8_bf16_axis__avx2},
+    [SK_ROUTE_AVX512] = {sk_dequant_i8_f32_axis__avx512, sk_dequant_i8_bf16_axis__avx512},
+#endif
+#if SK_HAVE_NEON
+    [SK_ROUTE_NEON] = {sk_dequant_i8_f32_axis__neon, sk_dequant_i8_bf16_axis__neon},
+#endif
+};
+
+typedef struct axis_space {
+    sk_dequant_ctx *ctx;
+    const sk_kernel **kernel;
+    sk_dequant_table *table;
+    float *scale, *zp;
+    int64_t period;
+} axis_space;
+
+static uint64_t carve_axis(void *base, int64_t count, axis_space *a) {
+    sk_carve c = {base, 0};
+    a->period = sk_axis_period(count);
+    a->ctx = sk_carve_take(&c, sizeof(sk_dequant_ctx) * (uint64_t)count);
+    a->kernel = sk_carve_take(&c, sizeof(const sk_kernel *) * (uint64_t)count);
+    a->table = sk_carve_take(&c, sizeof(sk_dequant_table));
+    a->scale = sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
+    a->zp = sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
+    return c.bytes;
+}
+
+uint64_t sk_dequant_axis_space(int64_t count) {
+    axis_space a;
+    return count < 1 || count > SK_AXIS_MAX_COUNT ? 0 : carve_axis(NULL, count, &a);
+}
+
+/* The FP values of every channel (and the table), in the default state. */
+static __attribute__((noinline)) void axis_values(const sk_axis *axis, const axis_space *a) {
+    for (int64_t c = 0; c < axis->count; ++c) {
+        sk_dequant_ctx *x = &a->ctx[c];
+        memcpy(&x->scale, &axis->bits[c], sizeof x->scale);
+        x->zp = (float)x->zero_point;
+        x->zp_scaled = x->zp * x->scale;  /* exact for the WIDE_POW2 form, the only one that reads it */
+    }
+    for (int64_t i = 0, c = 0; i < a->period; ++i, c = c + 1 == axis->count ? 0 : c + 1) {
+        a->scale[i] = a->ctx[c].scale;
+        a->zp[i] = a->ctx[c].zp;
+    }
+}
+
+static int prepare_axis(sk_dequant_plan *plan) {
+    const sk_axis *axis = &plan->axis;
+    if (axis->count < 1 || axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points)
+        return SK_INVALID_OPERATION;
+    axis_space a;
+    if (!sk_axis_space_ok(axis->space, axis->space_bytes, carve_axis(NULL, axis->count, &a)))
+        return SK_INVALID_OPERATION;
+    for (int64_t c = 0; c < axis->count; ++c)
+        if (!scale_admitted(axis->bits[c])) return SK_INVALID_PARAMS;
+    carve_axis(axis->space, axis->count, &a);
+    /* avx512 shares the AVX2 leaves per channel (FP32 ones always). */
+    const int route = plan->route == SK_ROUTE_AVX512 ? SK_ROUTE_AVX2 : plan->route;
+    for (int64_t c = 0; c < axis->count; ++c) {
+        sk_dequant_ctx *x = &a.ctx[c];
+        memset(x, 0, sizeof *x);
+        x->zero_point = axis->zero_points[c];
+        a.kernel[c] = form_kernel(route, plan->output, form_of(axis->bits[c], x->zero_point, &x->exponent),
+                                  x->exponent);
+    }
+    a.table->scale = a.scale;
+    a.table->zp = a.zp;
+    static const sk_fenv_state standard = {SK_ROUND_NEAREST, 0, 0, 0};
+    sk_fenv_saved saved;
+    if (sk_fenv_save(&saved) != 0 || sk_fenv_set(&standard) != 0) return SK_UNSUPPORTED_ENVIRONMENT;
+    axis_values(axis, &a);
+    sk_fenv_restore(&saved);
+    plan->form = SK_DEQUANT_WIDE;  /* per channel; the plan's own is unused */
+    plan->exponent = 0;
+    return SK_OK;
+}
+
+static void execute_axis(const sk_dequant_plan *plan, const void *src, void *dst) {
+    axis_space a;
+    carve_axis(plan->axis.space, plan->axis.count, &a);
+    const sk_channels ch = {
+        .kernels = (const sk_kernel *const *)a.kernel, .ctx = (const char *)a.ctx, .ctx_size = sizeof *a.ctx,
+        .periodic = axis_leaves[plan->route][plan->output], .table = a.table, .period = a.period,
+        .in_size = 1, .out_size = plan->output == SK_DEQUANT_F32 ? 4 : 2,
+    };
+    sk_walk_channels(&plan->walk, src, dst, &ch, plan->route);
+}
 
 int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t src_len, void *dst,
                        uint64_t dst_len) {
@@ -166,6 +271,10 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
     if (sk_fenv_control_unmet(sk_fenv_control(), sk_fenv_needs(SK_OP_DEQUANT)))
         return SK_UNSUPPORTED_ENVIRONMENT;
 
+    if (plan->axis.count > 0) {
+        execute_axis(plan, src, dst);
+        return SK_OK;
+    }
     sk_dequant_ctx c;
     memcpy(&c.scale, &plan->scale_bits, sizeof c.scale);
     c.zero_point = plan->zero_point;
@@ -173,6 +282,7 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
     c.zp = (float)plan->zero_point;
     c.zp_scaled = plan->form == SK_DEQUANT_WIDE_POW2 ? c.zp * c.scale : 0.0f;
     c.bf16_table = plan->bf16_table;
-    sk_walk_go(&plan->walk, src, dst, plan_kernel(plan), plan->route, &c);
+    sk_walk_go(&plan->walk, src, dst, form_kernel(plan->route, plan->output, plan->form, plan->exponent),
+               plan->route, &c);
     return SK_OK;
 }

@@ -137,6 +137,26 @@ SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_pow2_every_other__neon);
 SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_unit_every_other__neon);
 SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_every_other__neon);
 #endif
+/* Per-axis plans, channel axis inner (dequant_axis.c): the parameters of
+ * table positions [0, period), each the staged expression's binary32 scale
+ * and converted zero point; the leaves take position `at` onward. */
+typedef struct sk_dequant_table {
+    const float *scale;
+    const float *zp;
+} sk_dequant_table;
+#define SK_DEQUANT_AXIS_LEAVES(isa)                                                                       \
+    void sk_dequant_i8_f32_axis__##isa(const void *table, size_t at, const void *src, void *dst, size_t n); \
+    void sk_dequant_i8_bf16_axis__##isa(const void *table, size_t at, const void *src, void *dst, size_t n);
+SK_DEQUANT_AXIS_LEAVES(scalar)
+#if SK_HAVE_SSE2
+SK_DEQUANT_AXIS_LEAVES(sse2)
+SK_DEQUANT_AXIS_LEAVES(avx2)
+SK_DEQUANT_AXIS_LEAVES(avx512)
+#endif
+#if SK_HAVE_NEON
+SK_DEQUANT_AXIS_LEAVES(neon)
+#endif
+
 void sk_dequant_i8_f32_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step,
                                        char *dst, ptrdiff_t dst_step, size_t n);
 void sk_dequant_i8_bf16_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step,

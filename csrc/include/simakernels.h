@@ -133,16 +133,26 @@ typedef struct sk_walk {
     int32_t dense;                /* both runs are packed scalars */
     int32_t in_size;
     int32_t out_size;
+    /* Per-axis plans: the walk axis that holds the channel axis; -1: none
+     * (per tensor, or one channel), outer_rank: the inner run (channels
+     * then repeat along it with period `channels`), else an outer axis
+     * (fastest first; its index modulo `channels` is the run's channel). */
+    int32_t channel;
+    int32_t reserved;
+    int64_t channels;
     int64_t extent[6];
     int64_t in_stride[6];
     int64_t out_stride[6];
 } sk_walk;
 
 /* Builds a walk from a nonempty admitted shape (rank 0..6, byte strides).
- * Returns SK_OK or SK_INVALID_SHAPE for arguments out of contract. */
+ * `channel_axis` (-1: none) is the logical axis of per-axis parameters: the
+ * walk never merges it into a faster axis, so every run either keeps one
+ * channel or walks the channels in order.  Returns SK_OK or
+ * SK_INVALID_SHAPE for arguments out of contract. */
 int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
                     const int64_t *out_stride, int64_t in_size,
-                    int64_t out_size, sk_walk *walk);
+                    int64_t out_size, int channel_axis, sk_walk *walk);
 
 /* ---- Layout and binding rules ------------------------------------------ */
 /* One checker serves every entry: execute (bindings), the EV74 decoder
@@ -240,6 +250,25 @@ typedef struct sk_cast_plan {
 int sk_cast_execute(const sk_cast_plan *plan, const void *src, uint64_t src_len, void *dst,
                     uint64_t dst_len);
 
+/* ---- Per-axis parameters ------------------------------------------------ */
+/* Dequant and Quant plans take one parameter set per index along one axis
+ * (the channel axis) instead of one per tensor.  The caller gives each
+ * channel's scale or multiplier bits and zero point, and a workspace of
+ * sk_dequant_axis_space / sk_quant_axis_space(count) bytes, 16-byte
+ * aligned, which prepare fills with everything executes read (per-channel
+ * contexts and kernel entries, and the repeating parameter tables of the
+ * leaves that take parameter vectors).  The plan reads the arrays only in
+ * prepare and the workspace for as long as it is used; it frees nothing. */
+typedef struct sk_axis {
+    int32_t axis;                 /* the channel axis of the plan's shape */
+    int32_t reserved;
+    int64_t count;                /* channels, the axis's extent; 0: per tensor (the plan's scalars) */
+    const uint32_t *bits;         /* count scale (Dequant) or multiplier (Quant) bits */
+    const int32_t *zero_points;   /* count zero points */
+    void *space;
+    uint64_t space_bytes;
+} sk_axis;
+
 /* ---- Dequant ---------------------------------------------------------- */
 enum sk_dequant_output { SK_DEQUANT_F32 = 0, SK_DEQUANT_BF16 = 1 };
 /* Arithmetic forms, chosen by sk_dequant_prepare from the zero-point range
@@ -265,12 +294,21 @@ typedef struct sk_dequant_plan {
      * sk_dequant_prepare computes them by the scalar expression in the
      * default FP state, whatever the caller's; other plans leave them zero. */
     uint8_t bf16_table[2][256];
+    sk_axis axis;                 /* per-axis parameters (axis.count > 0) */
     sk_binding binding;
     sk_walk walk;
 } sk_dequant_plan;
 
+/* Workspace bytes of a per-axis Dequant plan with `count` channels (0 for
+ * a count out of range). */
+uint64_t sk_dequant_axis_space(int64_t count);
+
 /* Chooses the form; SK_INVALID_PARAMS for a scale that is not finite and
- * positive, SK_INVALID_OPERATION for an unknown output or route. */
+ * positive, SK_INVALID_OPERATION for an unknown output or route.  A
+ * per-axis plan (axis.count > 0) checks every channel's scale likewise
+ * (its scalars are then unused) and a workspace that is null, short or
+ * misaligned is SK_INVALID_OPERATION; it fills the workspace in the
+ * default FP state, whatever the caller's. */
 int sk_dequant_prepare(sk_dequant_plan *plan);
 /* Binding check; then, for nonempty work, the FP environment (nearest,
  * gradual underflow, no traps) before any conversion or write:
@@ -294,13 +332,20 @@ typedef struct sk_quant_plan {
     uint64_t msig;                /* multiplier = msig * 2^mexp, msig odd */
     int32_t mexp;
     int32_t exact_only;           /* subnormal multiplier: every block takes the exact path */
+    sk_axis axis;                 /* per-axis parameters (axis.count > 0) */
     sk_binding binding;
     sk_walk walk;
 } sk_quant_plan;
 
+/* Workspace bytes of a per-axis Quant plan with `count` channels (0 for a
+ * count out of range). */
+uint64_t sk_quant_axis_space(int64_t count);
+
 /* Validates the plan's codes and parameters (SK_INVALID_PARAMS /
  * SK_INVALID_OPERATION), so a bad plan is refused before execution, and
- * decodes the multiplier once for every execution. */
+ * decodes the multiplier once for every execution.  A per-axis plan
+ * (axis.count > 0) checks and decodes every channel's parameters into its
+ * workspace (null, short or misaligned: SK_INVALID_OPERATION). */
 int sk_quant_prepare(sk_quant_plan *plan);
 /* SK_INVALID_OPERATION for a plan sk_quant_prepare did not accept; the
  * binding check; then, for nonempty work, the FP environment (nearest

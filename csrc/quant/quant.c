@@ -1,6 +1,7 @@
 /* Quant: parameter decoding, the route table (3 inputs x 4 rounding modes)
  * and the entry point. */
 #include "quant.h"
+#include "../common/axis.h"
 #include "../common/fenv.h"
 
 #if SK_HAVE_SSE2  /* the x86 leaves' FTZ/DAZ threshold (sk_quant_ctx.fast_min) */
@@ -62,17 +63,26 @@ void sk_quant_ctx_flushing(sk_quant_ctx *c, int input, int flushes) {
 #endif
 }
 
+static int params_admitted(uint32_t bits, int32_t zero_point) {
+    return !(bits >> 31) && ((bits >> 23) & 0xffu) != 0xffu && bits != 0 && zero_point >= -128 &&
+           zero_point <= 127;
+}
+
+static int prepare_axis(sk_quant_plan *plan);
+
 int sk_quant_prepare(sk_quant_plan *plan) {
-    const uint32_t bits = plan->multiplier_bits;
     plan->prepared = 0;
     if (plan->input < 0 || plan->input > SK_QUANT_F16 || plan->rounding < 0 ||
         plan->rounding > SK_QUANT_TOWARD_NEGATIVE || plan->route < 0 ||
         plan->route >= SK_ROUTE_COUNT || !sk_route_compiled(plan->route))
         return SK_INVALID_OPERATION;
-    if ((bits >> 31) || ((bits >> 23) & 0xffu) == 0xffu || bits == 0 || plan->zero_point < -128 ||
-        plan->zero_point > 127)
-        return SK_INVALID_PARAMS;
-    decode_multiplier(bits, &plan->msig, &plan->mexp, &plan->exact_only);
+    if (plan->axis.count > 0) {
+        const int status = prepare_axis(plan);
+        plan->prepared = status == SK_OK;
+        return status;
+    }
+    if (!params_admitted(plan->multiplier_bits, plan->zero_point)) return SK_INVALID_PARAMS;
+    decode_multiplier(plan->multiplier_bits, &plan->msig, &plan->mexp, &plan->exact_only);
     plan->prepared = 1;
     return SK_OK;
 }
@@ -117,6 +127,88 @@ const sk_kernel *sk_quant_kernel(int route, int variant) {
     return variant < 12 ? &quant_kernels[route][variant] : NULL;
 }
 
+/* ---- Per-axis plans -----------------------------------------------------
+ * The workspace: each channel's context for a control register that
+ * flushes and one that does not (channel axis outside the inner run: the
+ * route's leaves run each channel as a tensor of its own), then the
+ * repeating table of the inner run's parameter-vector leaf. */
+#define AXIS_LEAVES(isa)                                                                                 \
+    {sk_quant_f32_i8_ne_axis__##isa, sk_quant_f32_i8_tz_axis__##isa, sk_quant_f32_i8_tp_axis__##isa,       \
+     sk_quant_f32_i8_tn_axis__##isa, sk_quant_bf16_i8_ne_axis__##isa, sk_quant_bf16_i8_tz_axis__##isa,     \
+     sk_quant_bf16_i8_tp_axis__##isa, sk_quant_bf16_i8_tn_axis__##isa, sk_quant_f16_i8_ne_axis__##isa,     \
+     sk_quant_f16_i8_tz_axis__##isa, sk_quant_f16_i8_tp_axis__##isa, sk_quant_f16_i8_tn_axis__##isa}
+static const sk_periodic_fn axis_leaves[SK_ROUTE_COUNT][12] = {
+    [SK_ROUTE_SCALAR] = AXIS_LEAVES(scalar),
+#if SK_HAVE_SSE2
+    [SK_ROUTE_SSE2] = AXIS_LEAVES(sse2),
+    [SK_ROUTE_AVX2] = AXIS_LEAVES(avx2),
+    [SK_ROUTE_AVX512] = AXIS_LEAVES(avx512),
+#endif
+#if SK_HAVE_NEON
+    [SK_ROUTE_NEON] = AXIS_LEAVES(neon),
+#endif
+};
+#undef AXIS_LEAVES
+
+typedef struct axis_space {
+    sk_quant_ctx *ctx[2];  /* [flushes] */
+    sk_quant_table *table;
+    float *multiplier;
+    int32_t *zero_point;
+    int64_t period;
+} axis_space;
+
+static uint64_t carve_axis(void *base, int64_t count, axis_space *a) {
+    sk_carve c = {base, 0};
+    a->period = sk_axis_period(count);
+    a->ctx[0] = sk_carve_take(&c, sizeof(sk_quant_ctx) * (uint64_t)count);
+    a->ctx[1] = sk_carve_take(&c, sizeof(sk_quant_ctx) * (uint64_t)count);
+    a->table = sk_carve_take(&c, sizeof(sk_quant_table));
+    a->multiplier = sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
+    a->zero_point = sk_carve_take(&c, sizeof(int32_t) * (uint64_t)a->period);
+    return c.bytes;
+}
+
+uint64_t sk_quant_axis_space(int64_t count) {
+    axis_space a;
+    return count < 1 || count > SK_AXIS_MAX_COUNT ? 0 : carve_axis(NULL, count, &a);
+}
+
+static int prepare_axis(sk_quant_plan *plan) {
+    const sk_axis *axis = &plan->axis;
+    if (axis->count < 1 || axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points)
+        return SK_INVALID_OPERATION;
+    axis_space a;
+    if (!sk_axis_space_ok(axis->space, axis->space_bytes, carve_axis(NULL, axis->count, &a)))
+        return SK_INVALID_OPERATION;
+    for (int64_t c = 0; c < axis->count; ++c)
+        if (!params_admitted(axis->bits[c], axis->zero_points[c])) return SK_INVALID_PARAMS;
+    carve_axis(axis->space, axis->count, &a);
+    for (int64_t c = 0; c < axis->count; ++c) {
+        sk_quant_ctx_init(&a.ctx[0][c], axis->bits[c], axis->zero_points[c], plan->input, 0);
+        a.ctx[1][c] = a.ctx[0][c];
+        sk_quant_ctx_flushing(&a.ctx[1][c], plan->input, 1);
+    }
+    for (int64_t i = 0, c = 0; i < a.period; ++i, c = c + 1 == axis->count ? 0 : c + 1) {
+        a.multiplier[i] = a.ctx[0][c].multiplier;  /* bits copied, no arithmetic */
+        a.zero_point[i] = axis->zero_points[c];
+    }
+    *a.table = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[0], axis->count};
+    return SK_OK;
+}
+
+static void execute_axis(const sk_quant_plan *plan, const void *src, void *dst, int flushes) {
+    axis_space a;
+    carve_axis(plan->axis.space, plan->axis.count, &a);
+    const int variant = plan->input * 4 + plan->rounding;
+    const sk_channels ch = {
+        .kernel = &quant_kernels[plan->route][variant], .ctx = (const char *)a.ctx[flushes != 0],
+        .ctx_size = sizeof(sk_quant_ctx), .periodic = axis_leaves[plan->route][variant], .table = a.table,
+        .period = a.period, .in_size = plan->input == SK_QUANT_F32 ? 4 : 2, .out_size = 1,
+    };
+    sk_walk_channels(&plan->walk, src, dst, &ch, plan->route);
+}
+
 int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_len, void *dst,
                      uint64_t dst_len) {
     if (!plan->prepared || plan->input < 0 || plan->input > SK_QUANT_F16 || plan->rounding < 0 ||
@@ -130,6 +222,10 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
      * of the control register serves the check and the leaves. */
     const uint64_t control = sk_fenv_control();
     if (sk_fenv_control_unmet(control, sk_fenv_needs(SK_OP_QUANT))) return SK_UNSUPPORTED_ENVIRONMENT;
+    if (plan->axis.count > 0) {
+        execute_axis(plan, src, dst, sk_fenv_control_flushes(control));
+        return SK_OK;
+    }
     sk_quant_ctx c;
     memcpy(&c.multiplier, &plan->multiplier_bits, sizeof c.multiplier);
     c.multiplier_bits = plan->multiplier_bits;

@@ -196,6 +196,33 @@ SK_QUANT_LEAVES(neon)
 SK_QUANT_EVERY_OTHER_LEAVES(neon)
 #endif
 
+/* Per-axis plans, channel axis inner (quant_axis.c): the multiplier and
+ * zero point of table positions [0, period), and each channel's context
+ * for the exact path (position i is channel i mod channels). */
+typedef struct sk_quant_table {
+    const float *multiplier;
+    const int32_t *zero_point;
+    const sk_quant_ctx *ctx;
+    int64_t channels;
+} sk_quant_table;
+#define SK_QUANT_AXIS_LEAF(name) void name(const void *table, size_t at, const void *src, void *dst, size_t n)
+#define SK_QUANT_AXIS_LEAVES(isa)                                                                        \
+    SK_QUANT_AXIS_LEAF(sk_quant_f32_i8_ne_axis__##isa); SK_QUANT_AXIS_LEAF(sk_quant_f32_i8_tz_axis__##isa);   \
+    SK_QUANT_AXIS_LEAF(sk_quant_f32_i8_tp_axis__##isa); SK_QUANT_AXIS_LEAF(sk_quant_f32_i8_tn_axis__##isa);   \
+    SK_QUANT_AXIS_LEAF(sk_quant_bf16_i8_ne_axis__##isa); SK_QUANT_AXIS_LEAF(sk_quant_bf16_i8_tz_axis__##isa); \
+    SK_QUANT_AXIS_LEAF(sk_quant_bf16_i8_tp_axis__##isa); SK_QUANT_AXIS_LEAF(sk_quant_bf16_i8_tn_axis__##isa); \
+    SK_QUANT_AXIS_LEAF(sk_quant_f16_i8_ne_axis__##isa); SK_QUANT_AXIS_LEAF(sk_quant_f16_i8_tz_axis__##isa);   \
+    SK_QUANT_AXIS_LEAF(sk_quant_f16_i8_tp_axis__##isa); SK_QUANT_AXIS_LEAF(sk_quant_f16_i8_tn_axis__##isa);
+SK_QUANT_AXIS_LEAVES(scalar)
+#if SK_HAVE_SSE2
+SK_QUANT_AXIS_LEAVES(sse2)
+SK_QUANT_AXIS_LEAVES(avx2)
+SK_QUANT_AXIS_LEAVES(avx512)
+#endif
+#if SK_HAVE_NEON
+SK_QUANT_AXIS_LEAVES(neon)
+#endif
+
 /* Kernel table entry [route][input * 4 + rounding] (kernel.h). */
 const sk_kernel *sk_quant_kernel(int route, int variant);
 

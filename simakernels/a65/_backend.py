@@ -31,6 +31,7 @@ class BackendPlan:
     # any other array goes through bind(), which applies the storage rule.
     _storage: Tuple[FrozenSet[Any], FrozenSet[Any]] = field(repr=False)
     _dtypes: Tuple[Any, Any] = field(repr=False)  # the ports' own NumPy dtypes
+    _workspace: Any = field(default=None, repr=False)  # per-axis plans: the memory _native points into
 
     @property
     def shape(self) -> Tuple[int, ...]:
@@ -74,7 +75,7 @@ def prepare(
     operation: str,
     route: Optional[str],
     native_type: str,
-    fill: Callable[[Any, _SharedT], None],
+    fill: Callable[[Any, _SharedT], Any],
 ) -> Union[_PlanT, Error]:
     """The preparation every operation shares: check the shared plan's type,
     choose the route, fill the native plan (``fill`` sets the operation's own
@@ -89,12 +90,45 @@ def prepare(
         return chosen
     native = ffi.new(native_type)
     native.route = chosen[1]
-    fill(native, shared)
+    workspace = fill(native, shared)
     prepare_native(native, shared.admitted)
     (src,), (dst,) = shared.admitted.inputs, shared.admitted.outputs
     dtypes = (storage.NUMPY[src.dtype], storage.NUMPY[dst.dtype])
     return plan_type(shared, chosen[0], native, lib.sk_operation_fenv_needs(_OPERATION[operation]),
-                     (storage.accepted(src.dtype), storage.accepted(dst.dtype)), dtypes)
+                     (storage.accepted(src.dtype), storage.accepted(dst.dtype)), dtypes, workspace)
+
+
+def fill_axis(native: Any, shared: SharedPlan, bits: Any, zero_points: Any, space_bytes: Callable[[int], int]) -> Any:
+    """Per-axis parameters into ``native.axis`` before the native prepare:
+    the normalized channel axis, each channel's value bits and zero point,
+    and a 16-byte aligned workspace of ``space_bytes(count)`` bytes, which
+    is returned for the plan to keep (the native plan points into it).  An
+    empty tensor stays per tensor: nothing will be computed."""
+    shape = shared.shape
+    if shared.empty:
+        return None
+    axis = shared.params.axis % len(shape)
+    count = shape[axis]
+    # (Kept by the returned tuple: a pointer field does not keep its cdata.)
+    bits_in = ffi.from_buffer("uint32_t[]", np.ascontiguousarray(bits, np.uint32))
+    zero_points_in = ffi.from_buffer("int32_t[]", np.ascontiguousarray(
+        np.broadcast_to(np.asarray(zero_points, np.int64), (count,)), np.int32))
+    nbytes = space_bytes(count)
+    raw = ffi.new("char[]", nbytes + 16)
+    native.axis.axis, native.axis.count = axis, count
+    native.axis.bits, native.axis.zero_points = bits_in, zero_points_in
+    native.axis.space = raw + (-int(ffi.cast("uintptr_t", raw)) & 15)
+    native.axis.space_bytes = nbytes
+    return raw, bits_in, zero_points_in
+
+
+def prepared(native: Any, status: int, operation: str) -> None:
+    """After the native prepare of an admitted plan: it must accept it; the
+    per-axis input arrays were read (the native plan no longer points to them)."""
+    native.axis.bits = ffi.NULL
+    native.axis.zero_points = ffi.NULL
+    if status != lib.SK_OK:  # admission already proved the parameters
+        raise AssertionError(f"sk_{operation}_prepare rejected an admitted plan: status {status}")
 
 
 _OPERATION = {"cast": lib.SK_OP_CAST, "dequant": lib.SK_OP_DEQUANT, "quant": lib.SK_OP_QUANT}
@@ -116,6 +150,7 @@ def prepare_native(native: Any, admitted: Admitted) -> None:
         ffi.new("int64_t[]", list(dst.strides) or [0]),
         src.dtype.itemsize,
         dst.dtype.itemsize,
+        native.axis.axis if hasattr(native, "axis") and native.axis.count else -1,  # per-axis plans' channel axis
         ffi.addressof(native, "walk"),
     )
     if status != lib.SK_OK:  # admission guarantees the walk's preconditions

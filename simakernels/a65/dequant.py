@@ -25,17 +25,28 @@ class Plan(_backend.BackendPlan):
 
     @property
     def form(self) -> str:
-        """The arithmetic form preparation selected (all give identical bits)."""
-        return _FORMS[self._native.form]
+        """The arithmetic form preparation selected (all give identical bits;
+        per-axis plans choose one per channel and report "per_channel")."""
+        return "per_channel" if self._native.axis.count else _FORMS[self._native.form]
 
 
-def _fill(native: Any, shared: ops_dequant.Plan) -> None:
+def _fill(native: Any, shared: ops_dequant.Plan) -> Any:
+    params = shared.params
     native.output = _OUTPUT[shared.admitted.outputs[0].dtype]
-    native.scale_bits = shared.params.scale_bits
-    native.zero_point = shared.params.zero_point
-    status = lib.sk_dequant_prepare(native)  # the arithmetic form, from integers and bits
-    if status != lib.SK_OK:  # admission already proved the parameters
-        raise AssertionError(f"sk_dequant_prepare rejected an admitted plan: status {status}")
+    workspace = None
+    if isinstance(params, ops_dequant.AxisParams):
+        native.scale_bits = _ONE_BITS  # unused (per channel), or an empty tensor's
+        workspace = _backend.fill_axis(native, shared, params.scale_bits, params.zero_points,
+                                       lib.sk_dequant_axis_space)
+    else:
+        native.scale_bits = params.scale_bits
+        native.zero_point = params.zero_point
+    # The arithmetic form (per channel), from integers and bits.
+    _backend.prepared(native, lib.sk_dequant_prepare(native), "dequant")
+    return workspace
+
+
+_ONE_BITS = 0x3F800000
 
 
 def prepare(shared: ops_dequant.Plan, route: Optional[str] = None) -> Union[Plan, Error]:

@@ -17,15 +17,23 @@ class Plan(_backend.BackendPlan):
     shared: ops_quant.Plan
 
 
-def _fill(native: Any, shared: ops_quant.Plan) -> None:
+def _fill(native: Any, shared: ops_quant.Plan) -> Any:
     params = shared.params
     native.input = _INPUT[shared.admitted.inputs[0].dtype]
     native.rounding = params.rounding.value
-    native.multiplier_bits = params.multiplier_bits
-    native.zero_point = params.zero_point
-    status = lib.sk_quant_prepare(native)
-    if status != lib.SK_OK:  # admission already proved the parameters
-        raise AssertionError(f"sk_quant_prepare rejected an admitted plan: status {status}")
+    workspace = None
+    if isinstance(params, ops_quant.AxisParams):
+        native.multiplier_bits = _ONE_BITS  # unused (per channel), or an empty tensor's
+        workspace = _backend.fill_axis(native, shared, params.multiplier_bits, params.zero_points,
+                                       lib.sk_quant_axis_space)
+    else:
+        native.multiplier_bits = params.multiplier_bits
+        native.zero_point = params.zero_point
+    _backend.prepared(native, lib.sk_quant_prepare(native), "quant")
+    return workspace
+
+
+_ONE_BITS = 0x3F800000
 
 
 def prepare(shared: ops_quant.Plan, route: Optional[str] = None) -> Union[Plan, Error]:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Tuple, Type
+from typing import Any, Optional, Sequence, Tuple, Type, Union
+
+import numpy as np
 
 from .. import _binary32
 from ..admission import Admitted
-from ..core import Error, ErrorCode, KernelError, Requirement, TensorSpec
+from ..core import Error, ErrorCode, KernelError, Requirement, TensorSpec, type_name
 
 
 def _specs(specs: Sequence[TensorSpec], role: str) -> Tuple[TensorSpec, ...]:
@@ -86,7 +88,8 @@ def check_affine_params(params: Any, params_type: Type[Any], operation: str, val
     """The parameter rules Dequant and Quant share: a binary32 value (scale or
     multiplier, by its bits) finite and > 0, and an integer zero point."""
     if not isinstance(params, params_type):
-        return Error(ErrorCode.INVALID_PARAMS, f"params must be {operation}.Params, got {params!r}")
+        return Error(ErrorCode.INVALID_PARAMS,
+                     f"params must be {operation}.Params or {operation}.AxisParams, got {params!r}")
     value = getattr(params, value_name)
     if not _binary32.is_real(value):
         return Error(ErrorCode.INVALID_PARAMS,
@@ -101,3 +104,108 @@ def check_affine_params(params: Any, params_type: Type[Any], operation: str, val
     if isinstance(zp, bool) or not isinstance(zp, int) or not low <= zp <= high:
         return Error(ErrorCode.INVALID_PARAMS, f"zero_point {zp!r} must be an integer in [{low}, {high}]")
     return None
+
+
+# ---- Per-axis parameters -------------------------------------------------
+# What Dequant's and Quant's AxisParams share: their values are held as
+# read-only copies (a plan owns its parameters), converted once; admission
+# checks them against the tensor's shape and names the entry at fault.
+
+def binary32_vector(values: Any) -> Any:
+    """``values`` (a 1-D sequence of real numbers) as a read-only uint32
+    array of their binary32 bits, rounded nearest-even as
+    :func:`_binary32.bits_of` rounds; anything else as given (a tuple for
+    sequences), for admission to refuse with the entry at fault."""
+    if isinstance(values, np.ndarray) and values.dtype == np.float32 and values.ndim == 1:
+        bits = values.view(np.uint32).copy()
+    else:
+        try:
+            entries = tuple(values)
+        except TypeError:
+            return values
+        if not all(_binary32.is_real(v) for v in entries) or (
+                isinstance(values, np.ndarray) and values.ndim != 1):
+            return entries if not isinstance(values, np.ndarray) else values.copy()
+        bits = np.array([_binary32.bits_of(v) for v in entries], dtype=np.uint32)
+    bits.flags.writeable = False
+    return bits
+
+
+def integer_vector(values: Any) -> Any:
+    """Zero points: an integer (shared by every channel) as ``int``, a 1-D
+    sequence of integers as a read-only int64 array; anything else as given
+    (a tuple for sequences), for admission to refuse."""
+    single = _binary32.as_int(values)
+    if isinstance(single, int):
+        return single
+    try:
+        entries = tuple(_binary32.as_int(v) for v in values)
+    except TypeError:
+        return values
+    if isinstance(values, np.ndarray) and values.ndim != 1:
+        return values.copy()
+    if not all(isinstance(v, int) and -(1 << 63) <= v < (1 << 63) for v in entries):
+        return entries
+    array = np.array(entries, dtype=np.int64)
+    array.flags.writeable = False
+    return array
+
+
+def check_axis(axis: Any, shape: Tuple[int, ...]) -> Union[int, Error]:
+    """The channel axis as a non-negative index of ``shape``, or the Error."""
+    rank = len(shape)
+    if isinstance(axis, (bool, np.bool_)) or not hasattr(axis, "__index__"):
+        return Error(ErrorCode.INVALID_PARAMS, f"axis {axis!r} ({type(axis).__name__}) must be an integer")
+    index = axis.__index__()
+    if not -rank <= index < rank:
+        valid = f"valid: {-rank} to {rank - 1}" if rank else "a rank-0 tensor has no axis; use Params"
+        return Error(ErrorCode.INVALID_PARAMS, f"axis {index} is outside the rank {rank} of shape {shape} ({valid})")
+    return index % rank
+
+
+def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bits: Any,
+                      zero_points: Any, zero_point_range: Tuple[int, int]) -> Optional[Error]:
+    """Per-axis rules: an axis of the shape; one binary32 value (finite,
+    > 0) per index along it; an integer zero point, or one per index."""
+    axis = check_axis(params.axis, shape)
+    if isinstance(axis, Error):
+        return axis
+    channels = shape[axis]
+    where = f"axis {params.axis} of shape {shape} has {channels}"
+    if not isinstance(bits, np.ndarray) or bits.dtype != np.uint32:
+        entries = bits if isinstance(bits, tuple) else None
+        if entries is None:
+            return Error(ErrorCode.INVALID_PARAMS, f"{values_name} must be a 1-D sequence of real numbers, "
+                                                   f"got {type_name(bits)}")
+        for i, v in enumerate(entries):
+            if not _binary32.is_real(v):
+                return Error(ErrorCode.INVALID_PARAMS,
+                             f"{values_name}[{i}] {v!r} ({type(v).__name__}) must be {_binary32.REAL_NUMBER}")
+    if len(bits) != channels:
+        return Error(ErrorCode.INVALID_PARAMS, f"{values_name} has {len(bits)} entries, but {where}")
+    for i, b in enumerate(bits.tolist()):
+        if not _binary32.is_finite_positive(b):
+            return Error(ErrorCode.INVALID_PARAMS, f"{values_name}[{i}] {float(_binary32.from_bits(b))!r} as "
+                                                   f"binary32 (bits {b:#010x}) must be finite and > 0")
+    low, high = zero_point_range
+    if isinstance(zero_points, int):
+        if not low <= zero_points <= high:
+            return Error(ErrorCode.INVALID_PARAMS, f"zero_points {zero_points!r} must be an integer in [{low}, {high}]")
+        return None
+    if not isinstance(zero_points, (np.ndarray, tuple)) or (isinstance(zero_points, np.ndarray)
+                                                           and zero_points.ndim != 1):
+        return Error(ErrorCode.INVALID_PARAMS, f"zero_points must be an integer or a 1-D sequence of integers, "
+                                               f"got {type_name(zero_points)}")
+    if len(zero_points) != channels:
+        return Error(ErrorCode.INVALID_PARAMS, f"zero_points has {len(zero_points)} entries, but {where}")
+    for i, z in enumerate(zero_points.tolist() if isinstance(zero_points, np.ndarray) else zero_points):
+        if isinstance(z, bool) or not isinstance(z, int) or not low <= z <= high:
+            return Error(ErrorCode.INVALID_PARAMS, f"zero_points[{i}] {z!r} must be an integer in [{low}, {high}]")
+    return None
+
+
+def describe_vector(bits: Any) -> str:
+    """A short form of a per-axis value vector for reprs."""
+    if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
+        return np.array2string(bits.view(np.float32), threshold=8, separator=", ")
+    return repr(bits)

@@ -8,12 +8,15 @@ nearest-even, never fused); BF16 output narrows ``r`` nearest-even.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Tuple, Union
+
+import numpy as np
 
 from .. import _binary32
 from ..admission import admit_elementwise
 from ..core import DType, Error, ErrorCode, type_name
-from ._base import RequestBase, SharedPlan, check_affine_params
+from ._base import (RequestBase, SharedPlan, binary32_vector, check_affine_params, check_axis_params,
+                    describe_vector, integer_vector)
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 OUTPUTS = (DType.FLOAT32, DType.BFLOAT16)
@@ -46,9 +49,40 @@ class Params:
         return cls(_binary32.from_bits(scale_bits), zero_point)
 
 
+@dataclass(frozen=True, eq=False)
+class AxisParams:
+    """Per-axis parameters: element ``i`` along ``axis`` takes ``scales[i]``
+    and its zero point (``zero_points``: one integer for every index, or one
+    per index), with exactly the per-tensor arithmetic.
+
+    ``axis`` counts from the end when negative; ``scales`` is a 1-D
+    sequence of real numbers (a list or NumPy array), each stored as
+    binary32 (finite and > 0); zero points fit INT32.  The values are
+    copied (read-only arrays: ``scales`` float32, ``zero_points`` int64 or
+    the shared int); admission checks them against the tensor's shape and
+    names the axis, the lengths or the index and value at fault
+    (``INVALID_PARAMS``)."""
+
+    axis: int
+    scales: Any
+    zero_points: Any = 0
+    scale_bits: Any = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        bits = binary32_vector(self.scales)
+        object.__setattr__(self, "scale_bits", bits)
+        if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
+            object.__setattr__(self, "scales", bits.view(np.float32))
+        object.__setattr__(self, "zero_points", integer_vector(self.zero_points))
+
+    def __repr__(self) -> str:
+        return (f"dequant.AxisParams(axis={self.axis!r}, scales={describe_vector(self.scale_bits)}, "
+                f"zero_points={self.zero_points!r})")
+
+
 @dataclass(frozen=True)
 class Request(RequestBase):
-    params: Params
+    params: Union[Params, AxisParams]
 
 
 @dataclass(frozen=True)
@@ -56,11 +90,15 @@ class Plan(SharedPlan):
     request: Request
 
     @property
-    def params(self) -> Params:
+    def params(self) -> Union[Params, AxisParams]:
         return self.request.params
 
 
-def check_params(params: Any) -> Union[Error, None]:
+def check_params(params: Any, shape: Tuple[int, ...] = ()) -> Union[Error, None]:
+    """The parameter rules (per-axis ones against the tensor's ``shape``)."""
+    if isinstance(params, AxisParams):
+        return check_axis_params(params, shape, "scales", params.scale_bits, params.zero_points,
+                                 (INT32_MIN, INT32_MAX))
     bits = params.scale_bits if isinstance(params, Params) else 0
     return check_affine_params(params, Params, "dequant", "scale", bits, (INT32_MIN, INT32_MAX))
 
@@ -81,7 +119,7 @@ def check_inference(request: Request) -> Union[Plan, Error]:
     )
     if isinstance(admitted, Error):
         return admitted
-    error = check_params(request.params)
+    error = check_params(request.params, admitted.shape)
     if error is not None:
         return error
     return Plan(request, admitted)

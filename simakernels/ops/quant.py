@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Tuple, Union
+
+import numpy as np
 
 from .. import _binary32
 from .._ffi import lib
 from ..admission import admit_elementwise
 from ..core import DType, Error, ErrorCode, type_name
-from ._base import RequestBase, SharedPlan, check_affine_params
+from ._base import (RequestBase, SharedPlan, binary32_vector, check_affine_params, check_axis_params,
+                    describe_vector, integer_vector)
 
 INPUTS = (DType.FLOAT32, DType.BFLOAT16, DType.FLOAT16)
 
@@ -73,9 +76,43 @@ class Params:
         return cls(_binary32.from_bits(multiplier_bits), zero_point, Rounding.parse(rounding))
 
 
+@dataclass(frozen=True, eq=False)
+class AxisParams:
+    """Per-axis parameters: element ``i`` along ``axis`` takes
+    ``multipliers[i]`` and its zero point (``zero_points``: one integer for
+    every index, or one per index), with exactly the per-tensor arithmetic
+    and one ``rounding`` for all.
+
+    ``axis`` counts from the end when negative; ``multipliers`` is a 1-D
+    sequence of real numbers (a list or NumPy array), each stored as
+    binary32 (finite and > 0: multipliers, the reciprocals of scales); zero
+    points are in [-128, 127].  The values are copied (read-only arrays:
+    ``multipliers`` float32, ``zero_points`` int64 or the shared int);
+    admission checks them against the tensor's shape and names the axis,
+    the lengths or the index and value at fault (``INVALID_PARAMS``)."""
+
+    axis: int
+    multipliers: Any
+    zero_points: Any = 0
+    rounding: Rounding = Rounding.NEAREST_EVEN
+    multiplier_bits: Any = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        bits = binary32_vector(self.multipliers)
+        object.__setattr__(self, "multiplier_bits", bits)
+        if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
+            object.__setattr__(self, "multipliers", bits.view(np.float32))
+        object.__setattr__(self, "zero_points", integer_vector(self.zero_points))
+        object.__setattr__(self, "rounding", Rounding.parse(self.rounding))
+
+    def __repr__(self) -> str:
+        return (f"quant.AxisParams(axis={self.axis!r}, multipliers={describe_vector(self.multiplier_bits)}, "
+                f"zero_points={self.zero_points!r}, rounding={self.rounding})")
+
+
 @dataclass(frozen=True)
 class Request(RequestBase):
-    params: Params
+    params: Union[Params, AxisParams]
 
 
 @dataclass(frozen=True)
@@ -83,11 +120,15 @@ class Plan(SharedPlan):
     request: Request
 
     @property
-    def params(self) -> Params:
+    def params(self) -> Union[Params, AxisParams]:
         return self.request.params
 
 
-def check_params(params: Any) -> Union[Error, None]:
+def check_params(params: Any, shape: Tuple[int, ...] = ()) -> Union[Error, None]:
+    """The parameter rules (per-axis ones against the tensor's ``shape``)."""
+    if isinstance(params, AxisParams):
+        return check_axis_params(params, shape, "multipliers", params.multiplier_bits, params.zero_points,
+                                 (-128, 127))
     bits = params.multiplier_bits if isinstance(params, Params) else 0
     return check_affine_params(params, Params, "quant", "multiplier", bits, (-128, 127))
 
@@ -108,7 +149,7 @@ def check_inference(request: Request) -> Union[Plan, Error]:
     )
     if isinstance(admitted, Error):
         return admitted
-    error = check_params(request.params)
+    error = check_params(request.params, admitted.shape)
     if error is not None:
         return error
     return Plan(request, admitted)

@@ -113,7 +113,7 @@ def _native_cast_plan(route_id):
     plan.binding.in_nbytes, plan.binding.in_alignment = 256, 4
     plan.binding.out_nbytes, plan.binding.out_alignment = 128, 2
     assert lib.sk_walk_prepare(1, ffi.new("int64_t[]", [64]), ffi.new("int64_t[]", [4]), ffi.new("int64_t[]", [2]),
-                               4, 2, ffi.addressof(plan, "walk")) == lib.SK_OK
+                               4, 2, -1, ffi.addressof(plan, "walk")) == lib.SK_OK
     return plan
 
 

@@ -268,7 +268,7 @@ def run_below_admission(op, route, shape, in_el, out_el, seed):
     native = plan._native
     status = lib.sk_walk_prepare(len(shape), ffi.new("int64_t[]", list(shape)),
                                  ffi.new("int64_t[]", list(in_strides)),
-                                 ffi.new("int64_t[]", list(dst.strides)), si, so,
+                                 ffi.new("int64_t[]", list(dst.strides)), si, so, -1,
                                  ffi.addressof(native, "walk"))
     assert status == lib.SK_OK
     native.binding.in_nbytes = span(shape, in_strides, si)

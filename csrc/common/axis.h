@@ -1,0 +1,70 @@
+/* Per-axis parameters, what Dequant and Quant share: the period of the
+ * repeating parameter tables, carving the caller's workspace, and the
+ * 16-lane vectors of the parameter-vector leaves. */
+#ifndef SK_COMMON_AXIS_H
+#define SK_COMMON_AXIS_H
+#include <stdint.h>
+#include <string.h>
+
+/* Channels a workspace is sized for at most (its sizes stay far from
+ * uint64 overflow). */
+#define SK_AXIS_MAX_COUNT ((int64_t)1 << 40)
+
+/* Lanes per block of the parameter-vector leaves. */
+#define SK_AXIS_LANES 16
+
+/* The table period for `count` channels: a multiple of the count, and of
+ * the block when that stays within 64K positions (then a run's blocks never
+ * straddle the repeat), and at least 256 positions so that few channels
+ * still give long leaf calls. */
+static inline int64_t sk_axis_period(int64_t count) {
+    int64_t a = count, b = SK_AXIS_LANES;
+    while (b) {
+        const int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    const int64_t lcm = count / a * SK_AXIS_LANES;
+    const int64_t base = lcm <= 65536 ? lcm : count;
+    return base * ((256 + base - 1) / base);
+}
+
+/* Pieces of a caller's workspace, each 16-byte aligned; `bytes` is what
+ * they took (carving from a NULL base only counts). */
+typedef struct sk_carve {
+    char *base;
+    uint64_t bytes;
+} sk_carve;
+
+static inline void *sk_carve_take(sk_carve *c, uint64_t bytes) {
+    char *at = c->base ? c->base + c->bytes : NULL;
+    c->bytes += (bytes + 15) & ~(uint64_t)15;
+    return at;
+}
+
+/* A workspace the caller gave for `need` bytes: present, aligned, long enough. */
+static inline int sk_axis_space_ok(const void *space, uint64_t have, uint64_t need) {
+    return space && ((uintptr_t)space & 15u) == 0 && have >= need;
+}
+
+/* Generic vectors: one source, compiled for each route's instruction set. */
+typedef float sk_f32x16 __attribute__((vector_size(64)));
+typedef int32_t sk_i32x16 __attribute__((vector_size(64)));
+typedef uint32_t sk_u32x16 __attribute__((vector_size(64)));
+typedef uint16_t sk_u16x16 __attribute__((vector_size(32)));
+typedef int8_t sk_i8x16 __attribute__((vector_size(16)));
+
+/* Lanes of a where the mask is set, else of b (masks: all ones or zero). */
+#define SK_SELECT_F32(mask, a, b) ((sk_f32x16)(((sk_i32x16)(a) & (mask)) | ((sk_i32x16)(b) & ~(mask))))
+#define SK_SELECT_I32(mask, a, b) (((a) & (mask)) | ((b) & ~(mask)))
+
+/* Whether any lane of a mask is set. */
+#define SK_ANY_LANE(mask, result)                                                                      \
+    do {                                                                                               \
+        uint64_t sk_words_[8];                                                                         \
+        memcpy(sk_words_, &(mask), sizeof sk_words_);                                                  \
+        (result) = ((sk_words_[0] | sk_words_[1] | sk_words_[2] | sk_words_[3] | sk_words_[4] |        \
+                     sk_words_[5] | sk_words_[6] | sk_words_[7]) != 0);                                \
+    } while (0)
+
+#endif
