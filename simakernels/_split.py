@@ -97,16 +97,18 @@ def _check_whole_call(plan: Any, operation: str, x: np.ndarray, out: np.ndarray)
 
 
 def run(plan: Any, operation: str, x: np.ndarray, out: np.ndarray, workers: int,
-        call: Callable[[np.ndarray, np.ndarray], Any]) -> np.ndarray:
-    """Runs ``call(x_slab, out_slab)`` (the single-threaded array function)
-    on every slab of the outermost axis, the first on the calling thread."""
+        call: Callable[[np.ndarray, np.ndarray, slice], Any]) -> np.ndarray:
+    """Runs ``call(x_slab, out_slab, rows)`` (the single-threaded array
+    function; ``rows`` is the slab's slice of the outermost axis, which
+    per-axis parameters along it take too) on every slab of the outermost
+    axis, the first on the calling thread."""
     _check_whole_call(plan, operation, x, out)
     ranges = slabs(x.shape[0], workers)
     failures: List[BaseException] = []
 
     def work(start: int, stop: int) -> None:
         try:
-            call(x[start:stop], out[start:stop])
+            call(x[start:stop], out[start:stop], slice(start, stop))
         except BaseException as exc:  # re-raised on the calling thread
             failures.append(exc)
 

@@ -247,7 +247,7 @@ def _execute(plan: Any, backend: Any, native: Any, x: np.ndarray, out: np.ndarra
 
 
 def _split_run(plan: Any, operation: str, x: np.ndarray, out: np.ndarray, workers: Any,
-               call: Callable[[np.ndarray, np.ndarray], Any]) -> np.ndarray:
+               call: Callable[[np.ndarray, np.ndarray, slice], Any]) -> np.ndarray:
     """``workers=N``: the outermost axis in at most N slabs, one thread each
     (bounded by :func:`simakernels._split.thread_count`); one slab, or an
     error, runs as usual."""
@@ -311,13 +311,13 @@ def cast(x: npt.ArrayLike, dtype: DTypeSpec, *, out: Optional[np.ndarray] = None
         request = ops_cast.Request([_spec(x, "input 0")], [_spec(out, "output 0")])
         plan = _remember(key, a65.cast.check_inference(request))
     if workers is not _ONE_WORKER:  # anything else is checked by _split_run
-        return _split_run(plan, "cast", x, out, workers, lambda xs, os: cast(xs, dtype, out=os))
+        return _split_run(plan, "cast", x, out, workers, lambda xs, os, _: cast(xs, dtype, out=os))
     return _execute(plan, a65.cast, lib.sk_cast_execute, x, out)
 
 
 def dequantize(
-    x: npt.ArrayLike, scale: SupportsFloat, zero_point: int = 0, *, dtype: DTypeSpec = DType.FLOAT32,
-    out: Optional[np.ndarray] = None, workers: int = 1,
+    x: npt.ArrayLike, scale: Any, zero_point: Any = 0, *, axis: Optional[int] = None,
+    dtype: DTypeSpec = DType.FLOAT32, out: Optional[np.ndarray] = None, workers: int = 1,
 ) -> np.ndarray:
     """Dequantizes INT8 to FLOAT32 (default) or BFLOAT16.
 
@@ -327,7 +327,16 @@ def dequantize(
     a bool), used as ``s = numpy.float32(scale)``, which must be finite and
     > 0 (subnormals allowed).  ``zero_point``: an integer in the INT32 range.
     ``dtype``: ``sk.DType.FLOAT32``/``numpy.float32``/``"float32"`` or the
-    BFLOAT16 spellings.  Returns a new C-contiguous array of ``x``'s shape,
+    BFLOAT16 spellings.
+
+    ``axis``: per-axis (per-channel) parameters.  ``scale`` is then a 1-D
+    sequence with ``x.shape[axis]`` entries and ``zero_point`` an integer
+    or such a sequence; element ``i`` along ``axis`` is computed exactly as
+    below with ``scale[i]`` and its zero point (a negative ``axis`` counts
+    from the end).  ``None`` (default): one scale and zero point for the
+    whole tensor.
+
+    Returns a new C-contiguous array of ``x``'s shape,
     or ``out`` (same shape, the output dtype; any non-negative strides)
     written in place.
 
@@ -346,7 +355,9 @@ def dequantize(
     Raises :class:`~simakernels.KernelError` before writing any output byte:
     ``INVALID_PARAMS`` (``scale`` not a real number or not finite and > 0 as
     binary32, ``zero_point`` not an integer in the INT32 range, ``workers``
-    not a positive integer), ``UNSUPPORTED_DTYPE`` (``x`` not INT8, an output
+    not a positive integer; with ``axis``: an axis outside the rank, a
+    length other than ``x.shape[axis]`` or a bad entry, named by index and
+    value), ``UNSUPPORTED_DTYPE`` (``x`` not INT8, an output
     dtype other than FLOAT32/BFLOAT16, ``out`` of the wrong dtype),
     ``INVALID_SHAPE``, ``UNSUPPORTED_LAYOUT`` (negative or broadcast
     strides), ``INVALID_BINDING`` (read-only or overlapping ``out``, masked
@@ -357,9 +368,14 @@ def dequantize(
     >>> import numpy as np, simakernels as sk
     >>> sk.dequantize(np.int8([-128, -3, 0, 127]), 0.25, zero_point=-3)
     array([-31.25,   0.  ,   0.75,  32.5 ], dtype=float32)
+    >>> sk.dequantize(np.int8([[4, 4], [-4, 8]]), [0.5, 0.25], zero_point=[0, 4], axis=1)
+    array([[ 2.,  0.],
+           [-2.,  1.]], dtype=float32)
     """
     if type(x) is not np.ndarray:
         x = _input(x)
+    if axis is not None:
+        return _dequantize_axis(x, scale, zero_point, axis, dtype, out, workers)
     key = ("dequant", x.shape, x.strides, x.dtype,
            _FLOAT32_KEY if dtype is DType.FLOAT32 else _param_key(dtype),
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
@@ -372,12 +388,12 @@ def dequantize(
         plan = _remember(key, a65.dequant.check_inference(request))
     if workers is not _ONE_WORKER:  # anything else is checked by _split_run
         return _split_run(plan, "dequant", x, out, workers,
-                          lambda xs, os: dequantize(xs, scale, zero_point, dtype=dtype, out=os))
+                          lambda xs, os, _: dequantize(xs, scale, zero_point, dtype=dtype, out=os))
     return _execute(plan, a65.dequant, lib.sk_dequant_execute, x, out)
 
 
 def quantize(
-    x: npt.ArrayLike, multiplier: SupportsFloat, zero_point: int = 0, *,
+    x: npt.ArrayLike, multiplier: Any, zero_point: Any = 0, *, axis: Optional[int] = None,
     rounding: Union[ops_quant.Rounding, str] = "nearest_even", out: Optional[np.ndarray] = None, workers: int = 1,
 ) -> np.ndarray:
     """Quantizes FLOAT32, BFLOAT16 or FLOAT16 to INT8.
@@ -396,7 +412,16 @@ def quantize(
     be finite and > 0 (subnormals allowed).  ``zero_point``: an integer in
     [-128, 127].  ``rounding``: ``"nearest_even"`` (default),
     ``"toward_zero"``, ``"toward_positive"``, ``"toward_negative"`` or the
-    ``sk.ops.quant.Rounding`` member.  Returns a new C-contiguous ``int8``
+    ``sk.ops.quant.Rounding`` member.
+
+    ``axis``: per-axis (per-channel) parameters.  ``multiplier`` is then a
+    1-D sequence with ``x.shape[axis]`` entries and ``zero_point`` an
+    integer or such a sequence; element ``i`` along ``axis`` is computed
+    exactly as below with ``multiplier[i]`` and its zero point (a negative
+    ``axis`` counts from the end).  :func:`choose_qparams` gives matching
+    scales, multipliers and zero points.
+
+    Returns a new C-contiguous ``int8``
     array of ``x``'s shape, or ``out`` (same shape, ``int8``; any
     non-negative strides) written in place.
 
@@ -419,7 +444,9 @@ def quantize(
     Raises :class:`~simakernels.KernelError` before writing any output byte:
     ``INVALID_PARAMS`` (``multiplier`` not a real number or not finite and
     > 0 as binary32, ``zero_point`` not an integer in [-128, 127], an unknown
-    ``rounding``, ``workers`` not a positive integer), ``UNSUPPORTED_DTYPE``
+    ``rounding``, ``workers`` not a positive integer; with ``axis``: an axis
+    outside the rank, a length other than ``x.shape[axis]`` or a bad entry,
+    named by index and value), ``UNSUPPORTED_DTYPE``
     (``x`` not FLOAT32/BFLOAT16/FLOAT16, ``out`` not ``int8``),
     ``INVALID_SHAPE``, ``UNSUPPORTED_LAYOUT`` (negative or broadcast
     strides), ``INVALID_BINDING`` (read-only or overlapping ``out``, masked
@@ -434,9 +461,14 @@ def quantize(
     array([  5, -17, 127,   3], dtype=int8)
     >>> sk.quantize(np.float32([0.1, -1.0, 7.0, np.nan]), scale, zero_point=3)   # the scale: wrong
     array([3, 3, 3, 3], dtype=int8)
+    >>> sk.quantize(np.float32([[1.0, 1.0], [-2.0, 0.5]]), [10.0, 100.0], zero_point=[0, -50], axis=1)
+    array([[ 10,  50],
+           [-20,   0]], dtype=int8)
     """
     if type(x) is not np.ndarray:
         x = _input(x)
+    if axis is not None:
+        return _quantize_axis(x, multiplier, zero_point, axis, rounding, out, workers)
     key = ("quant", x.shape, x.strides, x.dtype,
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
            _param_key(multiplier), zero_point if type(zero_point) is int else _param_key(zero_point),
@@ -446,7 +478,7 @@ def quantize(
         plan = _remember(key, _quant_plan(x, out, multiplier, zero_point, rounding))
     if workers is not _ONE_WORKER:  # anything else is checked by _split_run
         return _split_run(plan, "quant", x, out, workers,
-                          lambda xs, os: quantize(xs, multiplier, zero_point, rounding=rounding, out=os))
+                          lambda xs, os, _: quantize(xs, multiplier, zero_point, rounding=rounding, out=os))
     return _execute(plan, a65.quant, lib.sk_quant_execute, x, out)
 
 
@@ -457,3 +489,68 @@ def _quant_plan(x: np.ndarray, out: np.ndarray, multiplier: Any, zero_point: Any
         return Error(ErrorCode.INVALID_PARAMS, str(exc))
     request = ops_quant.Request([_spec(x, "input 0")], [_spec(out, "output 0")], params)
     return a65.quant.check_inference(request)
+
+
+# ---- Per-axis parameters (axis=) ------------------------------------------
+
+def _vector_key(values: Any) -> Any:
+    """Per-axis parameters' part of a plan key, by representation: an array
+    by its dtype, shape and bytes; a list or tuple entry by entry."""
+    if type(values) is np.ndarray:
+        return values.dtype.str, values.shape, values.tobytes()
+    if type(values) in (list, tuple):
+        return type(values), tuple(_param_key(v) for v in values)
+    return _param_key(values)
+
+
+def _axis_slices(values: Any, axis: int, ndim: int, rows: slice) -> Any:
+    """A slab's per-axis parameters: sliced when they run along the slabs'
+    axis 0, else the same."""
+    if axis % max(ndim, 1) != 0 or isinstance(values, (int, np.integer)):
+        return values
+    return np.asarray(values)[rows]
+
+
+def _axis_index(axis: Any) -> Any:
+    return axis if type(axis) is int else _param_key(axis)
+
+
+def _dequantize_axis(x: np.ndarray, scale: Any, zero_point: Any, axis: Any, dtype: Any, out: Optional[np.ndarray],
+                     workers: Any) -> np.ndarray:
+    out = _output(x, to_dtype(dtype), out)
+    key = ("dequant-axis", x.shape, x.strides, x.dtype, out.shape, out.strides, out.dtype, _axis_index(axis),
+           _vector_key(scale), _vector_key(zero_point), _forced_route())
+
+    def build() -> Any:
+        request = ops_dequant.Request([_spec(x, "input 0")], [_spec(out, "output 0")],
+                                      ops_dequant.AxisParams(axis, scale, zero_point))
+        return a65.dequant.check_inference(request)
+
+    plan = _plan(key, build)
+    if workers is not _ONE_WORKER:
+        return _split_run(plan, "dequant", x, out, workers, lambda xs, os, rows: dequantize(
+            xs, _axis_slices(scale, axis, x.ndim, rows), _axis_slices(zero_point, axis, x.ndim, rows), axis=axis,
+            dtype=dtype, out=os))
+    return _execute(plan, a65.dequant, lib.sk_dequant_execute, x, out)
+
+
+def _quantize_axis(x: np.ndarray, multiplier: Any, zero_point: Any, axis: Any, rounding: Any,
+                   out: Optional[np.ndarray], workers: Any) -> np.ndarray:
+    out = _output(x, DType.INT8, out)
+    key = ("quant-axis", x.shape, x.strides, x.dtype, out.shape, out.strides, _axis_index(axis),
+           _vector_key(multiplier), _vector_key(zero_point), _param_key(rounding), _forced_route())
+
+    def build() -> Any:
+        try:
+            params = ops_quant.AxisParams(axis, multiplier, zero_point, rounding)
+        except ValueError as exc:
+            return Error(ErrorCode.INVALID_PARAMS, str(exc))
+        request = ops_quant.Request([_spec(x, "input 0")], [_spec(out, "output 0")], params)
+        return a65.quant.check_inference(request)
+
+    plan = _plan(key, build)
+    if workers is not _ONE_WORKER:
+        return _split_run(plan, "quant", x, out, workers, lambda xs, os, rows: quantize(
+            xs, _axis_slices(multiplier, axis, x.ndim, rows), _axis_slices(zero_point, axis, x.ndim, rows),
+            axis=axis, rounding=rounding, out=os))
+    return _execute(plan, a65.quant, lib.sk_quant_execute, x, out)

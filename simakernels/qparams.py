@@ -41,6 +41,7 @@ import numpy.typing as npt
 from . import _binary32
 from .arrays import _input
 from .core import Error, ErrorCode, KernelError, type_name
+from .ops._base import check_axis
 
 # Bits of each input format: (exponent bits, fraction bits).
 _FORMATS: Dict[Any, Tuple[int, int]] = {
@@ -116,7 +117,9 @@ def choose_qparams(x: npt.ArrayLike, *, symmetric: bool = False, axis: Optional[
         lo, hi = _ranges(array.reshape(1, -1))
         (scale, zero_point, multiplier), = _choose(lo, hi, symmetric)
         return QParams(_binary32.from_bits(scale), zero_point, _binary32.from_bits(multiplier), None, symmetric)
-    channel_axis = _axis(axis, array.ndim)
+    channel_axis = check_axis(axis, array.shape)  # the rule per-axis Quant and Dequant apply
+    if isinstance(channel_axis, Error):
+        raise KernelError(channel_axis)
     channels = np.moveaxis(array, channel_axis, 0)
     lo, hi = _ranges(channels.reshape(channels.shape[0], int(np.prod(channels.shape[1:]))))
     chosen = _choose(lo, hi, symmetric)
@@ -132,13 +135,6 @@ def _array(x: Any) -> np.ndarray:
         raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"x: dtype {array.dtype} is not FLOAT32, FLOAT16 or "
                                                              f"BFLOAT16 ({type_name(x)})"))
     return array
-
-
-def _axis(axis: Any, rank: int) -> int:
-    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -rank <= axis < rank:
-        raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"axis {axis!r} is outside rank {rank} "
-                                                          f"(an integer in [{-rank}, {rank - 1}])"))
-    return int(axis) % rank
 
 
 def _ranges(rows: np.ndarray) -> Tuple[List[Fraction], List[Fraction]]:

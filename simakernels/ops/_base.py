@@ -91,6 +91,10 @@ def check_affine_params(params: Any, params_type: Type[Any], operation: str, val
         return Error(ErrorCode.INVALID_PARAMS,
                      f"params must be {operation}.Params or {operation}.AxisParams, got {params!r}")
     value = getattr(params, value_name)
+    if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value) >= 1:
+        return Error(ErrorCode.INVALID_PARAMS,
+                     f"{value_name} is a sequence of {len(value)} values ({type(value).__name__}): one value per "
+                     f"index along an axis needs axis= (the array functions) or {operation}.AxisParams")
     if not _binary32.is_real(value):
         return Error(ErrorCode.INVALID_PARAMS,
                      f"{value_name} {value!r} ({type(value).__name__}) must be {_binary32.REAL_NUMBER}")
@@ -135,9 +139,10 @@ def integer_vector(values: Any) -> Any:
     """Zero points: an integer (shared by every channel) as ``int``, a 1-D
     sequence of integers as a read-only int64 array; anything else as given
     (a tuple for sequences), for admission to refuse."""
-    single = _binary32.as_int(values)
-    if isinstance(single, int):
-        return single
+    if not (isinstance(values, np.ndarray) and values.ndim):
+        single = _binary32.as_int(values)
+        if isinstance(single, int):
+            return single
     try:
         entries = tuple(_binary32.as_int(v) for v in values)
     except TypeError:
@@ -182,7 +187,7 @@ def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bit
                 return Error(ErrorCode.INVALID_PARAMS,
                              f"{values_name}[{i}] {v!r} ({type(v).__name__}) must be {_binary32.REAL_NUMBER}")
     if len(bits) != channels:
-        return Error(ErrorCode.INVALID_PARAMS, f"{values_name} has {len(bits)} entries, but {where}")
+        return _length_error(values_name, len(bits), where)
     for i, b in enumerate(bits.tolist()):
         if not _binary32.is_finite_positive(b):
             return Error(ErrorCode.INVALID_PARAMS, f"{values_name}[{i}] {float(_binary32.from_bits(b))!r} as "
@@ -197,11 +202,15 @@ def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bit
         return Error(ErrorCode.INVALID_PARAMS, f"zero_points must be an integer or a 1-D sequence of integers, "
                                                f"got {type_name(zero_points)}")
     if len(zero_points) != channels:
-        return Error(ErrorCode.INVALID_PARAMS, f"zero_points has {len(zero_points)} entries, but {where}")
+        return _length_error("zero_points", len(zero_points), where)
     for i, z in enumerate(zero_points.tolist() if isinstance(zero_points, np.ndarray) else zero_points):
         if isinstance(z, bool) or not isinstance(z, int) or not low <= z <= high:
             return Error(ErrorCode.INVALID_PARAMS, f"zero_points[{i}] {z!r} must be an integer in [{low}, {high}]")
     return None
+
+
+def _length_error(name: str, length: int, where: str) -> Error:
+    return Error(ErrorCode.INVALID_PARAMS, f"{name} has {length} entries, but {where}")
 
 
 def describe_vector(bits: Any) -> str:

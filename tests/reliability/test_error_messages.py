@@ -214,7 +214,7 @@ class Row(NamedTuple):
 
 ADM, BUF = "simakernels/admission.py", "simakernels/buffers.py"
 RUL, STO = "simakernels/_rules.py", "simakernels/storage.py"
-QP = "simakernels/qparams.py"
+QP, OPB = "simakernels/qparams.py", "simakernels/ops/_base.py"
 ARR, SPL = "simakernels/arrays.py", "simakernels/_split.py"
 BACK, ROUTES_PY = "simakernels/a65/_backend.py", "simakernels/a65/_routes.py"
 EVQ, EVD, HUR = "simakernels/ev74/quant.py", "simakernels/ev74/device.py", "simakernels/formats/hurray.py"
@@ -256,7 +256,7 @@ ROWS: List[Row] = [
         "(overlapping or unproven interleaved view)",
         lambda: cast_admit(spec((2, 2), F32, (4, 4))), E.UNSUPPORTED_LAYOUT, "input 0 axis", "stride 4"),
     # ---- parameters and request types
-    Row("params type", "simakernels/ops/_base.py", "params must be {}.Params, got {}",
+    Row("params type", "simakernels/ops/_base.py", "params must be {}.Params or {}.AxisParams, got {}",
         lambda: sk.ops.dequant.check_inference(sk.ops.dequant.Request([spec((2,), I8)], [spec((2,), F32)],
                                                                       sk.ops.cast.Params())),
         E.INVALID_PARAMS, "params", "Params()"),
@@ -374,8 +374,37 @@ ROWS: List[Row] = [
     # ---- parameter chooser
     Row("qparams dtype", QP, "x: dtype {} is not FLOAT32, FLOAT16 or BFLOAT16 ({})",
         raised(lambda: sk.choose_qparams(np.float64([1.0]))), E.UNSUPPORTED_DTYPE, "x", "float64"),
-    Row("qparams axis", QP, "axis {} is outside rank {} (an integer in [{}, {}])",
+    # ---- per-axis parameters (Dequant, Quant, choose_qparams)
+    Row("axis outside the rank", OPB, "axis {} is outside the rank {} of shape {} ({})",
         raised(lambda: sk.choose_qparams(np.float32([1.0]), axis=3)), E.INVALID_PARAMS, "axis", "3"),
+    Row("axis not an integer", OPB, "axis {} ({}) must be an integer",
+        raised(lambda: sk.dequantize(np.int8([1]), [1.0], axis=0.5)), E.INVALID_PARAMS, "axis", "0.5"),
+    Row("axis values length", OPB, "{} has {} entries, but {}",
+        raised(lambda: sk.quantize(np.float32([[1.0, 2.0]]), [1.0], axis=1)), E.INVALID_PARAMS, "multipliers", "1"),
+    Row("axis value entry type", OPB, "{}[{}] {} ({}) must be {}",
+        raised(lambda: sk.dequantize(np.int8([1, 2]), [1.0, "x"], axis=0)), E.INVALID_PARAMS, "scales[1]", "'x'"),
+    Row("axis value entry", OPB, "{}[{}] {} as binary32 (bits {}) must be finite and > 0",
+        raised(lambda: sk.dequantize(np.int8([1, 2]), [1.0, 0.0], axis=0)), E.INVALID_PARAMS, "scales[1]", "0.0"),
+    Row("axis values not a sequence", OPB, "{} must be a 1-D sequence of real numbers, got {}",
+        raised(lambda: sk.dequantize(np.int8([1, 2]), 1.0, axis=0)), E.INVALID_PARAMS, "scales", "float"),
+    Row("axis shared zero point", OPB, "zero_points {} must be an integer in [{}, {}]",
+        raised(lambda: sk.quantize(np.float32([1.0]), [1.0], 200, axis=0)), E.INVALID_PARAMS, "zero_points", "200"),
+    Row("axis zero points type", OPB, "zero_points must be an integer or a 1-D sequence of integers, got {}",
+        raised(lambda: sk.quantize(np.float32([1.0]), [1.0], np.zeros((1, 1), np.int64), axis=0)),
+        E.INVALID_PARAMS, "zero_points", "ndarray"),
+    Row("axis zero point entry", OPB, "zero_points[{}] {} must be an integer in [{}, {}]",
+        raised(lambda: sk.quantize(np.float32([1.0, 2.0]), [1.0, 1.0], [0, -129], axis=0)), E.INVALID_PARAMS,
+        "zero_points[1]", "-129"),
+    Row("per-tensor value given a sequence", OPB,
+        "{} is a sequence of {} values ({}): one value per index along an axis needs axis= (the array functions) "
+        "or {}.AxisParams",
+        raised(lambda: sk.quantize(np.float32([1.0, 2.0]), [1.0, 1.0])), E.INVALID_PARAMS, "multiplier", "2 values"),
+    Row("ev74 per-axis", EVQ, "ev74.quant: per-axis parameters (quant.AxisParams) cannot be encoded: the 224-byte "
+        "descriptor holds one multiplier and one zero point; run per-axis Quant on the A65 (sk.a65.quant) or encode "
+        "one plan per channel slice",
+        lambda: ev.check_inference(sk.ops.quant.Request([spec((2,), F32)], [spec((2,), I8)],
+                                                        sk.ops.quant.AxisParams(0, [1.0, 2.0]))),
+        E.DEVICE_LIMIT, "per-axis", "AxisParams"),
     Row("qparams symmetric", QP, "symmetric must be a bool, got {}",
         raised(lambda: sk.choose_qparams(np.float32([1.0]), symmetric="yes")), E.INVALID_PARAMS, "symmetric",
         "'yes'"),
