@@ -1,7 +1,8 @@
 """Suite configuration.
 
 The tests are grouped by concern into packages (numerics/, layouts/, fenv/,
-admission/, binding/, arrays/, ev74/, hurray/, reliability/, and tools/ for
+admission/, binding/, arrays/, axis/ (per-axis parameters), ev74/, hurray/,
+reliability/, and tools/ for
 the project's tooling); their shared helpers are the package support/.  The
 tests directory goes on ``sys.path`` so that ``import oracle``,
 ``from support.helpers import ...`` and ``from tools.test_cli import ...``
@@ -47,7 +48,8 @@ settings.load_profile("simakernels-fuzz" if os.environ.get("SIMAKERNELS_FUZZ_EXA
 # relative to this directory.
 HOST_ONLY = frozenset({
     "admission/test_admission.py", "admission/test_op_admission.py", "admission/test_dequant_admission.py",
-    "admission/test_quant_admission.py", "reliability/test_error_messages.py", "ev74/test_ev74_descriptor.py",
+    "admission/test_quant_admission.py", "axis/test_axis_admission.py", "reliability/test_error_messages.py",
+    "ev74/test_ev74_descriptor.py",
     "hurray/test_hurray_descriptor.py", "arrays/test_array_plan_cache.py",
     "tools/test_docs.py", "tools/test_cli.py", "tools/test_metadata.py", "tools/test_bench.py",
     "tools/test_bench_aarch64.py", "tools/test_neon_estimate.py", "tools/test_floor.py",

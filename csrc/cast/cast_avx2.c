@@ -65,7 +65,7 @@ void sk_cast_f32_bf16__avx2(const void *ctx, const void *src, void *dst, size_t 
     size_t i = sk_avx2_head(out, sizeof *out, n);
     for (size_t j = 0; j < i; ++j) out[j] = sk_bf16_from_f32_bits(in[j]);
     const int aligned = (uintptr_t)(in + i) % 32 == 0;
-    if (sk_avx2_streams(n, sizeof *in, sizeof *out)) {
+    if (sk_avx2_streams(n, n, sizeof *in, sizeof *out)) {
         i += aligned ? f32_bf16_blocks(in + i, out + i, n - i, 1, 1) : f32_bf16_blocks(in + i, out + i, n - i, 1, 0);
         _mm_sfence();  /* streamed lines are visible before the call returns */
     } else {
@@ -82,7 +82,7 @@ size_t sk_cast_f32_bf16_every_other__avx2(const void *ctx, const void *src, void
     const size_t reach = n - 1;  /* n >= 1 */
     size_t i = sk_avx2_head(out, sizeof *out, reach);
     for (size_t j = 0; j < i; ++j) out[j] = sk_bf16_from_f32_bits(in[2 * j]);
-    if (sk_avx2_streams(n, 2 * sizeof *in, sizeof *out)) {
+    if (sk_avx2_streams(n, n, 2 * sizeof *in, sizeof *out)) {
         i += f32_bf16_blocks(in + 2 * i, out + i, reach - i, 1, 2);
         _mm_sfence();
     } else {
@@ -118,7 +118,7 @@ void sk_cast_bf16_f32__avx2(const void *ctx, const void *src, void *dst, size_t 
     uint32_t *out = dst;
     size_t i = sk_avx2_head(out, sizeof *out, n);
     for (size_t j = 0; j < i; ++j) out[j] = sk_f32_bits_from_bf16(in[j]);
-    if (sk_avx2_streams(n, sizeof *in, sizeof *out)) {
+    if (sk_avx2_streams(n, n, sizeof *in, sizeof *out)) {
         i += bf16_f32_blocks(in + i, out + i, n - i, 1, 1);
         _mm_sfence();
     } else {
@@ -135,7 +135,7 @@ size_t sk_cast_bf16_f32_every_other__avx2(const void *ctx, const void *src, void
     const size_t reach = n - 1;  /* n >= 1 */
     size_t i = sk_avx2_head(out, sizeof *out, reach);
     for (size_t j = 0; j < i; ++j) out[j] = sk_f32_bits_from_bf16(in[2 * j]);
-    if (sk_avx2_streams(n, 2 * sizeof *in, sizeof *out)) {
+    if (sk_avx2_streams(n, n, 2 * sizeof *in, sizeof *out)) {
         i += bf16_f32_blocks(in + 2 * i, out + i, reach - i, 1, 2);
         _mm_sfence();
     } else {

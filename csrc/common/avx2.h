@@ -58,10 +58,11 @@ static inline size_t sk_avx2_head(const void *dst, size_t item, size_t n) {
 }
 
 /* Whether a run of n elements, `in` bytes read and `out` written per
- * element, should stream (stream.h); runs too short for one main-loop
- * iteration never ask. */
-static inline int sk_avx2_streams(size_t n, size_t in, size_t out) {
-    return n >= SK_AVX2_BLOCK && sk_stream_run(n, in, out);
+ * element, should stream (stream.h) when `counted` elements' traffic
+ * decides (n itself, or the whole walk a run is a slice of); runs too
+ * short for one main-loop iteration never ask. */
+static inline int sk_avx2_streams(size_t n, size_t counted, size_t in, size_t out) {
+    return n >= SK_AVX2_BLOCK && sk_stream_run(counted, in, out);
 }
 
 #endif

@@ -10,13 +10,17 @@
  * uint64 overflow). */
 #define SK_AXIS_MAX_COUNT ((int64_t)1 << 40)
 
-/* Lanes per block of the parameter-vector leaves. */
+/* Lanes per block of the parameter-vector leaves (a multiple of every
+ * route's vector). */
 #define SK_AXIS_LANES 16
+/* Table positions at least: leaf calls long enough that the call costs
+ * little (256 cost a third of the time of an AVX-512 Quant at 256K
+ * elements), tables small enough for the L1 cache (8 KiB per 1024). */
+#define SK_AXIS_MIN_PERIOD 1024
 
 /* The table period for `count` channels: a multiple of the count, and of
  * the block when that stays within 64K positions (then a run's blocks never
- * straddle the repeat), and at least 256 positions so that few channels
- * still give long leaf calls. */
+ * straddle the repeat), and at least SK_AXIS_MIN_PERIOD positions. */
 static inline int64_t sk_axis_period(int64_t count) {
     int64_t a = count, b = SK_AXIS_LANES;
     while (b) {
@@ -26,7 +30,7 @@ static inline int64_t sk_axis_period(int64_t count) {
     }
     const int64_t lcm = count / a * SK_AXIS_LANES;
     const int64_t base = lcm <= 65536 ? lcm : count;
-    return base * ((256 + base - 1) / base);
+    return base * ((SK_AXIS_MIN_PERIOD + base - 1) / base);
 }
 
 /* Pieces of a caller's workspace, each 16-byte aligned; `bytes` is what

@@ -6,36 +6,40 @@
 
 enum { EXP_MIN = -4, EXP_MAX = 4, WIDE_ZP_MIN = -16777089, WIDE_ZP_MAX = 16777088 };
 
-#if SK_HAVE_AVX512
-/* The staged expression on every INT8 input, BF16-narrowed by the integer
- * rule.  Kept out of line so that its arithmetic stays between the FP-state
- * changes of its caller. */
-static __attribute__((noinline)) void staged_bf16_table(sk_dequant_plan *plan) {
-    sk_dequant_ctx c;
-    memcpy(&c.scale, &plan->scale_bits, sizeof c.scale);
-    c.zp = (float)plan->zero_point;
-    for (int b = 0; b < 256; ++b) {
-        const uint16_t w = sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(&c, (int8_t)b)));
-        plan->bf16_table[0][b] = (uint8_t)w;
-        plan->bf16_table[1][b] = (uint8_t)(w >> 8);
-    }
-}
-
-/* The avx512 BF16 table (the plan's bf16_table), computed in the default FP
- * state (nearest, gradual underflow, traps masked) and the caller's state
- * restored after: its bits never depend on the state preparation ran in.
- * Executions still refuse a state the contract does not admit, as on every
- * route, before any write. */
-static int fill_bf16_table(sk_dequant_plan *plan) {
+/* Runs fn(arg) in the default FP state (nearest, gradual underflow, traps
+ * masked) and restores the caller's after: what preparation computes in
+ * binary32 (the avx512 BF16 tables, per-axis plans' converted zero points)
+ * never depends on the state it ran in.  Executions still refuse a state
+ * the contract does not admit, as on every route, before any write. */
+static int in_default_state(void (*fn)(void *), void *arg) {
     static const sk_fenv_state standard = {SK_ROUND_NEAREST, 0, 0, 0};
     sk_fenv_saved saved;
     if (sk_fenv_save(&saved) != 0) return SK_UNSUPPORTED_ENVIRONMENT;
     if (sk_fenv_set(&standard) != 0) return SK_UNSUPPORTED_ENVIRONMENT;  /* x86-64 can always */
-    staged_bf16_table(plan);
+    fn(arg);
     sk_fenv_restore(&saved);
     return SK_OK;
 }
-#endif
+
+/* The staged expression on every INT8 input, BF16-narrowed by the integer
+ * rule (index: the input byte; [0] low bytes, [1] high bytes). */
+static void staged_bf16_table(uint32_t scale_bits, int32_t zero_point, uint8_t table[2][256]) {
+    sk_dequant_ctx c;
+    memcpy(&c.scale, &scale_bits, sizeof c.scale);
+    c.zp = (float)zero_point;
+    for (int b = 0; b < 256; ++b) {
+        const uint16_t w = sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(&c, (int8_t)b)));
+        table[0][b] = (uint8_t)w;
+        table[1][b] = (uint8_t)(w >> 8);
+    }
+}
+
+/* Kept out of line so that its arithmetic stays between the FP-state
+ * changes of in_default_state. */
+static __attribute__((noinline)) void plan_bf16_table(void *plan) {
+    sk_dequant_plan *p = plan;
+    staged_bf16_table(p->scale_bits, p->zero_point, p->bf16_table);
+}
 
 static int scale_admitted(uint32_t bits) {
     return !(bits >> 31) && ((bits >> 23) & 0xffu) != 0xffu && bits != 0;
@@ -63,10 +67,8 @@ int sk_dequant_prepare(sk_dequant_plan *plan) {
     if (plan->axis.count > 0) return prepare_axis(plan);
     if (!scale_admitted(plan->scale_bits)) return SK_INVALID_PARAMS;
     plan->form = form_of(plan->scale_bits, plan->zero_point, &plan->exponent);
-#if SK_HAVE_AVX512
     if (plan->route == SK_ROUTE_AVX512 && plan->output == SK_DEQUANT_BF16)
-        return fill_bf16_table(plan);
-#endif
+        return in_default_state(plan_bf16_table, plan);
     return SK_OK;
 }
 
@@ -161,11 +163,13 @@ static const sk_kernel *form_kernel(int route, int output, int form, int32_t exp
 /* ---- Per-axis plans -----------------------------------------------------
  * The workspace: each channel's context and kernel entry (channel axis
  * outside the inner run: every form and leaf of the route serves it, the
- * form chosen per channel), then the repeating table of the inner run's
- * parameter-vector leaf.  The FP values (converted zero points, scaled
- * ones) are computed in the default FP state, as the avx512 BF16 table is;
- * avx512 BF16 outputs per channel take the AVX2 leaves (no 512-byte table
- * per channel). */
+ * form chosen per channel; on avx512 with BF16 output, up to
+ * AXIS_TABLE_CHANNELS channels get the table leaf and their own 512-byte
+ * tables, more take the AVX2 leaves), then the repeating table of the inner
+ * run's parameter-vector leaf.  Its binary32 values (converted zero points,
+ * scaled ones, BF16 tables) are computed in the default FP state. */
+enum { AXIS_TABLE_CHANNELS = 4096 };
+
 static const sk_periodic_fn axis_leaves[SK_ROUTE_COUNT][2] = {
     [SK_ROUTE_SCALAR] = {sk_dequant_i8_f32_axis__scalar, sk_dequant_i8_bf16_axis__scalar},
 #if SK_HAVE_SSE2
@@ -179,38 +183,51 @@ static const sk_periodic_fn axis_leaves[SK_ROUTE_COUNT][2] = {
 };
 
 typedef struct axis_space {
+    const sk_axis *axis;
     sk_dequant_ctx *ctx;
     const sk_kernel **kernel;
+    uint8_t (*bf16_tables)[2][256];  /* NULL: no per-channel tables */
     sk_dequant_table *table;
     float *scale, *zp;
     int64_t period;
 } axis_space;
 
-static uint64_t carve_axis(void *base, int64_t count, axis_space *a) {
+static int channel_tables(const sk_dequant_plan *plan) {
+    return plan->route == SK_ROUTE_AVX512 && plan->output == SK_DEQUANT_BF16 &&
+           plan->axis.count <= AXIS_TABLE_CHANNELS;
+}
+
+static uint64_t carve_axis(const sk_dequant_plan *plan, void *base, axis_space *a) {
+    const int64_t count = plan->axis.count;
     sk_carve c = {base, 0};
+    a->axis = &plan->axis;
     a->period = sk_axis_period(count);
     a->ctx = sk_carve_take(&c, sizeof(sk_dequant_ctx) * (uint64_t)count);
     a->kernel = sk_carve_take(&c, sizeof(const sk_kernel *) * (uint64_t)count);
+    a->bf16_tables = channel_tables(plan) ? sk_carve_take(&c, sizeof(uint8_t[2][256]) * (uint64_t)count) : NULL;
     a->table = sk_carve_take(&c, sizeof(sk_dequant_table));
     a->scale = sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
     a->zp = sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
     return c.bytes;
 }
 
-uint64_t sk_dequant_axis_space(int64_t count) {
+uint64_t sk_dequant_axis_space(const sk_dequant_plan *plan) {
     axis_space a;
-    return count < 1 || count > SK_AXIS_MAX_COUNT ? 0 : carve_axis(NULL, count, &a);
+    return plan->axis.count < 1 || plan->axis.count > SK_AXIS_MAX_COUNT ? 0 : carve_axis(plan, NULL, &a);
 }
 
-/* The FP values of every channel (and the table), in the default state. */
-static __attribute__((noinline)) void axis_values(const sk_axis *axis, const axis_space *a) {
-    for (int64_t c = 0; c < axis->count; ++c) {
+/* The binary32 values of every channel and of the table (in_default_state). */
+static __attribute__((noinline)) void axis_values(void *space) {
+    const axis_space *a = space;
+    const int64_t count = a->axis->count;
+    for (int64_t c = 0; c < count; ++c) {
         sk_dequant_ctx *x = &a->ctx[c];
-        memcpy(&x->scale, &axis->bits[c], sizeof x->scale);
+        memcpy(&x->scale, &a->axis->bits[c], sizeof x->scale);
         x->zp = (float)x->zero_point;
         x->zp_scaled = x->zp * x->scale;  /* exact for the WIDE_POW2 form, the only one that reads it */
+        if (a->bf16_tables) staged_bf16_table(a->axis->bits[c], x->zero_point, a->bf16_tables[c]);
     }
-    for (int64_t i = 0, c = 0; i < a->period; ++i, c = c + 1 == axis->count ? 0 : c + 1) {
+    for (int64_t i = 0, c = 0; i < a->period; ++i, c = c + 1 == count ? 0 : c + 1) {
         a->scale[i] = a->ctx[c].scale;
         a->zp[i] = a->ctx[c].zp;
     }
@@ -218,38 +235,35 @@ static __attribute__((noinline)) void axis_values(const sk_axis *axis, const axi
 
 static int prepare_axis(sk_dequant_plan *plan) {
     const sk_axis *axis = &plan->axis;
-    if (axis->count < 1 || axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points)
-        return SK_INVALID_OPERATION;
+    if (axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points) return SK_INVALID_OPERATION;
     axis_space a;
-    if (!sk_axis_space_ok(axis->space, axis->space_bytes, carve_axis(NULL, axis->count, &a)))
-        return SK_INVALID_OPERATION;
+    if (!sk_axis_space_ok(axis->space, axis->space_bytes, carve_axis(plan, NULL, &a))) return SK_INVALID_OPERATION;
     for (int64_t c = 0; c < axis->count; ++c)
         if (!scale_admitted(axis->bits[c])) return SK_INVALID_PARAMS;
-    carve_axis(axis->space, axis->count, &a);
-    /* avx512 shares the AVX2 leaves per channel (FP32 ones always). */
-    const int route = plan->route == SK_ROUTE_AVX512 ? SK_ROUTE_AVX2 : plan->route;
+    carve_axis(plan, axis->space, &a);
+    /* Without tables, avx512 runs the AVX2 leaves per channel (FP32 ones always). */
+    const int route = plan->route == SK_ROUTE_AVX512 && !a.bf16_tables ? SK_ROUTE_AVX2 : plan->route;
+    /* Each run is a slice of the walk's output: whether to stream is the whole walk's question. */
+    const size_t elements = (size_t)(plan->walk.runs * plan->walk.run_length);
     for (int64_t c = 0; c < axis->count; ++c) {
         sk_dequant_ctx *x = &a.ctx[c];
         memset(x, 0, sizeof *x);
         x->zero_point = axis->zero_points[c];
-        a.kernel[c] = form_kernel(route, plan->output, form_of(axis->bits[c], x->zero_point, &x->exponent),
-                                  x->exponent);
+        x->stream_elements = elements;
+        x->bf16_table = a.bf16_tables ? (const uint8_t (*)[256])a.bf16_tables[c] : NULL;
+        const int form = form_of(axis->bits[c], x->zero_point, &x->exponent);
+        a.kernel[c] = form_kernel(route, plan->output, form, x->exponent);
     }
     a.table->scale = a.scale;
     a.table->zp = a.zp;
-    static const sk_fenv_state standard = {SK_ROUND_NEAREST, 0, 0, 0};
-    sk_fenv_saved saved;
-    if (sk_fenv_save(&saved) != 0 || sk_fenv_set(&standard) != 0) return SK_UNSUPPORTED_ENVIRONMENT;
-    axis_values(axis, &a);
-    sk_fenv_restore(&saved);
     plan->form = SK_DEQUANT_WIDE;  /* per channel; the plan's own is unused */
     plan->exponent = 0;
-    return SK_OK;
+    return in_default_state(axis_values, &a);
 }
 
 static void execute_axis(const sk_dequant_plan *plan, const void *src, void *dst) {
     axis_space a;
-    carve_axis(plan->axis.space, plan->axis.count, &a);
+    carve_axis(plan, plan->axis.space, &a);
     const sk_channels ch = {
         .kernels = (const sk_kernel *const *)a.kernel, .ctx = (const char *)a.ctx, .ctx_size = sizeof *a.ctx,
         .periodic = axis_leaves[plan->route][plan->output], .table = a.table, .period = a.period,
@@ -282,6 +296,7 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
     c.zp = (float)plan->zero_point;
     c.zp_scaled = plan->form == SK_DEQUANT_WIDE_POW2 ? c.zp * c.scale : 0.0f;
     c.bf16_table = plan->bf16_table;
+    c.stream_elements = 0;
     sk_walk_go(&plan->walk, src, dst, form_kernel(plan->route, plan->output, plan->form, plan->exponent),
                plan->route, &c);
     return SK_OK;

@@ -254,11 +254,13 @@ int sk_cast_execute(const sk_cast_plan *plan, const void *src, uint64_t src_len,
 /* Dequant and Quant plans take one parameter set per index along one axis
  * (the channel axis) instead of one per tensor.  The caller gives each
  * channel's scale or multiplier bits and zero point, and a workspace of
- * sk_dequant_axis_space / sk_quant_axis_space(count) bytes, 16-byte
+ * sk_dequant_axis_space / sk_quant_axis_space(plan) bytes, 16-byte
  * aligned, which prepare fills with everything executes read (per-channel
  * contexts and kernel entries, and the repeating parameter tables of the
- * leaves that take parameter vectors).  The plan reads the arrays only in
- * prepare and the workspace for as long as it is used; it frees nothing. */
+ * leaves that take parameter vectors).  Prepare such a plan after its walk
+ * (sk_walk_prepare with the channel axis).  The plan reads the arrays only
+ * in prepare and the workspace for as long as it is used; it frees
+ * nothing. */
 typedef struct sk_axis {
     int32_t axis;                 /* the channel axis of the plan's shape */
     int32_t reserved;
@@ -299,9 +301,9 @@ typedef struct sk_dequant_plan {
     sk_walk walk;
 } sk_dequant_plan;
 
-/* Workspace bytes of a per-axis Dequant plan with `count` channels (0 for
- * a count out of range). */
-uint64_t sk_dequant_axis_space(int64_t count);
+/* Workspace bytes of a per-axis Dequant plan: its route, output and
+ * axis.count set (0 for a count out of range). */
+uint64_t sk_dequant_axis_space(const sk_dequant_plan *plan);
 
 /* Chooses the form; SK_INVALID_PARAMS for a scale that is not finite and
  * positive, SK_INVALID_OPERATION for an unknown output or route.  A
@@ -337,9 +339,9 @@ typedef struct sk_quant_plan {
     sk_walk walk;
 } sk_quant_plan;
 
-/* Workspace bytes of a per-axis Quant plan with `count` channels (0 for a
+/* Workspace bytes of a per-axis Quant plan: its axis.count set (0 for a
  * count out of range). */
-uint64_t sk_quant_axis_space(int64_t count);
+uint64_t sk_quant_axis_space(const sk_quant_plan *plan);
 
 /* Validates the plan's codes and parameters (SK_INVALID_PARAMS /
  * SK_INVALID_OPERATION), so a bad plan is refused before execution, and

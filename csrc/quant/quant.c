@@ -45,6 +45,7 @@ void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t bits, int32_t zero_point, int i
     memcpy(&c->multiplier, &bits, sizeof c->multiplier);
     c->multiplier_bits = bits;
     c->zero_point = zero_point;
+    c->stream_elements = 0;
     decode_multiplier(bits, &c->msig, &c->mexp, &c->exact_only);
     sk_quant_ctx_flushing(c, input, flushes);
 }
@@ -152,40 +153,43 @@ static const sk_periodic_fn axis_leaves[SK_ROUTE_COUNT][12] = {
 
 typedef struct axis_space {
     sk_quant_ctx *ctx[2];  /* [flushes] */
-    sk_quant_table *table;
+    sk_quant_table *table;  /* [flushes] */
     float *multiplier;
     int32_t *zero_point;
     int64_t period;
 } axis_space;
 
-static uint64_t carve_axis(void *base, int64_t count, axis_space *a) {
+static uint64_t carve_axis(int64_t count, void *base, axis_space *a) {
     sk_carve c = {base, 0};
     a->period = sk_axis_period(count);
     a->ctx[0] = sk_carve_take(&c, sizeof(sk_quant_ctx) * (uint64_t)count);
     a->ctx[1] = sk_carve_take(&c, sizeof(sk_quant_ctx) * (uint64_t)count);
-    a->table = sk_carve_take(&c, sizeof(sk_quant_table));
+    a->table = sk_carve_take(&c, 2 * sizeof(sk_quant_table));
     a->multiplier = sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
     a->zero_point = sk_carve_take(&c, sizeof(int32_t) * (uint64_t)a->period);
     return c.bytes;
 }
 
-uint64_t sk_quant_axis_space(int64_t count) {
+uint64_t sk_quant_axis_space(const sk_quant_plan *plan) {
     axis_space a;
-    return count < 1 || count > SK_AXIS_MAX_COUNT ? 0 : carve_axis(NULL, count, &a);
+    const int64_t count = plan->axis.count;
+    return count < 1 || count > SK_AXIS_MAX_COUNT ? 0 : carve_axis(count, NULL, &a);
 }
 
 static int prepare_axis(sk_quant_plan *plan) {
     const sk_axis *axis = &plan->axis;
-    if (axis->count < 1 || axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points)
-        return SK_INVALID_OPERATION;
+    if (axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points) return SK_INVALID_OPERATION;
     axis_space a;
-    if (!sk_axis_space_ok(axis->space, axis->space_bytes, carve_axis(NULL, axis->count, &a)))
+    if (!sk_axis_space_ok(axis->space, axis->space_bytes, carve_axis(axis->count, NULL, &a)))
         return SK_INVALID_OPERATION;
     for (int64_t c = 0; c < axis->count; ++c)
         if (!params_admitted(axis->bits[c], axis->zero_points[c])) return SK_INVALID_PARAMS;
-    carve_axis(axis->space, axis->count, &a);
+    carve_axis(axis->count, axis->space, &a);
+    /* Each run is a slice of the walk's output: whether to stream is the whole walk's question. */
+    const size_t elements = (size_t)(plan->walk.runs * plan->walk.run_length);
     for (int64_t c = 0; c < axis->count; ++c) {
         sk_quant_ctx_init(&a.ctx[0][c], axis->bits[c], axis->zero_points[c], plan->input, 0);
+        a.ctx[0][c].stream_elements = elements;
         a.ctx[1][c] = a.ctx[0][c];
         sk_quant_ctx_flushing(&a.ctx[1][c], plan->input, 1);
     }
@@ -193,17 +197,18 @@ static int prepare_axis(sk_quant_plan *plan) {
         a.multiplier[i] = a.ctx[0][c].multiplier;  /* bits copied, no arithmetic */
         a.zero_point[i] = axis->zero_points[c];
     }
-    *a.table = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[0], axis->count};
+    a.table[0] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[0], axis->count, 0};
+    a.table[1] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[0], axis->count, 1};
     return SK_OK;
 }
 
 static void execute_axis(const sk_quant_plan *plan, const void *src, void *dst, int flushes) {
     axis_space a;
-    carve_axis(plan->axis.space, plan->axis.count, &a);
+    carve_axis(plan->axis.count, plan->axis.space, &a);
     const int variant = plan->input * 4 + plan->rounding;
     const sk_channels ch = {
         .kernel = &quant_kernels[plan->route][variant], .ctx = (const char *)a.ctx[flushes != 0],
-        .ctx_size = sizeof(sk_quant_ctx), .periodic = axis_leaves[plan->route][variant], .table = a.table,
+        .ctx_size = sizeof(sk_quant_ctx), .periodic = axis_leaves[plan->route][variant], .table = &a.table[flushes != 0],
         .period = a.period, .in_size = plan->input == SK_QUANT_F32 ? 4 : 2, .out_size = 1,
     };
     sk_walk_channels(&plan->walk, src, dst, &ch, plan->route);
@@ -233,6 +238,7 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
     c.msig = plan->msig;
     c.mexp = plan->mexp;
     c.exact_only = plan->exact_only;
+    c.stream_elements = 0;
     sk_quant_ctx_flushing(&c, plan->input, sk_fenv_control_flushes(control));
     sk_walk_go(&plan->walk, src, dst, &quant_kernels[plan->route][plan->input * 4 + plan->rounding], plan->route,
                &c);

@@ -26,7 +26,15 @@ typedef struct sk_quant_ctx {
      * when no product reaches 2^-126 or the multiplier is subnormal, the
      * infinity's bits.  Otherwise the infinity's bits, without the search. */
     uint32_t fast_min;
+    /* Elements whose traffic decides whether a run streams its output
+     * (stream.h): the whole walk's for a per-axis plan's runs (each is a
+     * slice of one output), else 0: the run's own. */
+    size_t stream_elements;
 } sk_quant_ctx;
+
+static inline size_t sk_quant_stream_count(const sk_quant_ctx *c, size_t n) {
+    return c->stream_elements > n ? c->stream_elements : n;
+}
 
 /* A context from the multiplier's bits (the EV74 device model; execute
  * copies the plan's decoded multiplier instead), and its flush fields for
@@ -204,6 +212,10 @@ typedef struct sk_quant_table {
     const int32_t *zero_point;
     const sk_quant_ctx *ctx;
     int64_t channels;
+    /* Whether the control register flushes: then a block whose nonzero
+     * inputs give a product below 2^-126 takes the exact path (without
+     * flushing every product and step of the vector path is exact). */
+    int32_t flushes;
 } sk_quant_table;
 #define SK_QUANT_AXIS_LEAF(name) void name(const void *table, size_t at, const void *src, void *dst, size_t n)
 #define SK_QUANT_AXIS_LEAVES(isa)                                                                        \

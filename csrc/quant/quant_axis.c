@@ -1,20 +1,30 @@
 /* Quant's parameter-vector leaves (per-axis plans whose channel axis is
  * the walk's inner run): each element takes its position's multiplier and
- * zero point from the plan's repeating table.  16 lanes per block in
- * generic vectors, compiled once per route's instruction set:
- *   the input decoded to its exact binary32 bits (integer moves; FP16
- *   subnormals through an exact integer conversion and a multiply whose
- *   result is normal), the product x * m (nearest-even, the FP state
- *   execute admitted), clamped to [-512, 512] (from 512 every zero point
- *   saturates), truncated to an integer t with the exact remainder
- *   d = p - t, the mode's step from t by d, the zero point, saturation.
- * A block with a NaN product, or a nonzero input whose product is below
- * 2^-126 (zero or subnormal: what flush-to-zero and denormals-are-zero can
- * change, and the only products whose later steps could read a flushed
- * operand), takes the exact integer path (quant.h) instead, as do tails
- * and the whole scalar route. */
+ * zero point from the plan's repeating table.  A native vector per block
+ * in generic vectors, compiled once per route's instruction set
+ * (quant_axis_body.h, with the route's moves from axis_lanes.h):
+ *   the input as binary32 (FP16 by the ISA's conversion, or on SSE2 by
+ *   integer moves, subnormals through an exact integer conversion and a
+ *   multiply whose result is normal), the product x * m (nearest-even, the
+ *   FP state execute admitted), clamped to [-512, 512] (from 512 every zero
+ *   point saturates), converted to an integer by the mode, the zero point
+ *   added, saturated.
+ * NaN products become 0 in the conversion (the zero point).  When the
+ * control register flushes, a block with an input whose own bits are
+ * nonzero and whose product is below 2^-126 (zero or subnormal: all that
+ * flush-to-zero and denormals-are-zero, on the input, the multiplier or
+ * the product, can change), or with a NaN product (an infinity times a
+ * multiplier taken as zero), takes the exact integer path (quant.h)
+ * instead, as do tails and the whole scalar route; without flushing a
+ * product rounded to zero or a subnormal is the contract's own. */
 #include "quant.h"
 #include "../common/axis.h"
+#if SK_HAVE_SSE2
+#include <immintrin.h>
+#endif
+#if SK_HAVE_NEON
+#include <arm_neon.h>
+#endif
 
 /* The exact path for elements [i, end) at table positions from at + i. */
 static inline void axis_exact(const sk_quant_table *t, size_t at, const void *src, int8_t *out, size_t i,
@@ -24,75 +34,6 @@ static inline void axis_exact(const sk_quant_table *t, size_t at, const void *sr
         out[i] = sk_quant_exact(&t->ctx[c], sk_q_decode_at(input, src, i), mode);
         if (++c == t->channels) c = 0;
     }
-}
-
-static inline __attribute__((always_inline)) void axis_run(const void *table, size_t at, const void *src,
-                                                           void *dst, size_t n, int input, int mode) {
-    const sk_quant_table *t = table;
-    const float *multiplier = t->multiplier + at;
-    const int32_t *zero_point = t->zero_point + at;
-    int8_t *out = dst;
-    size_t i = 0;
-    for (; i + SK_AXIS_LANES <= n; i += SK_AXIS_LANES) {
-        sk_u32x16 bits;
-        if (input == SK_QUANT_F32) {
-            memcpy(&bits, (const uint32_t *)src + i, sizeof bits);
-        } else {
-            sk_u16x16 h;
-            memcpy(&h, (const uint16_t *)src + i, sizeof h);
-            const sk_u32x16 w = __builtin_convertvector(h, sk_u32x16);
-            if (input == SK_QUANT_BF16) {
-                bits = w << 16;
-            } else {
-                const sk_u32x16 mag = w & 0x7fffu, e = mag >> 10;
-                const sk_u32x16 normal = (mag << 13) + (112u << 23);
-                const sk_u32x16 special = normal + (112u << 23);  /* infinities and NaNs */
-                const sk_u32x16 subnormal = (sk_u32x16)(__builtin_convertvector(mag, sk_f32x16) * 0x1p-24f);
-                const sk_i32x16 zero_e = e == 0, max_e = e == 31;
-                bits = (sk_u32x16)SK_SELECT_I32(zero_e, (sk_i32x16)subnormal,
-                                                SK_SELECT_I32(max_e, (sk_i32x16)special, (sk_i32x16)normal));
-                bits |= (w & 0x8000u) << 16;
-            }
-        }
-        sk_f32x16 m;
-        memcpy(&m, multiplier + i, sizeof m);
-        const sk_f32x16 p = (sk_f32x16)bits * m;
-        const sk_u32x16 pmag = (sk_u32x16)p & 0x7fffffffu;
-        const sk_i32x16 repair = (p != p) | (((bits & 0x7fffffffu) != 0) & (pmag < 0x00800000u));
-        int any;
-        SK_ANY_LANE(repair, any);
-        if (any) {
-            axis_exact(t, at, src, out, i, i + SK_AXIS_LANES, input, mode);
-            continue;
-        }
-        const sk_f32x16 top = {512.0f, 512.0f, 512.0f, 512.0f, 512.0f, 512.0f, 512.0f, 512.0f,
-                               512.0f, 512.0f, 512.0f, 512.0f, 512.0f, 512.0f, 512.0f, 512.0f};
-        sk_f32x16 pc = SK_SELECT_F32(p > top, top, p);
-        pc = SK_SELECT_F32(pc < -top, -top, pc);
-        sk_i32x16 r = __builtin_convertvector(pc, sk_i32x16);  /* toward zero */
-        const sk_f32x16 d = pc - __builtin_convertvector(r, sk_f32x16);  /* exact, in (-1, 1) */
-        const sk_i32x16 above = d > 0, below = d < 0;  /* masks: -1 where set */
-        switch (mode) {
-        case SK_QUANT_TOWARD_ZERO: break;
-        case SK_QUANT_TOWARD_POSITIVE: r -= above; break;
-        case SK_QUANT_TOWARD_NEGATIVE: r += below; break;
-        default: {
-            const sk_f32x16 half = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f,
-                                    0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
-            const sk_f32x16 ad = (sk_f32x16)((sk_u32x16)d & 0x7fffffffu);
-            const sk_i32x16 away = (ad > half) | ((ad == half) & ((r & 1) != 0));
-            r = r - (away & above) + (away & below);
-        }
-        }
-        sk_i32x16 z;
-        memcpy(&z, zero_point + i, sizeof z);
-        r += z;
-        r = SK_SELECT_I32(r > 127, (sk_i32x16){0} + 127, r);
-        r = SK_SELECT_I32(r < -128, (sk_i32x16){0} - 128, r);
-        const sk_i8x16 q = __builtin_convertvector(r, sk_i8x16);
-        memcpy(out + i, &q, sizeof q);
-    }
-    axis_exact(t, at, src, out, i, n, input, mode);
 }
 
 /* The scalar route: the exact path element by element. */
@@ -114,19 +55,45 @@ static inline __attribute__((always_inline)) void axis_exact_run(const void *tab
     LEAVES_FOR(isa, run, f32, SK_QUANT_F32)                                                             \
     LEAVES_FOR(isa, run, bf16, SK_QUANT_BF16)                                                           \
     LEAVES_FOR(isa, run, f16, SK_QUANT_F16)
+#define LEAVES_OF(isa, run) LEAVES(isa, run)  /* expands a macro naming the isa first */
 
 LEAVES(scalar, axis_exact_run)
+
+/* One instantiation per route's instruction set. */
 #if SK_HAVE_SSE2
-LEAVES(sse2, axis_run)
+#define AXIS_ISA sse2
+#define AXIS_ISA_SSE2 1
+#include "../common/axis_lanes.h"
+#include "quant_axis_body.h"
+#undef AXIS_ISA_SSE2
+#undef AXIS_ISA
+
 #pragma GCC push_options
-#pragma GCC target("avx2")
-LEAVES(avx2, axis_run)
+#pragma GCC target("avx2,f16c")
+#define AXIS_ISA avx2
+#define AXIS_ISA_AVX2 1
+#include "../common/axis_lanes.h"
+#include "quant_axis_body.h"
+#undef AXIS_ISA_AVX2
+#undef AXIS_ISA
 #pragma GCC pop_options
+
 #pragma GCC push_options
-#pragma GCC target("avx2,avx512f,avx512bw,avx512vl,avx512dq")
-LEAVES(avx512, axis_run)
+#pragma GCC target("avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")
+#define AXIS_ISA avx512
+#define AXIS_ISA_AVX512 1
+#include "../common/axis_lanes.h"
+#include "quant_axis_body.h"
+#undef AXIS_ISA_AVX512
+#undef AXIS_ISA
 #pragma GCC pop_options
 #endif
+
 #if SK_HAVE_NEON
-LEAVES(neon, axis_run)
+#define AXIS_ISA neon
+#define AXIS_ISA_NEON 1
+#include "../common/axis_lanes.h"
+#include "quant_axis_body.h"
+#undef AXIS_ISA_NEON
+#undef AXIS_ISA
 #endif

@@ -92,16 +92,19 @@ def prepare(
     native.route = chosen[1]
     workspace = fill(native, shared)
     prepare_native(native, shared.admitted)
+    native_prepare = _NATIVE_PREPARE.get(operation)
+    if native_prepare is not None:  # after the walk: per-axis plans read it
+        prepared(native, native_prepare(native), operation)
     (src,), (dst,) = shared.admitted.inputs, shared.admitted.outputs
     dtypes = (storage.NUMPY[src.dtype], storage.NUMPY[dst.dtype])
     return plan_type(shared, chosen[0], native, lib.sk_operation_fenv_needs(_OPERATION[operation]),
                      (storage.accepted(src.dtype), storage.accepted(dst.dtype)), dtypes, workspace)
 
 
-def fill_axis(native: Any, shared: SharedPlan, bits: Any, zero_points: Any, space_bytes: Callable[[int], int]) -> Any:
+def fill_axis(native: Any, shared: SharedPlan, bits: Any, zero_points: Any, space_bytes: Callable[[Any], int]) -> Any:
     """Per-axis parameters into ``native.axis`` before the native prepare:
     the normalized channel axis, each channel's value bits and zero point,
-    and a 16-byte aligned workspace of ``space_bytes(count)`` bytes, which
+    and a 16-byte aligned workspace of ``space_bytes(native)`` bytes, which
     is returned for the plan to keep (the native plan points into it).  An
     empty tensor stays per tensor: nothing will be computed."""
     shape = shared.shape
@@ -113,9 +116,9 @@ def fill_axis(native: Any, shared: SharedPlan, bits: Any, zero_points: Any, spac
     bits_in = ffi.from_buffer("uint32_t[]", np.ascontiguousarray(bits, np.uint32))
     zero_points_in = ffi.from_buffer("int32_t[]", np.ascontiguousarray(
         np.broadcast_to(np.asarray(zero_points, np.int64), (count,)), np.int32))
-    nbytes = space_bytes(count)
-    raw = ffi.new("char[]", nbytes + 16)
     native.axis.axis, native.axis.count = axis, count
+    nbytes = space_bytes(native)
+    raw = ffi.new("char[]", nbytes + 16)
     native.axis.bits, native.axis.zero_points = bits_in, zero_points_in
     native.axis.space = raw + (-int(ffi.cast("uintptr_t", raw)) & 15)
     native.axis.space_bytes = nbytes
@@ -132,6 +135,7 @@ def prepared(native: Any, status: int, operation: str) -> None:
 
 
 _OPERATION = {"cast": lib.SK_OP_CAST, "dequant": lib.SK_OP_DEQUANT, "quant": lib.SK_OP_QUANT}
+_NATIVE_PREPARE = {"dequant": lib.sk_dequant_prepare, "quant": lib.sk_quant_prepare}
 
 
 def prepare_native(native: Any, admitted: Admitted) -> None:

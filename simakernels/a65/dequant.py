@@ -41,9 +41,7 @@ def _fill(native: Any, shared: ops_dequant.Plan) -> Any:
     else:
         native.scale_bits = params.scale_bits
         native.zero_point = params.zero_point
-    # The arithmetic form (per channel), from integers and bits.
-    _backend.prepared(native, lib.sk_dequant_prepare(native), "dequant")
-    return workspace
+    return workspace  # _backend.prepare then chooses the arithmetic form(s) from integers and bits
 
 
 _ONE_BITS = 0x3F800000

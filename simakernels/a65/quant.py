@@ -29,8 +29,7 @@ def _fill(native: Any, shared: ops_quant.Plan) -> Any:
     else:
         native.multiplier_bits = params.multiplier_bits
         native.zero_point = params.zero_point
-    _backend.prepared(native, lib.sk_quant_prepare(native), "quant")
-    return workspace
+    return workspace  # _backend.prepare then prepares it natively
 
 
 _ONE_BITS = 0x3F800000

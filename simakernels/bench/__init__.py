@@ -5,6 +5,11 @@ on a shared machine).
 
 memcpy-equivalent: ``np.copyto`` of uint8 arrays of n * (input + output
 itemsize) / 2 bytes, a copy with the operation's memory traffic.
+
+Per-axis rows (layouts ``axis-outer``, ``axis-inner``; see
+:mod:`simakernels.bench.cases`) are the same op and size with one scale or
+multiplier and zero point per channel; the report sets each against the
+dense (per-tensor) row of the same op and size from the same run.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 import numpy as np
 
 from . import cases, peers, percall, report
-from .cases import LAYOUTS, MIN_LAYOUT_N, Op
+from .cases import LAYOUTS, Op
 from .._progress import Progress
 from .timing import measure, median
 
@@ -39,9 +44,10 @@ class Options:
 
 
 def case_list(options: Options) -> List[Tuple[Op, str, int]]:
-    """(op, layout, n) in table order; strided/transposed only from 4K up."""
+    """(op, layout, n) in table order; strided/transposed only from 4K up,
+    the per-axis layouts for dequant and quant only (cases.skip_reason)."""
     return [(op, layout, n) for op in options.ops for layout in options.layouts for n in options.sizes
-            if layout == "dense" or n >= MIN_LAYOUT_N]
+            if cases.skip_reason(op, layout, n) is None]
 
 
 def _mismatches(runners: Dict[str, cases.Runner]) -> Dict[str, int]:
@@ -66,8 +72,9 @@ def _mismatches(runners: Dict[str, cases.Runner]) -> Dict[str, int]:
 def run_case(op: Op, layout: str, n: int, found: Sequence[Any], budget_s: float) -> Dict[str, Any]:
     parent = cases.make_parent(op.src, cases.parent_shape(n, layout))
     x = cases.apply_layout(parent, layout)
-    ours, route = cases.ours(op, x)
-    runners = {"ours": ours, "memcpy": cases.memcpy(n, op), "numpy": cases.numpy_expression(op, x)}
+    axis = cases.axis_of(layout)
+    ours, route = cases.ours(op, x, axis=axis)
+    runners = {"ours": ours, "memcpy": cases.memcpy(n, op), "numpy": cases.numpy_expression(op, x, axis)}
     for peer in found:
         runner = peer.runner(op, layout, x, parent)
         if runner is not None:
@@ -82,6 +89,7 @@ def run_case(op: Op, layout: str, n: int, found: Sequence[Any], budget_s: float)
     return {
         "op": op.key, "label": op.label, "rounding": op.rounding, "layout": layout,
         "size": cases.size_label(n), "n": n, "shape": list(cases.out_shape(n, layout)),
+        "axis": axis, "channels": cases.out_shape(n, layout)[axis] if axis is not None else None,
         "bytes": n * (op.src.itemsize + op.dst.itemsize), "route": route,
         "ns_per_elem": ns, "mismatches": mismatches,
         "samples_s": {name: s for name, s in samples.items()},

@@ -3,6 +3,15 @@ the runners every case has (ours, the memcpy reference, NumPy's expression).
 
 "ours" is the fastest user path: ``sk.a65.<op>.execute(plan, [x], [out])``
 with a prepared plan, prepared buffer views and a preallocated output.
+
+Layouts: ``dense`` (n,), ``strided`` (x[:, ::2]) and ``transposed`` (x.T)
+views, with per-tensor parameters; and the per-axis (per-channel)
+parameter layouts of Dequant and Quant, a C-contiguous 2-D tensor of C
+channels with one scale (multiplier) and zero point per channel:
+``axis-outer`` has shape (C, n/C) and axis 0 (each channel one contiguous
+run), ``axis-inner`` has shape (n/C, C) and axis 1 (the parameters vary
+along every run).  C (:func:`channels`) is the largest divisor of n up to
+``min(256, sqrt(n))``: 256 from 64K elements up, 64 at 4K, 8 at 64.
 """
 from __future__ import annotations
 
@@ -18,8 +27,11 @@ from ..buffers import ConstHostBuffer, HostBuffer
 from ..core import DType, Error, Strided, TensorSpec
 
 DEFAULT_SIZES = ("64", "4K", "256K", "16M", "64M")
-LAYOUTS = ("dense", "strided", "transposed")
+VIEW_LAYOUTS = ("strided", "transposed")     # views of a larger parent: only from 4K up
+AXIS_LAYOUTS = {"axis-outer": 0, "axis-inner": 1}  # per-axis parameters: the channel axis
+LAYOUTS = ("dense", *VIEW_LAYOUTS, *AXIS_LAYOUTS)
 MIN_LAYOUT_N = 4096          # strided/transposed: only from 4K up
+MAX_CHANNELS = 256           # per-axis layouts: channels, at most (fewer for n < 64K)
 ROUNDINGS = ("nearest_even", "toward_zero", "toward_positive", "toward_negative")
 
 SCALE, DEQUANT_ZP = np.float32(0.0123), -3      # dequant parameters
@@ -84,6 +96,25 @@ def select_ops(tokens: Optional[Sequence[str]], roundings: Sequence[str]) -> Lis
     return chosen
 
 
+def channels(n: int, most: int = MAX_CHANNELS) -> int:
+    """The per-axis layouts' channel count for n elements: the largest
+    divisor of n up to ``min(most, sqrt(n))`` (256 from 64K up for powers of
+    two; 64 at 4K, 8 at 64: a channel keeps at least as many elements as
+    there are channels)."""
+    top = max(1, min(most, math.isqrt(n)))
+    return next(c for c in range(top, 0, -1) if n % c == 0)
+
+
+def skip_reason(op: Op, layout: str, n: int) -> Optional[str]:
+    """None when the case runs, else why the layout does not apply."""
+    if layout in AXIS_LAYOUTS and op.kind == "cast":
+        return f"{' and '.join(AXIS_LAYOUTS)} (per-axis parameters) apply to dequant and quant only"
+    if layout in VIEW_LAYOUTS and n < MIN_LAYOUT_N:
+        return (f"{' and '.join(VIEW_LAYOUTS)} run from {size_label(MIN_LAYOUT_N)} ({MIN_LAYOUT_N} elements) up; "
+                f"add a size of at least {size_label(MIN_LAYOUT_N)} or another layout")
+    return None
+
+
 def grid(n: int) -> Tuple[int, int]:
     """rows x cols = n, as close to square as n allows (64 -> 8 x 8)."""
     rows = next(r for r in range(math.isqrt(n), 0, -1) if n % r == 0)
@@ -100,12 +131,46 @@ def apply_layout(parent: Any, layout: str) -> Any:
 
 
 def parent_shape(n: int, layout: str) -> Tuple[int, ...]:
+    if layout in AXIS_LAYOUTS:
+        c = channels(n)
+        return (c, n // c) if AXIS_LAYOUTS[layout] == 0 else (n // c, c)
     rows, cols = grid(n)
     return {"dense": (n,), "strided": (rows, 2 * cols), "transposed": (cols, rows)}[layout]
 
 
 def out_shape(n: int, layout: str) -> Tuple[int, ...]:
+    if layout in AXIS_LAYOUTS:
+        return parent_shape(n, layout)
     return (n,) if layout == "dense" else grid(n)
+
+
+def axis_of(layout: str) -> Optional[int]:
+    """The channel axis of a per-axis layout; None for per-tensor ones."""
+    return AXIS_LAYOUTS.get(layout)
+
+
+@dataclass(frozen=True)
+class ChannelParams:
+    """One op's per-channel parameters for C channels: binary32 values
+    (scales for Dequant, multipliers for Quant) spread over [0.5, 1.5) of
+    the per-tensor value, and zero points around the per-tensor one (a few
+    apart, in INT8 range, as ONNX Runtime's INT8 zero points must be)."""
+
+    values: np.ndarray       # float32, (C,)
+    zero_points: np.ndarray  # int64, (C,)
+
+    def shaped(self, axis: int, ndim: int) -> Tuple[np.ndarray, np.ndarray]:
+        """float32 values and zero points shaped to broadcast along ``axis``."""
+        shape = [1] * ndim
+        shape[axis] = -1
+        return self.values.reshape(shape), self.zero_points.astype(np.float32).reshape(shape)
+
+
+def channel_params(op: Op, count: int) -> ChannelParams:
+    base, zp = (SCALE, DEQUANT_ZP) if op.kind == "dequant" else (MULTIPLIER, QUANT_ZP)
+    spread = np.float32(0.5) + np.arange(count, dtype=np.float32) / np.float32(count)
+    values = (base * spread).astype(np.float32)
+    return ChannelParams(values, zp + np.arange(count, dtype=np.int64) % 7 - 3)
 
 
 def make_parent(dtype: DType, shape: Tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -127,21 +192,30 @@ class Runner:
     result: Callable[[], Optional[np.ndarray]] = field(default=lambda: None)
 
 
-def request(op: Op, x: np.ndarray, out: np.ndarray) -> Any:
+def request(op: Op, x: np.ndarray, out: np.ndarray, axis: Optional[int] = None) -> Any:
+    """The op's request for ``x`` into ``out``: per-tensor parameters, or
+    with ``axis`` the per-axis ones of :func:`channel_params`."""
     specs = [TensorSpec(x.shape, op.src, Strided(x.strides))], [TensorSpec(out.shape, op.dst)]
     if op.kind == "cast":
         return ops.cast.Request(*specs)
+    rounding = ops.quant.Rounding.parse(op.rounding)
+    if axis is not None:
+        per_axis = channel_params(op, x.shape[axis])
+        if op.kind == "dequant":
+            return ops.dequant.Request(*specs, ops.dequant.AxisParams(axis, per_axis.values, per_axis.zero_points))
+        return ops.quant.Request(*specs, ops.quant.AxisParams(axis, per_axis.values, per_axis.zero_points, rounding))
     if op.kind == "dequant":
         return ops.dequant.Request(*specs, ops.dequant.Params(SCALE, DEQUANT_ZP))
-    return ops.quant.Request(*specs, ops.quant.Params(MULTIPLIER, QUANT_ZP, ops.quant.Rounding.parse(op.rounding)))
+    return ops.quant.Request(*specs, ops.quant.Params(MULTIPLIER, QUANT_ZP, rounding))
 
 
-def ours(op: Op, x: np.ndarray, route: Optional[str] = None) -> Tuple[Runner, str]:
+def ours(op: Op, x: np.ndarray, route: Optional[str] = None, axis: Optional[int] = None) -> Tuple[Runner, str]:
     """The runner for ``sk.a65.<op>.execute`` and the route its plan chose
-    (``route``, else the default choice)."""
+    (``route``, else the default choice); ``axis``: per-axis parameters
+    (:func:`channel_params`) along it."""
     backend = getattr(a65, op.kind)
     out = np.empty(x.shape, numpy_dtype(op.dst))
-    plan = backend.check_inference(request(op, x, out), route)
+    plan = backend.check_inference(request(op, x, out, axis), route)
     if isinstance(plan, Error):
         raise RuntimeError(f"{op.label}: no plan: {plan}")
     if x.flags.c_contiguous:
@@ -171,28 +245,35 @@ def memcpy(n: int, op: Op) -> Runner:
 _ROUND = {"nearest_even": np.rint, "toward_zero": np.trunc, "toward_positive": np.ceil, "toward_negative": np.floor}
 
 
-def numpy_expression(op: Op, x: np.ndarray) -> Runner:
+def numpy_expression(op: Op, x: np.ndarray, axis: Optional[int] = None) -> Runner:
     """NumPy's expression at its best: staged float32 ufuncs into
-    preallocated arrays (BF16 ends converted by ml_dtypes' casts)."""
+    preallocated arrays (BF16 ends converted by ml_dtypes' casts); with
+    ``axis``, the per-channel parameters broadcast along it."""
     out = np.empty(x.shape, numpy_dtype(op.dst))
     if op.kind == "cast":
         return Runner(lambda: np.copyto(out, x, casting="unsafe"), lambda: out)
     tmp = np.empty(x.shape, np.float32)
+    factor: Any
+    zp: Any
+    if axis is not None:
+        factor, zp = channel_params(op, x.shape[axis]).shaped(axis, x.ndim)
+    else:
+        factor = SCALE if op.kind == "dequant" else MULTIPLIER
+        zp = np.float32(DEQUANT_ZP if op.kind == "dequant" else QUANT_ZP)
     if op.kind == "dequant":
-        zp = np.float32(DEQUANT_ZP)
         final = out if op.dst == DType.FLOAT32 else tmp
 
         def dequant() -> object:
             np.subtract(x, zp, out=tmp, dtype=np.float32)
-            np.multiply(tmp, SCALE, out=final)
+            np.multiply(tmp, factor, out=final)
             if final is tmp:
                 np.copyto(out, tmp, casting="unsafe")
             return out
         return Runner(dequant, lambda: out)
-    rounder, zp = _ROUND[op.rounding], np.float32(QUANT_ZP)
+    rounder = _ROUND[op.rounding]
 
     def quant() -> object:
-        np.multiply(x, MULTIPLIER, out=tmp, dtype=np.float32)
+        np.multiply(x, factor, out=tmp, dtype=np.float32)
         rounder(tmp, out=tmp)
         np.add(tmp, zp, out=tmp)
         np.clip(tmp, -128, 127, out=tmp)

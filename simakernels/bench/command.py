@@ -49,11 +49,11 @@ def run_command(args: argparse.Namespace) -> int:
         progress=not args.quiet, json_path=args.json, plot_path=args.plot, argv=["bench", *args.argv],
     )
     if not case_list(options):
-        # Every filter has entries: only the size floor of the non-dense layouts empties the list.
-        print(f"bench: --sizes {args.sizes} with --layouts {args.layouts} selects no case: "
-              f"{' and '.join(name for name in cases.LAYOUTS if name != 'dense')} run from "
-              f"{cases.size_label(cases.MIN_LAYOUT_N)} ({cases.MIN_LAYOUT_N} elements) up; "
-              f"add a size of at least {cases.size_label(cases.MIN_LAYOUT_N)} or the dense layout", file=sys.stderr)
+        # Every filter has entries: only the size floor of the view layouts, or per-axis layouts
+        # with cast ops alone, empty the list.
+        reasons = dict.fromkeys(cases.skip_reason(op, layout, n) for op in ops for layout in layouts for n in sizes)
+        what = f"--sizes {args.sizes} with --layouts {args.layouts}" + (f" and --ops {args.ops}" if args.ops else "")
+        print(f"bench: {what} selects no case: {'; '.join(r for r in reasons if r)}", file=sys.stderr)
         return 2
     if args.plot and report.check_plot_support():
         print(f"bench: {report.check_plot_support()}", file=sys.stderr)
@@ -66,13 +66,16 @@ def add_parser(sub: Any) -> None:
         "bench", help="throughput against memcpy, NumPy and installed peers",
         description="Medians of ns/elem for each op x size x layout, with GB/s and ratios to the "
                     "memcpy-equivalent, NumPy's expression and the fastest installed peer, all measured "
-                    "in the same run (one thread). Ours is sk.a65.<op>.execute with a prepared plan.")
+                    "in the same run (one thread), and per-axis (per-channel) Dequant/Quant against "
+                    "per-tensor. Ours is sk.a65.<op>.execute with a prepared plan.")
     bench.add_argument("--sizes", default=",".join(cases.DEFAULT_SIZES),
                        help="element counts, comma-separated (K = 1024, M = 1024^2; default %(default)s)")
     bench.add_argument("--ops", help="comma-separated op keys or prefixes (default all): "
                                      + ", ".join(op.key for op in cases.OPS))
     bench.add_argument("--layouts", default=",".join(cases.LAYOUTS),
-                       help="dense, strided (x[:, ::2]), transposed (x.T); the latter two from 4K up (default all)")
+                       help="dense, strided (x[:, ::2]), transposed (x.T), the latter two from 4K up; axis-outer "
+                            "(C x n/C, axis 0) and axis-inner (n/C x C, axis 1): per-axis parameters, C channels "
+                            f"(up to {cases.MAX_CHANNELS}, at most sqrt(n)), dequant and quant only (default all)")
     bench.add_argument("--rounding", default="nearest_even",
                        help="quant rounding mode(s), comma-separated, or all (default %(default)s)")
     bench.add_argument("--peers", nargs="?", const="all", metavar="LIST",

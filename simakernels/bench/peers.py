@@ -14,7 +14,7 @@ import numpy as np
 
 from ..arrays import numpy_dtype
 from ..core import DType
-from .cases import DEQUANT_ZP, MULTIPLIER, QUANT_ZP, SCALE, Op, Runner, apply_layout
+from .cases import DEQUANT_ZP, MULTIPLIER, QUANT_ZP, SCALE, Op, Runner, apply_layout, axis_of, channel_params
 
 OPTIONAL = ("torch", "onnxruntime")
 
@@ -30,7 +30,14 @@ class Torch:
     BF16 after it; ``torch.quantize_per_tensor(x, 1/m)`` for Quant (FP32
     only: BF16/FP16 inputs are widened with ``.float()`` first).  Strided and
     transposed inputs are torch views of the same layout.  Dequantize and
-    quantize allocate their outputs: torch has no ``out=`` for them."""
+    quantize allocate their outputs: torch has no ``out=`` for them.
+
+    Per-axis layouts: ``torch.dequantize`` of a per-channel qint8 tensor
+    (``torch._make_per_channel_quantized_tensor``, float64 scales, int64
+    zero points, made outside the timed region) and
+    ``torch.quantize_per_channel(x, 1/m, zp, axis, torch.qint8)``; its
+    ``int_repr()`` (untimed, as for the per-tensor rows) is the result
+    checked."""
 
     name = "torch"
 
@@ -54,8 +61,15 @@ class Torch:
             if op.kind == "cast":
                 src = self._tensor(x)
                 return Runner(lambda: dst.copy_(src), lambda: out)
+        axis = axis_of(layout)
+        per_axis = channel_params(op, x.shape[axis]) if axis is not None and op.kind != "cast" else None
         if op.kind == "dequant":
-            q = torch._make_per_tensor_quantized_tensor(torch.from_numpy(parent), float(SCALE), DEQUANT_ZP)
+            if per_axis is not None:
+                q = torch._make_per_channel_quantized_tensor(
+                    torch.from_numpy(parent), torch.from_numpy(per_axis.values.astype(np.float64)),
+                    torch.from_numpy(per_axis.zero_points), axis)
+            else:
+                q = torch._make_per_tensor_quantized_tensor(torch.from_numpy(parent), float(SCALE), DEQUANT_ZP)
             view = apply_layout(q, layout)
             if op.dst == DType.BFLOAT16:
                 return Runner(lambda: dst.copy_(torch.dequantize(view)), lambda: out)
@@ -67,6 +81,15 @@ class Torch:
         if op.rounding != "nearest_even":
             return None
         src, widen, scale = self._tensor(x), op.src != DType.FLOAT32, 1.0 / float(MULTIPLIER)
+        if per_axis is not None:
+            scales = torch.from_numpy(1.0 / per_axis.values.astype(np.float64))
+            zero_points = torch.from_numpy(per_axis.zero_points)
+
+            def quantize_per_channel() -> object:
+                last["y"] = torch.quantize_per_channel(src.float() if widen else src, scales, zero_points, axis,
+                                                       torch.qint8)
+                return last["y"]
+            return Runner(quantize_per_channel, lambda: last["y"].int_repr().numpy())
 
         def quantize() -> object:
             last["y"] = torch.quantize_per_tensor(src.float() if widen else src, scale, QUANT_ZP, torch.qint8)
@@ -78,9 +101,11 @@ class OnnxRuntime:
     """Single-node models built in memory (Cast, DequantizeLinear,
     QuantizeLinear; a Cast node added where the CPU provider lacks the BF16
     kernel), one thread, sequential, run with IO binding over OrtValues that
-    wrap the preallocated NumPy arrays.  Dense layouts only: ORT tensors are
-    contiguous.  QuantizeLinear divides by its scale 1/m (in the input's type
-    for FP16)."""
+    wrap the preallocated NumPy arrays.  Dense and per-axis layouts only
+    (ORT tensors are contiguous); the per-axis ones run with the nodes'
+    ``axis`` attribute and 1-D scales and INT8 zero points (per-axis since
+    opset 13; the models are opset 21).  QuantizeLinear divides by its scale
+    1/m (in the input's type for FP16)."""
 
     name = "onnxruntime"
 
@@ -92,16 +117,16 @@ class OnnxRuntime:
         except ImportError as exc:
             raise ImportError(f"onnxruntime is installed but onnx is not ({exc})") from exc
         self.ort, self.version = onnxruntime, onnxruntime.__version__
-        self._sessions: Dict[Tuple[str, str], Any] = {}
+        self._sessions: Dict[Tuple[str, str, Optional[int], int], Any] = {}
 
-    def _session(self, op: Op) -> Any:
-        key = (op.key, op.rounding)
+    def _session(self, op: Op, axis: Optional[int] = None, channels: int = 0) -> Any:
+        key = (op.key, op.rounding, axis, channels)
         if key not in self._sessions:
             options = self.ort.SessionOptions()
             options.intra_op_num_threads = options.inter_op_num_threads = 1
             options.execution_mode = self.ort.ExecutionMode.ORT_SEQUENTIAL
             self._sessions[key] = self.ort.InferenceSession(
-                _model(op).SerializeToString(), options, providers=["CPUExecutionProvider"])
+                _model(op, axis, channels).SerializeToString(), options, providers=["CPUExecutionProvider"])
         return self._sessions[key]
 
     def _value(self, array: np.ndarray) -> Any:
@@ -112,9 +137,10 @@ class OnnxRuntime:
         return self.ort.OrtValue.ortvalue_from_numpy(array)
 
     def runner(self, op: Op, layout: str, x: np.ndarray, parent: np.ndarray) -> Optional[Runner]:
-        if layout != "dense" or op.rounding != "nearest_even":
+        axis = axis_of(layout)
+        if (layout != "dense" and axis is None) or op.rounding != "nearest_even":
             return None
-        session = self._session(op)
+        session = self._session(op, axis, x.shape[axis] if axis is not None else 0)
         out = np.empty(x.shape, numpy_dtype(op.dst))
         binding = session.io_binding()
         binding.bind_ortvalue_input("x", self._value(x))
@@ -126,19 +152,26 @@ class OnnxRuntime:
         return Runner(run, lambda: out)
 
 
-def _model(op: Op) -> Any:
+def _model(op: Op, axis: Optional[int] = None, channels: int = 0) -> Any:
+    """The op's single-node model; with ``axis``, per-axis parameters
+    (cases.channel_params for ``channels``) along it."""
     from onnx import TensorProto, helper
 
     onnx_type = {DType.INT8: TensorProto.INT8, DType.FLOAT32: TensorProto.FLOAT,
                  DType.FLOAT16: TensorProto.FLOAT16, DType.BFLOAT16: TensorProto.BFLOAT16}
     nodes, inits, mid = [], [], "x"
+    per_axis = channel_params(op, channels) if axis is not None and op.kind != "cast" else None
+    dims = [channels] if per_axis is not None else []
+    axis_attr = {"axis": axis} if per_axis is not None else {}
     if op.kind == "cast":
         nodes.append(helper.make_node("Cast", ["x"], ["y"], to=onnx_type[op.dst]))
     elif op.kind == "dequant":
-        inits = [helper.make_tensor("s", TensorProto.FLOAT, [], [float(SCALE)]),
-                 helper.make_tensor("z", TensorProto.INT8, [], [DEQUANT_ZP])]
+        scales = per_axis.values.tolist() if per_axis is not None else [float(SCALE)]
+        zero_points = per_axis.zero_points.tolist() if per_axis is not None else [DEQUANT_ZP]
+        inits = [helper.make_tensor("s", TensorProto.FLOAT, dims, scales),
+                 helper.make_tensor("z", TensorProto.INT8, dims, zero_points)]
         last = "y" if op.dst == DType.FLOAT32 else "f"
-        nodes.append(helper.make_node("DequantizeLinear", ["x", "s", "z"], [last]))
+        nodes.append(helper.make_node("DequantizeLinear", ["x", "s", "z"], [last], **axis_attr))
         if last != "y":
             nodes.append(helper.make_node("Cast", ["f"], ["y"], to=onnx_type[op.dst]))
     else:
@@ -146,9 +179,12 @@ def _model(op: Op) -> Any:
         if op.src == DType.BFLOAT16:  # no BF16 QuantizeLinear on the CPU provider
             nodes.append(helper.make_node("Cast", ["x"], ["f"], to=TensorProto.FLOAT))
             mid = "f"
-        inits = [helper.make_tensor("s", scale_type, [], [1.0 / float(MULTIPLIER)]),
-                 helper.make_tensor("z", TensorProto.INT8, [], [QUANT_ZP])]
-        nodes.append(helper.make_node("QuantizeLinear", [mid, "s", "z"], ["y"]))
+        scales = (1.0 / per_axis.values.astype(np.float64)).tolist() if per_axis is not None else [
+            1.0 / float(MULTIPLIER)]
+        zero_points = per_axis.zero_points.tolist() if per_axis is not None else [QUANT_ZP]
+        inits = [helper.make_tensor("s", scale_type, dims, scales),
+                 helper.make_tensor("z", TensorProto.INT8, dims, zero_points)]
+        nodes.append(helper.make_node("QuantizeLinear", [mid, "s", "z"], ["y"], **axis_attr))
     graph = helper.make_graph(
         nodes, op.key.replace("-", "_"), [helper.make_tensor_value_info("x", onnx_type[op.src], None)],
         [helper.make_tensor_value_info("y", onnx_type[op.dst], None)], initializer=inits)

@@ -6,15 +6,23 @@ import datetime
 import json
 import os
 import platform
-from typing import Any, Dict, List, Optional, Sequence, TextIO
+from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 import ml_dtypes
 import numpy as np
 
 from .. import __version__, a65
+from .cases import AXIS_LAYOUTS, MIN_LAYOUT_N, parse_size
 
 OURS = "sk.a65.<op>.execute(plan, [x], [out]) with a prepared plan and a preallocated output"
 REFERENCES = ("ours", "memcpy", "numpy")
+
+# The per-axis targets (x86 host, one thread): ours per-axis over ours
+# per-tensor (dense) for the same op and size, at these sizes; and faster than
+# each peer's per-axis Dequant/Quant at every size from 4K.
+AXIS_RATIO_TARGETS = {"axis-outer": 1.15, "axis-inner": 1.6}
+AXIS_TARGET_SIZES = ("256K", "16M")
+AXIS_PEER_FROM = MIN_LAYOUT_N
 
 
 def cpu_model() -> str:
@@ -49,8 +57,55 @@ def document(options: Any, results: List[Dict[str, Any]], per_call: List[Dict[st
                      "roundings": sorted({op.rounding for op in options.ops if op.kind == "quant"})},
         "peers": {"requested": list(options.peers), "found": [peer.name for peer in found], "missing": missing},
         "results": results,
+        "per_axis": per_axis(results),
         "per_call": per_call,
     }
+
+
+def per_axis(results: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """Each per-axis row against the dense (per-tensor) row of the same op,
+    rounding and size (ours both, same run), and the targets the run has
+    data for: {"comparisons": [...], "targets": [...]}."""
+    dense = {(r["op"], r["rounding"], r["n"]): r for r in results if r["layout"] == "dense"}
+    comparisons = []
+    for r in results:
+        base = dense.get((r["op"], r["rounding"], r["n"]))
+        if r["layout"] in AXIS_LAYOUTS and base is not None:
+            comparisons.append({"op": r["op"], "label": r["label"], "rounding": r["rounding"], "size": r["size"],
+                                "n": r["n"], "layout": r["layout"], "channels": r["channels"], "shape": r["shape"],
+                                "dense_ns": base["ns_per_elem"]["ours"], "axis_ns": r["ns_per_elem"]["ours"],
+                                "ratio": r["ns_per_elem"]["ours"] / base["ns_per_elem"]["ours"]})
+    targets = [{"what": what, "value": value, "limit": limit, "met": met}
+               for what, value, limit, met in axis_targets(results)]
+    return {"comparisons": comparisons, "targets": targets}
+
+
+def axis_targets(results: List[Dict[str, Any]]) -> List[Tuple[str, float, float, bool]]:
+    """(what, measured, limit, met): per-axis over per-tensor time at the
+    target sizes (limit: the largest ratio allowed), and, per op, layout and
+    peer, the smallest peer-time-over-ours from 4K up (limit: more than 1)."""
+    out = []
+    dense = {(r["op"], r["rounding"], r["n"]): r for r in results if r["layout"] == "dense"}
+    target_ns = {parse_size(s) for s in AXIS_TARGET_SIZES}
+    rows = [r for r in results if r["layout"] in AXIS_LAYOUTS]
+    for r in rows:
+        base = dense.get((r["op"], r["rounding"], r["n"]))
+        if base is not None and r["n"] in target_ns:
+            ratio = r["ns_per_elem"]["ours"] / base["ns_per_elem"]["ours"]
+            limit = AXIS_RATIO_TARGETS[r["layout"]]
+            out.append((f"{r['label']} {r['layout']} {r['size']} / per-tensor", ratio, limit, ratio <= limit))
+    groups: Dict[Tuple[str, str, str], List[Tuple[float, str]]] = {}
+    for r in rows:
+        if r["n"] < AXIS_PEER_FROM:
+            continue
+        for name, ns in r["ns_per_elem"].items():
+            if name not in REFERENCES and name != "ml_dtypes":
+                margin = ns / r["ns_per_elem"]["ours"]
+                groups.setdefault((r["label"], r["layout"], name), []).append((margin, r["size"]))
+    for (label, layout, name), margins in groups.items():
+        worst, size = min(margins)
+        out.append((f"{label} {layout} faster than {name} from 4K (slowest margin at {size})", worst, 1.0, worst > 1.0))
+    return out
 
 
 def write_json(data: Dict[str, Any], path: str, stdout: TextIO) -> None:
@@ -105,6 +160,7 @@ def tables(data: Dict[str, Any]) -> str:
         "onnxruntime where they do the row's op/dtype/layout. * the peer's output differs from ours in some elements",
         "(e.g. torch/ORT quantize divide by 1/m); ! ours differs from NumPy's exact expression: a bug.",
     ]
+    lines += _per_axis_lines(data)
     if data["per_call"]:
         lines += ["", "Per-call cost at 64 elements (median microseconds per call; x copyto: that time over",
                   "np.copyto's moving 64 FP32 values, measured in the same run):", ""]
@@ -112,6 +168,38 @@ def tables(data: Dict[str, Any]) -> str:
                        [(p["name"], f"{p['us_per_call']:.2f}", f"{p['of_copyto']:.2f}") for p in data["per_call"]], 1)
     lines.append(f"\n{len(data['results'])} cases in {data['elapsed_s']:.0f} s")
     return "\n".join(lines) + "\n"
+
+
+def _per_axis_lines(data: Dict[str, Any]) -> List[str]:
+    """The per-axis section: ours per-axis against ours per-tensor, and the
+    targets (none when the run has no per-axis row with its dense row)."""
+    comparisons = data.get("per_axis", {}).get("comparisons", [])
+    if not comparisons:
+        return []
+    keys = list(dict.fromkeys((c["label"], c["size"]) for c in comparisons))
+    by = {(c["label"], c["size"], c["layout"]): c for c in comparisons}
+    rows = []
+    for label, size in keys:
+        cells = [label, size]
+        first = next(by[(label, size, lay)] for lay in AXIS_LAYOUTS if (label, size, lay) in by)
+        cells += [str(first["channels"]), f"{first['dense_ns']:.3f}"]
+        for layout in AXIS_LAYOUTS:
+            c = by.get((label, size, layout))
+            cells += [f"{c['axis_ns']:.3f}", f"{c['ratio']:.2f}x"] if c else ["-", "-"]
+        rows.append(cells)
+    outer, inner = (f"{AXIS_RATIO_TARGETS[k]:g}x" for k in AXIS_LAYOUTS)
+    lines = ["", "Per-axis (per-channel) parameters against per-tensor, ours, same run: C channels; axis-outer",
+             "(C, n/C) axis 0, axis-inner (n/C, C) axis 1; / dense: that time over the dense per-tensor time:", ""]
+    lines += _grid(("op", "size", "C", "dense ns", "axis-outer ns", "/ dense", "axis-inner ns", "/ dense"), rows, 2)
+    checks = data["per_axis"]["targets"]
+    if checks:
+        met = sum(1 for c in checks if c["met"])
+        lines += ["", f"targets (per-axis, one thread; / per-tensor at most {outer} axis-outer and {inner} "
+                      f"axis-inner at {' and '.join(AXIS_TARGET_SIZES)}; faster than each peer from 4K): "
+                      f"{met} of {len(checks)} met"]
+        lines += [f"  {'met ' if c['met'] else 'OPEN'} {c['what']}: {c['value']:.2f}x "
+                  f"({'limit' if c['limit'] != 1.0 else 'need >'} {c['limit']:g}x)" for c in checks]
+    return lines
 
 
 def _grid(columns: Sequence[str], rows: Sequence[Sequence[str]], left: int) -> List[str]:
@@ -147,7 +235,8 @@ def plot(data: Dict[str, Any], path: str) -> None:
     cols = 2 if len(labels) > 1 else 1
     rows = (len(labels) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(7 * cols, 3.4 * rows + 0.8), squeeze=False)
-    styles = {"dense": "-", "strided": "--", "transposed": ":"}
+    styles: Dict[str, Any] = {"dense": "-", "strided": "--", "transposed": ":", "axis-outer": "-.",
+                              "axis-inner": (0, (5, 1, 1, 1, 1, 1))}
     # ml_dtypes only ever repeats NumPy's Cast measurement: not drawn twice
     runners = [n for n in dict.fromkeys(n for r in results for n in r["ns_per_elem"]) if n not in ("memcpy", "ml_dtypes")]
     colours = {name: f"C{i}" for i, name in enumerate(runners)}
@@ -165,7 +254,7 @@ def plot(data: Dict[str, Any], path: str) -> None:
             for name in runners:
                 xy = [(r["n"], gbps(r, name)) for r in points if name in r["ns_per_elem"]]
                 if xy:
-                    ax.plot(*zip(*xy), style, color=colours[name], marker="o", markersize=3)
+                    ax.plot(*zip(*xy), linestyle=style, color=colours[name], marker="o", markersize=3)
         ax.set(xscale="log", yscale="log", title=label, xlabel="elements", ylabel="GB/s (in + out)")
         ax.set_xscale("log", base=2)
         ax.grid(True, which="both", alpha=0.25)

@@ -123,6 +123,8 @@ def binary32_vector(values: Any) -> Any:
     if isinstance(values, np.ndarray) and values.dtype == np.float32 and values.ndim == 1:
         bits = values.view(np.uint32).copy()
     else:
+        if isinstance(values, (str, bytes)):
+            return values
         try:
             entries = tuple(values)
         except TypeError:
@@ -139,17 +141,22 @@ def integer_vector(values: Any) -> Any:
     """Zero points: an integer (shared by every channel) as ``int``, a 1-D
     sequence of integers as a read-only int64 array; anything else as given
     (a tuple for sequences), for admission to refuse."""
+    def integer(v: Any) -> Any:  # a bool is not an integer zero point
+        return v if isinstance(v, (bool, np.bool_)) else _binary32.as_int(v)
+
     if not (isinstance(values, np.ndarray) and values.ndim):
-        single = _binary32.as_int(values)
-        if isinstance(single, int):
+        single = integer(values)
+        if isinstance(single, int) and not isinstance(single, bool):
             return single
+    if isinstance(values, (str, bytes)):
+        return values
     try:
-        entries = tuple(_binary32.as_int(v) for v in values)
+        entries = tuple(integer(v) for v in values)
     except TypeError:
         return values
     if isinstance(values, np.ndarray) and values.ndim != 1:
         return values.copy()
-    if not all(isinstance(v, int) and -(1 << 63) <= v < (1 << 63) for v in entries):
+    if not all(type(v) is int and -(1 << 63) <= v < (1 << 63) for v in entries):
         return entries
     array = np.array(entries, dtype=np.int64)
     array.flags.writeable = False

@@ -80,3 +80,31 @@ def test_targets_follow_the_issue():
     }
     table = bench.table(result, "neon")
     assert "| cast-bf16-fp32 | every-other | " in table and "0.80 (1.33x)" in table
+
+
+def test_per_axis_rows_and_targets():
+    """Per-axis layouts (dequant and quant only, as the host bench defines
+    them) against the per-tensor dense figure: <= 1.3x axis outer, <= 2x
+    axis inner, at the target sizes."""
+    from simakernels.bench import cases
+
+    assert [bench.channels(n) for n in (64, 4096, 65536, 1 << 20, 1000)] == [
+        cases.channels(n) for n in (64, 4096, 65536, 1 << 20, 1000)] == [8, 64, 256, 256, 25]
+    assert set(bench.AXIS_LAYOUTS.items()) == set(cases.AXIS_LAYOUTS.items())
+    assert not bench.applies("cast-fp32-bf16", "axis-outer") and bench.applies("cast-fp32-bf16", "padded")
+    assert bench.applies("quant-fp16-int8", "axis-inner") and bench.applies("dequant-int8-bf16", "axis-outer")
+    result = {"cases": [
+        _case("quant-fp32-int8", "dense", "64K", 1.30),
+        _case("quant-fp32-int8", "axis-outer", "64K", 1.69),   # 1.3x: at the limit
+        _case("quant-fp32-int8", "axis-inner", "64K", 2.73),   # 2.1x: over 2
+        _case("quant-fp32-int8", "axis-inner", "64K", 1.0, route="scalar"),  # not a target route
+    ]}
+    checks = {what: (round(value, 3), limit, ok) for what, value, limit, ok in bench.targets(result)}
+    assert checks == {
+        "quant-fp32-int8 dense 64K instr/elem": (1.3, 1.4, True),
+        "quant-fp32-int8 axis-outer 64K / dense": (1.3, 1.3, True),
+        "quant-fp32-int8 axis-inner 64K / dense": (2.1, 2.0, False),
+    }
+    text = bench.report(dict(result, version="0", cpu="cortex-a76", qemu="qemu"))
+    assert "| quant-fp32-int8 | axis-outer | 1.69 (1.30x) |" in text
+    assert "C channels: 256 at 64K" in text

@@ -18,6 +18,13 @@ Everything the module runs is counted: the cffi wrapper, the binding and
 FP-environment checks, the walk, the staging and the leaves; nothing outside
 it (the interpreter, cffi's backend, libc).  Counts are deterministic: one
 call per case is the measurement.
+
+Layouts: dense, every-other (x[:, ::2]), transposed (x.T) and padded rows
+(x[:, :cols] of rows PAD longer) with per-tensor parameters; and, for
+Dequant and Quant only, per-axis (per-channel) parameters on a C-contiguous
+tensor of C channels (``simakernels.bench.cases``: C = 8 at 64 elements,
+64 at 4K, 256 from 64K): axis-outer, shape (C, n/C) and axis 0; axis-inner,
+shape (n/C, C) and axis 1.
 """
 from __future__ import annotations
 
@@ -37,7 +44,8 @@ INSN_COUNT_SYSCALL, SET_RANGE, START, STOP, STOP_PROFILE = 0x7A5E, 1, 2, 3, 4
 
 OPS = ("cast-fp32-bf16", "cast-bf16-fp32", "dequant-int8-fp32", "dequant-int8-bf16",
        "quant-fp32-int8", "quant-bf16-int8", "quant-fp16-int8")
-LAYOUTS = ("dense", "every-other", "transposed", "padded")
+LAYOUTS = ("dense", "every-other", "transposed", "padded", "axis-outer", "axis-inner")
+AXIS_LAYOUTS = {"axis-outer": 0, "axis-inner": 1}  # per-axis parameters: Dequant and Quant only
 SIZES = ("64", "4K", "64K", "1M")
 ROUTES = ("neon", "scalar")
 CLASSES = ("ldst", "branch", "simd", "scalar")
@@ -45,11 +53,12 @@ PAD = 16  # padded rows: each input row is followed by PAD unused elements
 
 # The issue's targets (NEON route, cortex-a76, native instructions per
 # element at 4K and 64K; the layout ratios against the same op's dense
-# figure; instructions per 64-element call).
+# figure, per-axis parameters against the per-tensor dense figure;
+# instructions per 64-element call).
 DENSE_TARGETS = {"cast-fp32-bf16": 1.2, "cast-bf16-fp32": 0.65, "dequant-int8-fp32": 1.2,
                  "dequant-int8-bf16": 2.0, "quant-fp32-int8": 1.4, "quant-bf16-int8": 1.55,
                  "quant-fp16-int8": 1.55}
-LAYOUT_RATIO_TARGETS = {"every-other": 1.3, "transposed": 2.0}
+LAYOUT_RATIO_TARGETS = {"every-other": 1.3, "transposed": 2.0, "axis-outer": 1.3, "axis-inner": 2.0}
 CALL_TARGET = 400
 TARGET_SIZES = ("4K", "64K")
 
@@ -86,12 +95,17 @@ def _guest(cases: Sequence[Dict[str, Any]]) -> None:
     for index, case in enumerate(cases):
         op, n, layout = ops[case["op"]], case["n"], case["layout"]
         rows, cols = bench.grid(n)
-        shape = {"dense": (n,), "every-other": (rows, 2 * cols), "transposed": (cols, rows),
-                 "padded": (rows, cols + PAD)}[layout]
+        axis = AXIS_LAYOUTS.get(layout)
+        shape = bench.parent_shape(n, layout) if axis is not None else {
+            "dense": (n,), "every-other": (rows, 2 * cols), "transposed": (cols, rows),
+            "padded": (rows, cols + PAD)}[layout]
         parent = bench.make_parent(op.src, shape, seed=index)
-        x = (parent if layout == "dense" else parent[:, ::2] if layout == "every-other"
+        x = (parent if layout == "dense" or axis is not None else parent[:, ::2] if layout == "every-other"
              else parent.T if layout == "transposed" else parent[:, :cols])
-        runner, route = bench.ours(op, x, case["route"])  # its first call is untimed
+        if axis is not None:  # its first call is untimed
+            runner, route = bench.ours(op, x, case["route"], axis=axis)
+        else:
+            runner, route = bench.ours(op, x, case["route"])
         assert route == case["route"], (route, case)
         mark(INSN_COUNT_SYSCALL, START, 0, 0)
         status = runner.call()
@@ -107,6 +121,13 @@ def _guest(cases: Sequence[Dict[str, Any]]) -> None:
 def _size(text: str) -> int:
     factor = {"K": 1 << 10, "M": 1 << 20}.get(text[-1:].upper(), 1)
     return int(text[:-1] if factor > 1 else text) * factor
+
+
+def _label(n: int) -> str:
+    for suffix, unit in (("M", 1 << 20), ("K", 1 << 10)):
+        if n % unit == 0:
+            return f"{n // unit}{suffix}"
+    return str(n)
 
 
 def build_plugin(out_dir: pathlib.Path) -> pathlib.Path:
@@ -140,10 +161,27 @@ def run_cases(cases: List[Dict[str, Any]], plugin: pathlib.Path, pkg: pathlib.Pa
     return info, rows
 
 
+def applies(op: str, layout: str) -> bool:
+    """Whether the layout is measured for the op: per-axis parameters are
+    Dequant's and Quant's only."""
+    return layout not in AXIS_LAYOUTS or not op.startswith("cast-")
+
+
+def channels(n: int) -> int:
+    """The per-axis layouts' channel count (as simakernels.bench.cases.channels:
+    the largest divisor of n up to min(256, sqrt(n)))."""
+    import math
+    top = max(1, min(256, math.isqrt(n)))
+    return next(c for c in range(top, 0, -1) if n % c == 0)
+
+
 def measure(args: argparse.Namespace) -> Dict[str, Any]:
     cases = [{"op": op, "layout": layout, "size": size, "n": _size(size), "route": route,
               "profile": bool(args.profile)}
-             for route in args.routes for op in args.ops for layout in args.layouts for size in args.sizes]
+             for route in args.routes for op in args.ops for layout in args.layouts for size in args.sizes
+             if applies(op, layout)]
+    if not cases:
+        raise SystemExit("bench-aarch64: no case: the per-axis layouts apply to dequant and quant ops only")
     plugin = build_plugin(ROOT / "build" / "bench-aarch64")
     pkg = pathlib.Path(args.pkg).resolve()
     info, rows = run_cases(cases, plugin, pkg, args.cpu)
@@ -253,6 +291,11 @@ def targets(result: Dict[str, Any]) -> List[Tuple[str, float, float, bool]]:
 def report(result: Dict[str, Any]) -> str:
     parts = [f"simakernels {result['version']}, QEMU model {result['cpu']} ({result['qemu']}), "
              "instructions executed inside the native module per execute"]
+    axis_sizes = sorted({c["n"] for c in result["cases"] if c["layout"] in AXIS_LAYOUTS})
+    if axis_sizes:
+        counts = ", ".join(f"{channels(n)} at {_label(n)}" for n in axis_sizes)
+        parts.append(f"per-axis layouts (dequant, quant): axis-outer (C, n/C) axis 0, axis-inner (n/C, C) axis 1; "
+                     f"C channels: {counts}; (x): over the per-tensor dense figure")
     for route in ROUTES:
         if any(c["route"] == route for c in result["cases"]):
             parts += ["", f"route {route}:", "", table(result, route)]

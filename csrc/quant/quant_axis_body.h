@@ -1,0 +1,81 @@
+/* The body of quant_axis.c's vector leaves, included once per route's
+ * instruction set after ../common/axis_lanes.h (its types and moves). */
+/* Blocks from 0 while a whole one remains; returns where they stopped.
+ * `flushes`: the control register flushes (the repair test runs). */
+static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_ISA)(const sk_quant_table *t,
+                                                                                    size_t at, const void *src,
+                                                                                    int8_t *out, size_t n,
+                                                                                    int input, int mode,
+                                                                                    int flushes) {
+    enum { LANES = AXIS_CAT(AXIS_LANES, AXIS_ISA), K = AXIS_CAT(AXIS_K, AXIS_ISA) };
+    const float *multiplier = t->multiplier + at;
+    const int32_t *zero_point = t->zero_point + at;
+    size_t i = 0;
+    for (; i + SK_AXIS_LANES <= n; i += SK_AXIS_LANES) {
+        AXIS_F32 p[K];
+        AXIS_I32 repair = {0};
+#pragma GCC unroll 4
+        for (int k = 0; k < K; ++k) {
+            const size_t j = i + (size_t)k * LANES;
+            AXIS_U32 bits, nonzero = {0};  /* the input's binary32 bits; its own bits' magnitude */
+            if (input == SK_QUANT_F32) {
+                memcpy(&bits, (const uint32_t *)src + j, sizeof bits);
+                nonzero = bits & 0x7fffffffu;
+            } else {
+                const AXIS_U32 w = AXIS_CAT(widen_u16, AXIS_ISA)((const uint16_t *)src + j);
+                nonzero = w & 0x7fffu;
+                if (input == SK_QUANT_BF16) {
+                    bits = w << 16;
+                } else {
+#ifdef AXIS_F16_CONVERTS
+                    bits = (AXIS_U32)AXIS_CAT(widen_f16, AXIS_ISA)((const uint16_t *)src + j);
+#else
+                    const AXIS_U32 mag = nonzero, e = mag >> 10;
+                    const AXIS_U32 normal = (mag << 13) + (112u << 23);
+                    const AXIS_U32 special = normal + (112u << 23);  /* infinities and NaNs */
+                    /* mag * 2^-24: an exact integer conversion, then a normal product */
+                    const AXIS_U32 subnormal =
+                        (AXIS_U32)(__builtin_convertvector((AXIS_I32)mag, AXIS_F32) * 0x1p-24f);
+                    const AXIS_I32 zero_e = e == 0, max_e = e == 31;
+                    bits = (AXIS_U32)(((AXIS_I32)subnormal & zero_e) | ((AXIS_I32)special & max_e) |
+                                      ((AXIS_I32)normal & ~(zero_e | max_e)));
+                    bits |= (w & 0x8000u) << 16;
+#endif
+                }
+            }
+            AXIS_F32 m;
+            memcpy(&m, multiplier + j, sizeof m);
+            p[k] = (AXIS_F32)bits * m;
+            const AXIS_U32 pmag = (AXIS_U32)p[k] & 0x7fffffffu;
+            /* (a NaN product from a non-NaN input: infinity times a multiplier taken as 0) */
+            repair |= ((nonzero != 0) & (pmag < 0x00800000u)) | (p[k] != p[k]);
+        }
+        if (flushes && AXIS_CAT(any, AXIS_ISA)(repair)) {
+            axis_exact(t, at, src, out, i, i + SK_AXIS_LANES, input, mode);
+            continue;
+        }
+        AXIS_I32 r[K];
+#pragma GCC unroll 4
+        for (int k = 0; k < K; ++k) {
+            AXIS_I32 z;
+            memcpy(&z, zero_point + i + (size_t)k * LANES, sizeof z);
+            /* From 512 every zero point saturates: clamping keeps the conversion in range. */
+            r[k] = AXIS_CAT(to_int, AXIS_ISA)(AXIS_CAT(clamp512, AXIS_ISA)(p[k]), mode) + z;
+        }
+        AXIS_CAT(narrow_i8, AXIS_ISA)(r, out + i);  /* saturates */
+    }
+    return i;
+}
+
+static inline __attribute__((always_inline)) void AXIS_CAT(axis_run, AXIS_ISA)(const void *table, size_t at,
+                                                                               const void *src, void *dst,
+                                                                               size_t n, int input, int mode) {
+    const sk_quant_table *t = table;
+    int8_t *out = dst;
+    const size_t i = t->flushes ? AXIS_CAT(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 1)
+                                : AXIS_CAT(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 0);
+    axis_exact(t, at, src, out, i, n, input, mode);
+}
+
+LEAVES_OF(AXIS_ISA, AXIS_CAT(axis_run, AXIS_ISA))
+#undef AXIS_F16_CONVERTS
