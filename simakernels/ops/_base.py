@@ -200,7 +200,7 @@ def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bit
             return Error(ErrorCode.INVALID_PARAMS, f"{values_name}[{i}] {float(_binary32.from_bits(b))!r} as "
                                                    f"binary32 (bits {b:#010x}) must be finite and > 0")
     low, high = zero_point_range
-    if isinstance(zero_points, int):
+    if type(zero_points) is int:
         if not low <= zero_points <= high:
             return Error(ErrorCode.INVALID_PARAMS, f"zero_points {zero_points!r} must be an integer in [{low}, {high}]")
         return None
