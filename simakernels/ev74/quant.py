@@ -154,6 +154,7 @@ def encode_relocatable(plan: Plan) -> Union[Packet, Error]:
     if not isinstance(plan, Plan):
         return Error(ErrorCode.INVALID_OPERATION, f"encode_relocatable takes an ev74.quant.Plan, got {type_name(plan)}")
     params = plan.shared.params
+    assert isinstance(params, ops_quant.Params)  # check_inference refused per-axis parameters
     return Packet(wire.pack(plan.geometry, params.multiplier_bits, params.zero_point, params.rounding.value))
 
 

@@ -168,7 +168,7 @@ def check_axis(axis: Any, shape: Tuple[int, ...]) -> Union[int, Error]:
     rank = len(shape)
     if isinstance(axis, (bool, np.bool_)) or not hasattr(axis, "__index__"):
         return Error(ErrorCode.INVALID_PARAMS, f"axis {axis!r} ({type(axis).__name__}) must be an integer")
-    index = axis.__index__()
+    index: int = axis.__index__()
     if not -rank <= index < rank:
         valid = f"valid: {-rank} to {rank - 1}" if rank else "a rank-0 tensor has no axis; use Params"
         return Error(ErrorCode.INVALID_PARAMS, f"axis {index} is outside the rank {rank} of shape {shape} ({valid})")
