@@ -125,6 +125,29 @@ def test_channel_axis_inner(route, count):
     fail_if(run_all(cases))
 
 
+# The channel axis last, merged with one or more slower axes (the channel
+# is the flat index mod C over the merged run), or with some of them (a
+# padded slower axis starts a new run, at the table's start):
+# (shape, axis, input strides, output strides) in elements.
+MERGED = [
+    ((2, 3, 17), -1, None, None),
+    ((4, 5, 16, 3), -1, None, None),
+    ((3, 2, 100), 2, None, None),
+    ((2, 2, 2, 4097), 3, None, None),
+    ((3, 4, 17), -1, None, (4 * 17 + 5, 17, 1)),
+    ((3, 4, 17), 2, (4 * 17 * 2, 17 * 2, 2), None),
+    ((5, 1, 7, 33), -1, None, (1000, 999, 33, 1)),
+    ((16, 16, 17), -1, (16 * 17 + 1, 17, 1), (16 * 17 + 2, 17, 1)),
+]
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_channel_axis_inner_merged(route):
+    cases = [op_case(route, op, shape, axis, in_el, out_el, k)
+             for k, (shape, axis, in_el, out_el) in enumerate(MERGED) for op in OPS]
+    fail_if(run_all(cases))
+
+
 LENGTHS = (1, 2, 15, 16, 17, 31, 32, 33, 255, 256, 257, 2047, 2048, 2049)
 
 
@@ -307,7 +330,7 @@ def test_random_layouts_reach_every_walk():
 
 # --------------------------------------------------------------- guard pages
 
-GUARDED_LENGTHS = list(range(0, 34)) + [47, 48, 49, 255, 256, 257, 2047, 2048, 2049]
+GUARDED_LENGTHS = list(range(0, 18)) + [31, 32, 33, 47, 48, 49, 255, 256, 257, 2047, 2048, 2049]
 
 
 def guarded_layouts(n: int):

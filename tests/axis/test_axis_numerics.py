@@ -68,6 +68,20 @@ def arrangements(count: int, patterns: np.ndarray, middle: int):
     return out
 
 
+def test_arrangements_reach_both_walks():
+    """White-box check of the aim (the plan's native walk): "outer" and
+    "middle" keep the channel axis outside the inner run (one channel per
+    run; "middle" merges the slower axis into the channel axis), "inner"
+    makes it the inner run merged with the slower axis."""
+    params = QUANT_SETS["ties"]
+    seen = {}
+    for name, shape, axis, _ in arrangements(len(params), np.arange(256, dtype=np.uint16), 16):
+        walk = make_case(ROUTES[0], shape, BF16, I8, axis, params, "nearest_even").plan._native.walk
+        seen[name] = (walk.channel == walk.outer_rank, int(walk.run_length), int(walk.runs))
+    count = len(params)
+    assert seen == {"outer": (False, 256, count), "middle": (False, 16, 16 * count), "inner": (True, 256 * count, 1)}
+
+
 def exhaustive_cases(route_list, src_dtype, dst_dtype, params, mode, patterns, middle, shared_zp=None):
     """Cases for every arrangement on every route; each arrangement's
     input storage, output storage and expectation are shared by its routes."""

@@ -45,7 +45,8 @@ from support.helpers import (
     span,
     untouched_report,
 )
-from support.quant_helpers import PROFILES, SPECIALS, oracle as quant_oracle, table16_by_class, useful_values
+from support.quant_helpers import PROFILES, SPECIALS, table16_by_class, useful_values
+from support.quant_helpers import oracle as quant_oracle, oracle_large as quant_oracle_large
 
 __all__ = [
     "AxisCase", "DEQUANT_SETS", "QUANT_SETS", "CHUNK", "axis_period", "channels", "dequant_params",
@@ -152,27 +153,25 @@ def _table(fmt, m: int, zp: int, mode: str) -> np.ndarray:
     return table16_by_class(DTYPE_OF[fmt], m, zp, mode)
 
 
-# FP32 pools the layout tests draw from (sorted): their oracle results are
-# computed once per parameter pair, for the whole pool.
-_POOLS: List[np.ndarray] = []
-
-
 @functools.lru_cache(maxsize=None)
-def _pool_results(index: int, m: int, zp: int, mode: str) -> np.ndarray:
-    return quant_oracle(F32, _POOLS[index], m, zp, mode).reshape(-1)
+def _pool_results(dtype: sk.DType, m: int, zp: int, mode: str) -> np.ndarray:
+    """The per-tensor results for every pattern of :func:`value_pool`
+    (memoised on disk, so emulated runs reuse the host's)."""
+    return quant_oracle_large(dtype, value_pool(dtype), m, zp, mode).reshape(-1)
 
 
 def _many(patterns: np.ndarray, fmt, m: int, zp: int, mode: str) -> np.ndarray:
-    """Per-tensor FP32 results of ``patterns``: looked up in a pool's
-    results when every pattern is in the pool, else computed for the
-    distinct patterns (memoised: quant_helpers.oracle)."""
-    unique, inverse = np.unique(np.asarray(patterns, dtype=np.uint32), return_inverse=True)
+    """Per-tensor results of ``patterns``: looked up in the pool's results
+    when every pattern is in the pool, else computed for the distinct
+    patterns (memoised: quant_helpers.oracle)."""
+    dtype = DTYPE_OF[fmt]
+    unique, inverse = np.unique(np.asarray(patterns, dtype=UINT[dtype]), return_inverse=True)
     inverse = inverse.reshape(-1)
-    for index, pool in enumerate(_POOLS):
-        at = np.minimum(np.searchsorted(pool, unique), pool.size - 1)
-        if np.array_equal(pool[at], unique):
-            return _pool_results(index, m, zp, mode)[at][inverse]
-    return quant_oracle(F32, unique, m, zp, mode).reshape(-1)[inverse]
+    pool = value_pool(dtype)
+    at = np.minimum(np.searchsorted(pool, unique), pool.size - 1)
+    if np.array_equal(pool[at], unique):
+        return _pool_results(dtype, m, zp, mode)[at][inverse]
+    return quant_oracle(dtype, unique, m, zp, mode).reshape(-1)[inverse]
 
 
 def expected(src_dtype: sk.DType, dst_dtype: sk.DType, values: np.ndarray, axis: int,
@@ -186,25 +185,15 @@ def expected(src_dtype: sk.DType, dst_dtype: sk.DType, values: np.ndarray, axis:
         out = oracle_axis.dequant_axis(values.astype(np.uint8), axis, bits, zps,
                                        "float32" if dst_dtype is F32 else "bfloat16")
         return out.astype(UINT[dst_dtype])
-    if src_dtype is F32:
-        hooks = dict(many=_many)
-    elif values.size >= WHOLE_TABLES:
-        hooks = dict(table=_table)
-    else:
-        hooks = dict(many=_many16)
+    hooks = dict(table=_table) if src_dtype is not F32 and values.size >= WHOLE_TABLES else dict(many=_many)
     out = oracle_axis.quant_axis(values, FORMAT[src_dtype], axis, bits, zps, mode, **hooks)
     return out.view(np.uint8)
 
 
 # 16-bit inputs from this many elements up take whole-format tables (cached
-# on disk); smaller ones the per-tensor oracle per distinct pattern
-# (memoised in the process).
+# on disk); smaller ones the pool's results or the per-tensor oracle per
+# distinct pattern.
 WHOLE_TABLES = 1 << 14
-
-
-def _many16(patterns: np.ndarray, fmt, m: int, zp: int, mode: str) -> np.ndarray:
-    unique, inverse = np.unique(np.asarray(patterns, dtype=np.uint16), return_inverse=True)
-    return quant_oracle(DTYPE_OF[fmt], unique, m, zp, mode).reshape(-1)[inverse.reshape(-1)]
 
 
 # -------------------------------------------------------------------- inputs
@@ -229,8 +218,6 @@ def value_pool(dtype: sk.DType) -> np.ndarray:
         bits = 8 * ITEMSIZE[dtype]
         parts.append(rng.integers(0, 1 << bits, size=512, dtype=np.uint64).astype(UINT[dtype]))
         pool = np.unique(np.concatenate(parts))
-        if dtype is F32:
-            _POOLS.append(pool)
     pool.flags.writeable = False
     return pool
 
