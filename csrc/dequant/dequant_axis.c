@@ -8,12 +8,6 @@
  * bits, so one leaf serves every channel. */
 #include "dequant.h"
 #include "../common/axis.h"
-#if SK_HAVE_SSE2
-#include <immintrin.h>
-#endif
-#if SK_HAVE_NEON
-#include <arm_neon.h>
-#endif
 
 /* Elements [i, n) one at a time: the staged expression with the table's values. */
 static inline void axis_tail(const float *scale, const float *zp, const int8_t *in, void *dst, size_t i, size_t n,
@@ -38,41 +32,6 @@ void sk_dequant_i8_bf16_axis__scalar(const void *table, size_t at, const void *s
 }
 #pragma GCC pop_options
 
-/* One instantiation per route's instruction set (axis_lanes.h gives the moves). */
-#if SK_HAVE_SSE2
-#define AXIS_ISA sse2
-#define AXIS_ISA_SSE2 1
-#include "../common/axis_lanes.h"
-#include "dequant_axis_body.h"
-#undef AXIS_ISA_SSE2
-#undef AXIS_ISA
-
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#define AXIS_ISA avx2
-#define AXIS_ISA_AVX2 1
-#include "../common/axis_lanes.h"
-#include "dequant_axis_body.h"
-#undef AXIS_ISA_AVX2
-#undef AXIS_ISA
-#pragma GCC pop_options
-
-#pragma GCC push_options
-#pragma GCC target("avx2,avx512f,avx512bw,avx512vl,avx512dq")
-#define AXIS_ISA avx512
-#define AXIS_ISA_AVX512 1
-#include "../common/axis_lanes.h"
-#include "dequant_axis_body.h"
-#undef AXIS_ISA_AVX512
-#undef AXIS_ISA
-#pragma GCC pop_options
-#endif
-
-#if SK_HAVE_NEON
-#define AXIS_ISA neon
-#define AXIS_ISA_NEON 1
-#include "../common/axis_lanes.h"
-#include "dequant_axis_body.h"
-#undef AXIS_ISA_NEON
-#undef AXIS_ISA
-#endif
+/* One instantiation per vector route. */
+#define AXIS_BODY "../dequant/dequant_axis_body.h"  /* (from common/) */
+#include "../common/axis_instances.h"

@@ -19,12 +19,6 @@
  * product rounded to zero or a subnormal is the contract's own. */
 #include "quant.h"
 #include "../common/axis.h"
-#if SK_HAVE_SSE2
-#include <immintrin.h>
-#endif
-#if SK_HAVE_NEON
-#include <arm_neon.h>
-#endif
 
 /* The exact path for elements [i, end) at table positions from at + i. */
 static inline void axis_exact(const sk_quant_table *t, size_t at, const void *src, int8_t *out, size_t i,
@@ -59,41 +53,6 @@ static inline __attribute__((always_inline)) void axis_exact_run(const void *tab
 
 LEAVES(scalar, axis_exact_run)
 
-/* One instantiation per route's instruction set. */
-#if SK_HAVE_SSE2
-#define AXIS_ISA sse2
-#define AXIS_ISA_SSE2 1
-#include "../common/axis_lanes.h"
-#include "quant_axis_body.h"
-#undef AXIS_ISA_SSE2
-#undef AXIS_ISA
-
-#pragma GCC push_options
-#pragma GCC target("avx2,f16c")
-#define AXIS_ISA avx2
-#define AXIS_ISA_AVX2 1
-#include "../common/axis_lanes.h"
-#include "quant_axis_body.h"
-#undef AXIS_ISA_AVX2
-#undef AXIS_ISA
-#pragma GCC pop_options
-
-#pragma GCC push_options
-#pragma GCC target("avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq")
-#define AXIS_ISA avx512
-#define AXIS_ISA_AVX512 1
-#include "../common/axis_lanes.h"
-#include "quant_axis_body.h"
-#undef AXIS_ISA_AVX512
-#undef AXIS_ISA
-#pragma GCC pop_options
-#endif
-
-#if SK_HAVE_NEON
-#define AXIS_ISA neon
-#define AXIS_ISA_NEON 1
-#include "../common/axis_lanes.h"
-#include "quant_axis_body.h"
-#undef AXIS_ISA_NEON
-#undef AXIS_ISA
-#endif
+/* One instantiation per vector route. */
+#define AXIS_BODY "../quant/quant_axis_body.h"  /* (from common/) */
+#include "../common/axis_instances.h"

@@ -187,8 +187,9 @@ def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bit
     if not isinstance(bits, np.ndarray) or bits.dtype != np.uint32:
         entries = bits if isinstance(bits, tuple) else None
         if entries is None:
+            got = type_name(bits) + (f" of shape {bits.shape}" if isinstance(bits, np.ndarray) else "")
             return Error(ErrorCode.INVALID_PARAMS, f"{values_name} must be a 1-D sequence of real numbers, "
-                                                   f"got {type_name(bits)}")
+                                                   f"got {got}")
         for i, v in enumerate(entries):
             if not _binary32.is_real(v):
                 return Error(ErrorCode.INVALID_PARAMS,
