@@ -17,7 +17,14 @@ import simakernels as sk
 
 E = sk.ErrorCode
 F32, I8 = sk.DType.FLOAT32, sk.DType.INT8
-NOT_REAL = ["2", b"2", "0.5", True, False, np.True_, None, 2 + 0j, [2.0], np.float32([2.0])]
+NOT_REAL = ["2", b"2", "0.5", True, False, np.True_, None, 2 + 0j]
+SEQUENCES = [[2.0], np.float32([2.0])]  # per-axis values without axis=
+
+
+def expected_start(name, value):
+    if any(value is v for v in SEQUENCES):
+        return f"{name} is a sequence of 1 values ({type(value).__name__}): one value per index along an axis needs axis="
+    return f"{name} {value!r} ({type(value).__name__}) must be a real number"
 
 
 def refused(fn, code):
@@ -27,19 +34,19 @@ def refused(fn, code):
     return info.value.error.message
 
 
-@pytest.mark.parametrize("value", NOT_REAL, ids=repr)
+@pytest.mark.parametrize("value", NOT_REAL + SEQUENCES, ids=repr)
 def test_quantize_refuses_a_multiplier_that_is_not_a_real_number(value):
     out = np.full(3, 7, np.int8)
     message = refused(lambda: sk.quantize(np.float32([1, 2, 3]), value, out=out), E.INVALID_PARAMS)
-    assert message.startswith(f"multiplier {value!r} ({type(value).__name__}) must be a real number"), message
+    assert message.startswith(expected_start("multiplier", value)), message
     assert out.tolist() == [7, 7, 7]
 
 
-@pytest.mark.parametrize("value", NOT_REAL, ids=repr)
+@pytest.mark.parametrize("value", NOT_REAL + SEQUENCES, ids=repr)
 def test_dequantize_refuses_a_scale_that_is_not_a_real_number(value):
     out = np.full(2, -1.0, np.float32)
     message = refused(lambda: sk.dequantize(np.int8([1, 2]), value, out=out), E.INVALID_PARAMS)
-    assert message.startswith(f"scale {value!r} ({type(value).__name__}) must be a real number"), message
+    assert message.startswith(expected_start("scale", value)), message
     assert out.tolist() == [-1.0, -1.0]
 
 
