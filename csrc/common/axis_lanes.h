@@ -11,6 +11,8 @@
  *   narrow_i8(const i32[K], int8_t *)  a block's lanes saturated to
  *                                 [-128, 127] and stored
  *   any(i32)                      whether any lane of a mask is set
+ *   load64(const void *, u32[K]), store64(const u32[K], void *)
+ *                                 a block of 32-bit lanes from or to memory
  *   to_int(f32, mode)             lanes (|x| <= 512, or clamp512's NaN) rounded to
  *                                 integers by the Quant mode; nearest-even
  *                                 may use the control register's rounding,
@@ -43,6 +45,15 @@ typedef int32_t AXIS_I32 __attribute__((vector_size(AXIS_BYTES)));
 typedef uint32_t AXIS_U32 __attribute__((vector_size(AXIS_BYTES)));
 enum { AXIS_CAT(AXIS_LANES, AXIS_ISA) = AXIS_BYTES / 4, AXIS_CAT(AXIS_K, AXIS_ISA) = SK_AXIS_LANES * 4 / AXIS_BYTES };
 #undef AXIS_BYTES
+
+#if !defined(AXIS_ISA_NEON)  /* x86: plain vector moves */
+static inline void AXIS_CAT(load64, AXIS_ISA)(const void *src, AXIS_U32 v[SK_AXIS_LANES * 4 / sizeof(AXIS_U32)]) {
+    memcpy(v, src, SK_AXIS_LANES * 4);
+}
+static inline void AXIS_CAT(store64, AXIS_ISA)(const AXIS_U32 v[SK_AXIS_LANES * 4 / sizeof(AXIS_U32)], void *dst) {
+    memcpy(dst, v, SK_AXIS_LANES * 4);
+}
+#endif
 
 #if defined(AXIS_ISA_SSE2)
 static inline void widen_i8__sse2(const int8_t *in, AXIS_I32 q[4]) {
@@ -164,6 +175,14 @@ static inline void narrow_i8__neon(const AXIS_I32 r[4], int8_t *out) {
     const int16x8_t a = vqmovn_high_s32(vqmovn_s32((int32x4_t)r[0]), (int32x4_t)r[1]);
     const int16x8_t b = vqmovn_high_s32(vqmovn_s32((int32x4_t)r[2]), (int32x4_t)r[3]);
     vst1q_s8(out, vqmovn_high_s16(vqmovn_s16(a), b));
+}
+static inline void load64__neon(const void *src, AXIS_U32 v[4]) {  /* one ld1 of four registers */
+    const uint32x4x4_t w = vld1q_u32_x4((const uint32_t *)src);
+    v[0] = (AXIS_U32)w.val[0], v[1] = (AXIS_U32)w.val[1], v[2] = (AXIS_U32)w.val[2], v[3] = (AXIS_U32)w.val[3];
+}
+static inline void store64__neon(const AXIS_U32 v[4], void *dst) {
+    const uint32x4x4_t w = {{(uint32x4_t)v[0], (uint32x4_t)v[1], (uint32x4_t)v[2], (uint32x4_t)v[3]}};
+    vst1q_u32_x4((uint32_t *)dst, w);
 }
 static inline int any__neon(AXIS_I32 mask) { return vmaxvq_u32((uint32x4_t)mask) != 0; }
 static inline AXIS_F32 clamp512__neon(AXIS_F32 x) {  /* NaN stays NaN, which every conversion makes 0 */

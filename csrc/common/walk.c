@@ -245,9 +245,12 @@ static void walk_runs(const sk_walk *walk, const char *src, char *dst, const sk_
      * channel per run, whose kernel entry and context each run takes; the
      * inner run's channels go through the parameter-vector leaf. */
     const int per_run = ch && walk->channel >= 0 && walk->channel < walk->outer_rank;
+    const int inner = ch && walk->channel == walk->outer_rank;
+    /* Whether slower axes merged into the channel axis (its index then wraps). */
+    const int wraps = per_run && walk->extent[walk->channel] != walk->channels;
     periodic_position position = {ch, 0};
     const sk_kernel periodic = {periodic_span, NULL, NULL, 1, NULL};
-    if (ch && walk->channel == walk->outer_rank) {
+    if (inner) {
         kernel = &periodic;
         ctx = &position;
     } else if (per_run) {
@@ -275,13 +278,36 @@ static void walk_runs(const sk_walk *walk, const char *src, char *dst, const sk_
      * none to be had). */
     char *space = kind == RUN_TILED && (big || stream) ? aligned_alloc(64, SK_ORDERED_SPACE) : NULL;
     int64_t index[SK_MAX_RANK] = {0};
+    if (per_run && kind == RUN_DENSE && !wraps) {
+        /* The common per-axis walk (packed runs, one channel each), without
+         * the general loop's dispatch: each run entered costs a leaf call. */
+        const int a = walk->channel;
+        const sk_span_fn shared = ch->kernels ? NULL : ch->kernel->span;
+        for (int64_t r = 0; r < steps; ++r) {
+            const int64_t c = index[a];
+            const sk_span_fn span = shared ? shared : ch->kernels[c]->span;
+            span(ch->ctx + (size_t)c * ch->ctx_size, src, dst, n);
+            for (int b = 0; b < walk->outer_rank; ++b) {
+                if (++index[b] < walk->extent[b]) {
+                    src += walk->in_stride[b];
+                    dst += walk->out_stride[b];
+                    break;
+                }
+                index[b] = 0;
+                src -= walk->in_stride[b] * (walk->extent[b] - 1);
+                dst -= walk->out_stride[b] * (walk->extent[b] - 1);
+            }
+        }
+        return;
+    }
     for (int64_t r = 0; r < steps; ++r) {
         if (per_run) {
-            const int64_t c = index[walk->channel] % walk->channels;
+            const int64_t c = wraps ? index[walk->channel] % walk->channels : index[walk->channel];
             if (ch->kernels) kernel = ch->kernels[c];
             ctx = ch->ctx + (size_t)c * ch->ctx_size;
+        } else if (inner) {
+            position.at = 0;  /* each run starts at channel 0 */
         }
-        position.at = 0;
         switch (kind) {
         case RUN_DENSE: kernel->span(ctx, src, dst, n); break;
         case RUN_STRIDED:

@@ -10,21 +10,18 @@ static inline __attribute__((always_inline)) void AXIS_CAT(axis_run, AXIS_ISA)(c
     size_t i = 0;
     for (; i + SK_AXIS_LANES <= n; i += SK_AXIS_LANES) {
         AXIS_I32 q[K];
+        AXIS_U32 s[K], z[K], r[K];
         AXIS_CAT(widen_i8, AXIS_ISA)(in + i, q);
+        AXIS_CAT(load64, AXIS_ISA)(scale + i, s);
+        AXIS_CAT(load64, AXIS_ISA)(zp + i, z);
 #pragma GCC unroll 4
         for (int k = 0; k < K; ++k) {
-            const size_t j = i + (size_t)k * LANES;
-            AXIS_F32 s, z;
-            memcpy(&s, scale + j, sizeof s);
-            memcpy(&z, zp + j, sizeof z);
-            const AXIS_F32 r = (__builtin_convertvector(q[k], AXIS_F32) - z) * s;
-            if (bf16) {
-                const AXIS_U32 b = (AXIS_U32)r;
-                AXIS_CAT(narrow_u16, AXIS_ISA)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16, (uint16_t *)dst + j);
-            } else {
-                memcpy((float *)dst + j, &r, sizeof r);
-            }
+            r[k] = (AXIS_U32)((__builtin_convertvector(q[k], AXIS_F32) - (AXIS_F32)z[k]) * (AXIS_F32)s[k]);
+            if (bf16)
+                AXIS_CAT(narrow_u16, AXIS_ISA)((r[k] + 0x7fffu + ((r[k] >> 16) & 1u)) >> 16,
+                                                (uint16_t *)dst + i + (size_t)k * LANES);
         }
+        if (!bf16) AXIS_CAT(store64, AXIS_ISA)(r, (float *)dst + i);
     }
     axis_tail(scale, zp, in, dst, i, n, bf16);
 }

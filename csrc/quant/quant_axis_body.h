@@ -13,13 +13,16 @@ static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_I
     size_t i = 0;
     for (; i + SK_AXIS_LANES <= n; i += SK_AXIS_LANES) {
         AXIS_F32 p[K];
+        AXIS_U32 x32[K], m[K];
         AXIS_I32 repair = {0};
+        if (input == SK_QUANT_F32) AXIS_CAT(load64, AXIS_ISA)((const uint32_t *)src + i, x32);
+        AXIS_CAT(load64, AXIS_ISA)(multiplier + i, m);
 #pragma GCC unroll 4
         for (int k = 0; k < K; ++k) {
             const size_t j = i + (size_t)k * LANES;
             AXIS_U32 bits, nonzero = {0};  /* the input's binary32 bits; its own bits' magnitude */
             if (input == SK_QUANT_F32) {
-                memcpy(&bits, (const uint32_t *)src + j, sizeof bits);
+                bits = x32[k];
                 nonzero = bits & 0x7fffffffu;
             } else {
                 const AXIS_U32 w = AXIS_CAT(widen_u16, AXIS_ISA)((const uint16_t *)src + j);
@@ -43,9 +46,7 @@ static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_I
 #endif
                 }
             }
-            AXIS_F32 m;
-            memcpy(&m, multiplier + j, sizeof m);
-            p[k] = (AXIS_F32)bits * m;
+            p[k] = (AXIS_F32)bits * (AXIS_F32)m[k];
             const AXIS_U32 pmag = (AXIS_U32)p[k] & 0x7fffffffu;
             /* (a NaN product from a non-NaN input: infinity times a multiplier taken as 0) */
             repair |= ((nonzero != 0) & (pmag < 0x00800000u)) | (p[k] != p[k]);
@@ -55,13 +56,11 @@ static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_I
             continue;
         }
         AXIS_I32 r[K];
+        AXIS_U32 z[K];
+        AXIS_CAT(load64, AXIS_ISA)(zero_point + i, z);
 #pragma GCC unroll 4
-        for (int k = 0; k < K; ++k) {
-            AXIS_I32 z;
-            memcpy(&z, zero_point + i + (size_t)k * LANES, sizeof z);
-            /* From 512 every zero point saturates: clamping keeps the conversion in range. */
-            r[k] = AXIS_CAT(to_int, AXIS_ISA)(AXIS_CAT(clamp512, AXIS_ISA)(p[k]), mode) + z;
-        }
+        for (int k = 0; k < K; ++k)  /* from 512 every zero point saturates: clamping keeps the conversion in range */
+            r[k] = AXIS_CAT(to_int, AXIS_ISA)(AXIS_CAT(clamp512, AXIS_ISA)(p[k]), mode) + (AXIS_I32)z[k];
         AXIS_CAT(narrow_i8, AXIS_ISA)(r, out + i);  /* saturates */
     }
     return i;
