@@ -17,6 +17,10 @@
  * little (256 cost a third of the time of an AVX-512 Quant at 256K
  * elements), tables small enough for the L1 cache (8 KiB per 1024). */
 #define SK_AXIS_MIN_PERIOD 1024
+/* Channel runs shorter than this, packed one after another, go to the
+ * route's runs leaf (kernel.h) where it has one: on AArch64 entering a
+ * per-tensor leaf costs about 60 instructions, a 64-element run about 70. */
+#define SK_AXIS_SHORT_RUN 256
 
 /* The table period for `count` channels: a multiple of the count, and of
  * the block when that stays within 64K positions (then a run's blocks never

@@ -95,12 +95,19 @@ static inline void sk_walk_go(const sk_walk *walk, const void *src, void *dst, c
  * parameters are the table's positions [at, at + n), within `period`, a
  * multiple of the channel count at which the table repeats. */
 typedef void (*sk_periodic_fn)(const void *table, size_t at, const void *src, void *dst, size_t n);
+/* Runs shorter than SK_AXIS_SHORT_RUN (axis.h) packed one after another
+ * along the channel axis: the `runs` leaf converts `count` runs of n
+ * elements of channels from `channel` on with the same table, each through
+ * the route's per-tensor arithmetic inlined (a leaf call per run costs
+ * more than a short run).  NULL where the route has none. */
+typedef void (*sk_runs_fn)(const void *table, size_t channel, const void *src, void *dst, size_t n, size_t count);
 typedef struct sk_channels {
     const sk_kernel *const *kernels;  /* per channel; NULL: `kernel` serves every channel */
     const sk_kernel *kernel;
     const char *ctx;
     size_t ctx_size;
     sk_periodic_fn periodic;
+    sk_runs_fn runs;
     const void *table;
     int64_t period;
     size_t in_size, out_size;

@@ -10,6 +10,7 @@
 #include "stream.h"
 #include "tile.h"
 #include "tuning.h"
+#include "axis.h"
 
 typedef struct axes {
     int n;
@@ -278,6 +279,26 @@ static void walk_runs(const sk_walk *walk, const char *src, char *dst, const sk_
      * none to be had). */
     char *space = kind == RUN_TILED && (big || stream) ? aligned_alloc(64, SK_ORDERED_SPACE) : NULL;
     int64_t index[SK_MAX_RANK] = {0};
+    if (per_run && kind == RUN_DENSE && !wraps && ch->runs && walk->channel == 0 && n < SK_AXIS_SHORT_RUN &&
+        walk->in_stride[0] == (int64_t)n * walk->in_size && walk->out_stride[0] == (int64_t)n * walk->out_size) {
+        /* Short runs of consecutive channels, packed: one runs-leaf call for
+         * every channel, per step of the next axis. */
+        const size_t channels = (size_t)walk->extent[0];
+        for (int64_t r = 0; r < walk->runs / walk->extent[0]; ++r) {
+            ch->runs(ch->table, 0, src, dst, n, channels);
+            for (int b = 1; b < walk->outer_rank; ++b) {
+                if (++index[b] < walk->extent[b]) {
+                    src += walk->in_stride[b];
+                    dst += walk->out_stride[b];
+                    break;
+                }
+                index[b] = 0;
+                src -= walk->in_stride[b] * (walk->extent[b] - 1);
+                dst -= walk->out_stride[b] * (walk->extent[b] - 1);
+            }
+        }
+        return;
+    }
     if (per_run && kind == RUN_DENSE && !wraps) {
         /* The common per-axis walk (packed runs, one channel each), without
          * the general loop's dispatch: each run entered costs a leaf call. */

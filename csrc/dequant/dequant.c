@@ -181,6 +181,11 @@ static const sk_periodic_fn axis_leaves[SK_ROUTE_COUNT][2] = {
     [SK_ROUTE_NEON] = {sk_dequant_i8_f32_axis__neon, sk_dequant_i8_bf16_axis__neon},
 #endif
 };
+static const sk_runs_fn runs_leaves[SK_ROUTE_COUNT][2] = {  /* AArch64 only: x86 has no target there */
+#if SK_HAVE_NEON
+    [SK_ROUTE_NEON] = {sk_dequant_i8_f32_runs__neon, sk_dequant_i8_bf16_runs__neon},
+#endif
+};
 
 typedef struct axis_space {
     const sk_axis *axis;
@@ -254,8 +259,7 @@ static int prepare_axis(sk_dequant_plan *plan) {
         const int form = form_of(axis->bits[c], x->zero_point, &x->exponent);
         a.kernel[c] = form_kernel(route, plan->output, form, x->exponent);
     }
-    a.table->scale = a.scale;
-    a.table->zp = a.zp;
+    *a.table = (sk_dequant_table){a.scale, a.zp, a.ctx, axis->count};
     plan->form = SK_DEQUANT_WIDE;  /* per channel; the plan's own is unused */
     plan->exponent = 0;
     return in_default_state(axis_values, &a);
@@ -266,7 +270,8 @@ static void execute_axis(const sk_dequant_plan *plan, const void *src, void *dst
     carve_axis(plan, plan->axis.space, &a);
     const sk_channels ch = {
         .kernels = (const sk_kernel *const *)a.kernel, .ctx = (const char *)a.ctx, .ctx_size = sizeof *a.ctx,
-        .periodic = axis_leaves[plan->route][plan->output], .table = a.table, .period = a.period,
+        .periodic = axis_leaves[plan->route][plan->output], .runs = runs_leaves[plan->route][plan->output],
+        .table = a.table, .period = a.period,
         .in_size = 1, .out_size = plan->output == SK_DEQUANT_F32 ? 4 : 2,
     };
     sk_walk_channels(&plan->walk, src, dst, &ch, plan->route);

@@ -151,6 +151,8 @@ SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_every_other__neon);
 typedef struct sk_dequant_table {
     const float *scale;
     const float *zp;
+    const sk_dequant_ctx *ctx;  /* each channel's (the runs leaves) */
+    int64_t channels;
 } sk_dequant_table;
 #define SK_DEQUANT_AXIS_LEAVES(isa)                                                                       \
     void sk_dequant_i8_f32_axis__##isa(const void *table, size_t at, const void *src, void *dst, size_t n); \
@@ -163,6 +165,11 @@ SK_DEQUANT_AXIS_LEAVES(avx512)
 #endif
 #if SK_HAVE_NEON
 SK_DEQUANT_AXIS_LEAVES(neon)
+/* Short packed runs of consecutive channels (kernel.h sk_runs_fn). */
+void sk_dequant_i8_f32_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                  size_t count);
+void sk_dequant_i8_bf16_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                   size_t count);
 #endif
 
 void sk_dequant_i8_f32_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step,

@@ -253,4 +253,27 @@ POW2_LEAF(size_t, sk_dequant_i8_bf16_narrow_pow2_every_other__neon, run_every_ot
 POW2_LEAF(size_t, sk_dequant_i8_f32_wide_pow2_every_other__neon, run_every_other, wide_pow2, OUT_F32)
 POW2_LEAF(size_t, sk_dequant_i8_bf16_wide_pow2_every_other__neon, run_every_other, wide_pow2, OUT_BF16)
 #undef POW2_LEAF
+
+/* Per-axis plans: `count` packed runs of n elements, channels from
+ * `channel` on (kernel.h sk_runs_fn), each by the staged expression's own
+ * form (right for every channel) with the channel's values, inlined. */
+static inline __attribute__((always_inline)) void runs(const void *table, size_t channel, const void *src,
+                                                       void *dst, size_t n, size_t count, int out) {
+    const sk_dequant_table *t = table;
+    const int8_t *in = src;
+    char *to = dst;
+    const size_t size = out == OUT_BF16 ? 2 : 4;
+    for (size_t r = 0, c = channel; r < count; ++r, in += n, to += n * size) {
+        run(&t->ctx[c], in, to, n, wide, 0, out);
+        c = c + 1 == (size_t)t->channels ? 0 : c + 1;
+    }
+}
+void sk_dequant_i8_f32_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                  size_t count) {
+    runs(table, channel, src, dst, n, count, OUT_F32);
+}
+void sk_dequant_i8_bf16_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                   size_t count) {
+    runs(table, channel, src, dst, n, count, OUT_BF16);
+}
 #endif

@@ -150,6 +150,14 @@ static const sk_periodic_fn axis_leaves[SK_ROUTE_COUNT][12] = {
 #endif
 };
 #undef AXIS_LEAVES
+static const sk_runs_fn runs_leaves[SK_ROUTE_COUNT][12] = {  /* AArch64 only: x86 has no target there */
+#if SK_HAVE_NEON
+    [SK_ROUTE_NEON] = {sk_quant_f32_i8_ne_runs__neon, sk_quant_f32_i8_tz_runs__neon, sk_quant_f32_i8_tp_runs__neon,
+                       sk_quant_f32_i8_tn_runs__neon, sk_quant_bf16_i8_ne_runs__neon, sk_quant_bf16_i8_tz_runs__neon,
+                       sk_quant_bf16_i8_tp_runs__neon, sk_quant_bf16_i8_tn_runs__neon, sk_quant_f16_i8_ne_runs__neon,
+                       sk_quant_f16_i8_tz_runs__neon, sk_quant_f16_i8_tp_runs__neon, sk_quant_f16_i8_tn_runs__neon},
+#endif
+};
 
 typedef struct axis_space {
     sk_quant_ctx *ctx[2];  /* [flushes] */
@@ -198,7 +206,7 @@ static int prepare_axis(sk_quant_plan *plan) {
         a.zero_point[i] = axis->zero_points[c];
     }
     a.table[0] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[0], axis->count, 0};
-    a.table[1] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[0], axis->count, 1};
+    a.table[1] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[1], axis->count, 1};
     return SK_OK;
 }
 
@@ -208,7 +216,8 @@ static void execute_axis(const sk_quant_plan *plan, const void *src, void *dst, 
     const int variant = plan->input * 4 + plan->rounding;
     const sk_channels ch = {
         .kernel = &quant_kernels[plan->route][variant], .ctx = (const char *)a.ctx[flushes != 0],
-        .ctx_size = sizeof(sk_quant_ctx), .periodic = axis_leaves[plan->route][variant], .table = &a.table[flushes != 0],
+        .ctx_size = sizeof(sk_quant_ctx), .periodic = axis_leaves[plan->route][variant], .runs = runs_leaves[plan->route][variant],
+        .table = &a.table[flushes != 0],
         .period = a.period, .in_size = plan->input == SK_QUANT_F32 ? 4 : 2, .out_size = 1,
     };
     sk_walk_channels(&plan->walk, src, dst, &ch, plan->route);

@@ -210,7 +210,7 @@ SK_QUANT_EVERY_OTHER_LEAVES(neon)
 typedef struct sk_quant_table {
     const float *multiplier;
     const int32_t *zero_point;
-    const sk_quant_ctx *ctx;
+    const sk_quant_ctx *ctx;  /* each channel's, for this control register */
     int64_t channels;
     /* Whether the control register flushes: then a block whose nonzero
      * inputs give a product below 2^-126 takes the exact path (without
@@ -233,6 +233,15 @@ SK_QUANT_AXIS_LEAVES(avx512)
 #endif
 #if SK_HAVE_NEON
 SK_QUANT_AXIS_LEAVES(neon)
+/* Short packed runs of consecutive channels (kernel.h sk_runs_fn). */
+#define SK_QUANT_RUNS_LEAF(name) \
+    void name(const void *table, size_t channel, const void *src, void *dst, size_t n, size_t count)
+SK_QUANT_RUNS_LEAF(sk_quant_f32_i8_ne_runs__neon); SK_QUANT_RUNS_LEAF(sk_quant_f32_i8_tz_runs__neon);
+SK_QUANT_RUNS_LEAF(sk_quant_f32_i8_tp_runs__neon); SK_QUANT_RUNS_LEAF(sk_quant_f32_i8_tn_runs__neon);
+SK_QUANT_RUNS_LEAF(sk_quant_bf16_i8_ne_runs__neon); SK_QUANT_RUNS_LEAF(sk_quant_bf16_i8_tz_runs__neon);
+SK_QUANT_RUNS_LEAF(sk_quant_bf16_i8_tp_runs__neon); SK_QUANT_RUNS_LEAF(sk_quant_bf16_i8_tn_runs__neon);
+SK_QUANT_RUNS_LEAF(sk_quant_f16_i8_ne_runs__neon); SK_QUANT_RUNS_LEAF(sk_quant_f16_i8_tz_runs__neon);
+SK_QUANT_RUNS_LEAF(sk_quant_f16_i8_tp_runs__neon); SK_QUANT_RUNS_LEAF(sk_quant_f16_i8_tn_runs__neon);
 #endif
 
 /* Kernel table entry [route][input * 4 + rounding] (kernel.h). */

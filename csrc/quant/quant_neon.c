@@ -226,4 +226,25 @@ static inline __attribute__((always_inline)) size_t run_every_other(const sk_qua
 
 SK_QUANT_ENTRIES(neon, run)
 SK_QUANT_EVERY_OTHER_ENTRIES(neon, run_every_other)
+
+/* Per-axis plans: `count` packed runs of n elements, channels from
+ * `channel` on (kernel.h sk_runs_fn), each with its channel's context,
+ * inlined. */
+static inline __attribute__((always_inline)) void runs(const void *table, size_t channel, const void *src,
+                                                       void *dst, size_t n, size_t count, int input, int mode) {
+    const sk_quant_table *t = table;
+    const char *in = src;
+    int8_t *out = dst;
+    const size_t size = input == SK_QUANT_F32 ? 4 : 2;
+    for (size_t r = 0, c = channel; r < count; ++r, in += n * size, out += n) {
+        run(&t->ctx[c], in, out, n, input, mode);
+        c = c + 1 == (size_t)t->channels ? 0 : c + 1;
+    }
+}
+#define RUNS_ENTRY(isa, runner, in_name, input, mode_name, mode)                                        \
+    SK_QUANT_RUNS_LEAF(sk_quant_##in_name##_i8_##mode_name##_runs__##isa) {                             \
+        runner(table, channel, src, dst, n, count, input, mode);                                        \
+    }
+SK_QUANT_ENTRIES_OF(RUNS_ENTRY, neon, runs)
+#undef RUNS_ENTRY
 #endif
