@@ -255,8 +255,9 @@ POW2_LEAF(size_t, sk_dequant_i8_bf16_wide_pow2_every_other__neon, run_every_othe
 #undef POW2_LEAF
 
 /* Per-axis plans: `count` packed runs of n elements, channels from
- * `channel` on (kernel.h sk_runs_fn), each by the staged expression's own
- * form (right for every channel) with the channel's values, inlined. */
+ * `channel` on (kernel.h sk_runs_fn), each with the channel's values,
+ * inlined: by the narrow form for an INT8-range zero point, else by the
+ * staged expression's own form (right for every channel). */
 static inline __attribute__((always_inline)) void runs(const void *table, size_t channel, const void *src,
                                                        void *dst, size_t n, size_t count, int out) {
     const sk_dequant_table *t = table;
@@ -264,7 +265,9 @@ static inline __attribute__((always_inline)) void runs(const void *table, size_t
     char *to = dst;
     const size_t size = out == OUT_BF16 ? 2 : 4;
     for (size_t r = 0, c = channel; r < count; ++r, in += n, to += n * size) {
-        run(&t->ctx[c], in, to, n, wide, 0, out);
+        const sk_dequant_ctx *x = &t->ctx[c];
+        if (x->zero_point >= -128 && x->zero_point <= 127) run(x, in, to, n, narrow, 0, out == OUT_F32 ? OUT_F32_ST4 : out);
+        else run(x, in, to, n, wide, 0, out);
         c = c + 1 == (size_t)t->channels ? 0 : c + 1;
     }
 }
