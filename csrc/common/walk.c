@@ -212,6 +212,23 @@ static int every_other_of(const sk_walk *w) {
     return w->in_step == 2 * (int64_t)w->in_size && w->out_step == w->out_size;
 }
 
+/* Steps the outer axes from `first` by one run: the fastest steps; on
+ * wrap it rewinds (by (extent-1)*stride, which lies inside the admitted
+ * span) and carries into the next. */
+static inline __attribute__((always_inline)) void carry(const sk_walk *walk, int64_t *index, int first,
+                                                        const char **src, char **dst) {
+    for (int a = first; a < walk->outer_rank; ++a) {
+        if (++index[a] < walk->extent[a]) {
+            *src += walk->in_stride[a];
+            *dst += walk->out_stride[a];
+            return;
+        }
+        index[a] = 0;
+        *src -= walk->in_stride[a] * (walk->extent[a] - 1);
+        *dst -= walk->out_stride[a] * (walk->extent[a] - 1);
+    }
+}
+
 enum run_kind { RUN_DENSE, RUN_STRIDED, RUN_EVERY_OTHER, RUN_STAGED, RUN_TILED };
 
 /* Channel axis inner: the parameter-vector leaf as a span whose context is
@@ -286,16 +303,7 @@ static void walk_runs(const sk_walk *walk, const char *src, char *dst, const sk_
         const size_t channels = (size_t)walk->extent[0];
         for (int64_t r = 0; r < walk->runs / walk->extent[0]; ++r) {
             ch->runs(ch->table, 0, src, dst, n, channels);
-            for (int b = 1; b < walk->outer_rank; ++b) {
-                if (++index[b] < walk->extent[b]) {
-                    src += walk->in_stride[b];
-                    dst += walk->out_stride[b];
-                    break;
-                }
-                index[b] = 0;
-                src -= walk->in_stride[b] * (walk->extent[b] - 1);
-                dst -= walk->out_stride[b] * (walk->extent[b] - 1);
-            }
+            carry(walk, index, 1, &src, &dst);
         }
         return;
     }
@@ -308,16 +316,7 @@ static void walk_runs(const sk_walk *walk, const char *src, char *dst, const sk_
             const int64_t c = index[a];
             const sk_span_fn span = shared ? shared : ch->kernels[c]->span;
             span(ch->ctx + (size_t)c * ch->ctx_size, src, dst, n);
-            for (int b = 0; b < walk->outer_rank; ++b) {
-                if (++index[b] < walk->extent[b]) {
-                    src += walk->in_stride[b];
-                    dst += walk->out_stride[b];
-                    break;
-                }
-                index[b] = 0;
-                src -= walk->in_stride[b] * (walk->extent[b] - 1);
-                dst -= walk->out_stride[b] * (walk->extent[b] - 1);
-            }
+            carry(walk, index, 0, &src, &dst);
         }
         return;
     }
@@ -340,18 +339,7 @@ static void walk_runs(const sk_walk *walk, const char *src, char *dst, const sk_
             sk_tile_plane(walk, &tiles, src, dst, kernel, ctx, stage, route, stream, space);
             break;
         }
-        /* Carry: step the fastest outer axis; on wrap, rewind it (by
-         * (extent-1)*stride, which lies inside the admitted span) and carry. */
-        for (int a = first; a < walk->outer_rank; ++a) {
-            if (++index[a] < walk->extent[a]) {
-                src += walk->in_stride[a];
-                dst += walk->out_stride[a];
-                break;
-            }
-            index[a] = 0;
-            src -= walk->in_stride[a] * (walk->extent[a] - 1);
-            dst -= walk->out_stride[a] * (walk->extent[a] - 1);
-        }
+        carry(walk, index, first, &src, &dst);
     }
     free(space);
 }
