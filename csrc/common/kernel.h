@@ -110,7 +110,6 @@ typedef struct sk_channels {
     sk_runs_fn runs;
     const void *table;
     int64_t period;
-    size_t in_size, out_size;
 } sk_channels;
 
 /* Runs a per-axis walk (walk->channel, sk_walk_prepare) with `route`'s

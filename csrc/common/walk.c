@@ -237,13 +237,14 @@ enum run_kind { RUN_DENSE, RUN_STRIDED, RUN_EVERY_OTHER, RUN_STAGED, RUN_TILED }
 typedef struct periodic_position {
     const sk_channels *ch;
     size_t at;
+    size_t in_size, out_size;  /* the walk's */
 } periodic_position;
 
 static void periodic_span(const void *position, const void *src, void *dst, size_t n) {
     periodic_position *p = (periodic_position *)position;  /* the walk's own local */
     const sk_channels *ch = p->ch;
     const size_t period = (size_t)ch->period;
-    const size_t in_size = ch->in_size, out_size = ch->out_size;
+    const size_t in_size = p->in_size, out_size = p->out_size;
     const char *in = src;
     char *out = dst;
     while (n > 0) {
@@ -270,7 +271,7 @@ static inline __attribute__((always_inline)) void walk_runs(const sk_walk *walk,
     const int inner = ch && walk->channel == walk->outer_rank;
     /* Whether slower axes merged into the channel axis (its index then wraps). */
     const int wraps = per_run && walk->extent[walk->channel] != walk->channels;
-    periodic_position position = {ch, 0};
+    periodic_position position = {ch, 0, (size_t)walk->in_size, (size_t)walk->out_size};
     const sk_kernel periodic = {periodic_span, NULL, NULL, 1, NULL};
     if (inner) {
         kernel = &periodic;

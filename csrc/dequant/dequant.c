@@ -272,7 +272,6 @@ static void execute_axis(const sk_dequant_plan *plan, const void *src, void *dst
         .kernels = (const sk_kernel *const *)a.kernel, .ctx = (const char *)a.ctx, .ctx_size = sizeof *a.ctx,
         .periodic = axis_leaves[plan->route][plan->output], .runs = runs_leaves[plan->route][plan->output],
         .table = a.table, .period = a.period,
-        .in_size = 1, .out_size = plan->output == SK_DEQUANT_F32 ? 4 : 2,
     };
     sk_walk_channels(&plan->walk, src, dst, &ch, plan->route);
 }

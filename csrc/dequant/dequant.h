@@ -15,14 +15,10 @@ typedef struct sk_dequant_ctx {
     int32_t exponent;
     const uint8_t (*bf16_table)[256];  /* the plan's (avx512 route) */
     /* Elements whose traffic decides whether a run streams its output
-     * (stream.h): the whole walk's for a per-axis plan's runs (each is a
-     * slice of one output), else 0: the run's own. */
+     * (stream.h, sk_stream_count): the whole walk's for a per-axis plan's
+     * runs, else 0. */
     size_t stream_elements;
 } sk_dequant_ctx;
-
-static inline size_t sk_dequant_stream_count(const sk_dequant_ctx *c, size_t n) {
-    return c->stream_elements > n ? c->stream_elements : n;
-}
 
 static inline uint32_t sk_f32_bits(float v) {
     uint32_t b;

@@ -118,7 +118,7 @@ static inline __attribute__((always_inline)) size_t run_f32(const sk_dequant_ctx
     const size_t reach = step == 1 ? n : n - 1;  /* n >= 1 */
     size_t i = sk_avx2_head(out, sizeof *out, reach);
     for (size_t j = 0; j < i; ++j) out[j] = sk_dequant_staged(c, in[j * step]);
-    if (sk_avx2_streams(n, sk_dequant_stream_count(c, n), step * sizeof *in, sizeof *out)) {
+    if (sk_avx2_streams(n, sk_stream_count(c->stream_elements, n), step * sizeof *in, sizeof *out)) {
         i += f32_blocks(&p, in + i * step, out + i, reach - i, f, step, 1);
         _mm_sfence();  /* streamed lines are visible before the call returns */
     } else {
@@ -139,7 +139,7 @@ static inline __attribute__((always_inline)) size_t run_bf16(const sk_dequant_ct
     const size_t reach = step == 1 ? n : n - 1;  /* n >= 1 */
     size_t i = sk_avx2_head(out, sizeof *out, reach);
     for (size_t j = 0; j < i; ++j) out[j] = staged_bf16(c, in[j * step]);
-    if (sk_avx2_streams(n, sk_dequant_stream_count(c, n), step * sizeof *in, sizeof *out)) {
+    if (sk_avx2_streams(n, sk_stream_count(c->stream_elements, n), step * sizeof *in, sizeof *out)) {
         i += bf16_blocks(&p, in + i * step, out + i, reach - i, f, step, 1);
         _mm_sfence();
     } else {

@@ -136,7 +136,7 @@ SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_table_every_other__avx512) {
     uint16_t *out = dst;
     const plane lo = plane_of(c->bf16_table[0]), hi = plane_of(c->bf16_table[1]);
     size_t i = 0;
-    if (n > BLOCK && sk_stream_run(sk_dequant_stream_count(c, n), 2 * sizeof *in, sizeof *out)) {
+    if (n > BLOCK && sk_stream_run(sk_stream_count(c->stream_elements, n), 2 * sizeof *in, sizeof *out)) {
         i = ((size_t)0 - (uintptr_t)out) % 64 / sizeof *out;  /* a masked head, as the dense leaf's */
         if (i) every_other_partial(&lo, &hi, in, out, i);
         i += every_other_blocks(&lo, &hi, in + 2 * i, out + i, n - i, 1);
@@ -154,7 +154,7 @@ SK_DEQUANT_LEAF(sk_dequant_i8_bf16_table__avx512) {
     uint16_t *out = dst;
     const plane lo = plane_of(c->bf16_table[0]), hi = plane_of(c->bf16_table[1]);
     size_t i = 0;
-    if (n >= BLOCK && sk_stream_run(sk_dequant_stream_count(c, n), sizeof *in, sizeof *out)) {
+    if (n >= BLOCK && sk_stream_run(sk_stream_count(c->stream_elements, n), sizeof *in, sizeof *out)) {
         /* Streamed stores need 64-byte alignment: a masked head reaches it
          * (outputs are bound aligned to their element size). */
         i = ((size_t)0 - (uintptr_t)out) % 64 / sizeof *out;

@@ -218,7 +218,7 @@ static void execute_axis(const sk_quant_plan *plan, const void *src, void *dst, 
         .kernel = &quant_kernels[plan->route][variant], .ctx = (const char *)a.ctx[flushes != 0],
         .ctx_size = sizeof(sk_quant_ctx), .periodic = axis_leaves[plan->route][variant], .runs = runs_leaves[plan->route][variant],
         .table = &a.table[flushes != 0],
-        .period = a.period, .in_size = plan->input == SK_QUANT_F32 ? 4 : 2, .out_size = 1,
+        .period = a.period,
     };
     sk_walk_channels(&plan->walk, src, dst, &ch, plan->route);
 }

@@ -27,14 +27,10 @@ typedef struct sk_quant_ctx {
      * infinity's bits.  Otherwise the infinity's bits, without the search. */
     uint32_t fast_min;
     /* Elements whose traffic decides whether a run streams its output
-     * (stream.h): the whole walk's for a per-axis plan's runs (each is a
-     * slice of one output), else 0: the run's own. */
+     * (stream.h, sk_stream_count): the whole walk's for a per-axis plan's
+     * runs, else 0. */
     size_t stream_elements;
 } sk_quant_ctx;
-
-static inline size_t sk_quant_stream_count(const sk_quant_ctx *c, size_t n) {
-    return c->stream_elements > n ? c->stream_elements : n;
-}
 
 /* A context from the multiplier's bits (the EV74 device model; execute
  * copies the plan's decoded multiplier instead), and its flush fields for

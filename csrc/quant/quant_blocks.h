@@ -100,7 +100,7 @@ static inline __attribute__((always_inline)) size_t q_steps(const sk_quant_ctx *
     size_t i = 0;
     const size_t reach = step == 2 && Q_GAP_AFTER ? n - 1 : n;  /* n >= 1 */
     if (!c->exact_only && reach >= QBLOCK) {
-        const int stream = sk_stream_run(sk_quant_stream_count(c, n), step * (input == SK_QUANT_F32 ? 4 : 2), 1);
+        const int stream = sk_stream_run(sk_stream_count(c->stream_elements, n), step * (input == SK_QUANT_F32 ? 4 : 2), 1);
         if (stream) {
             i = (size_t)(-(uintptr_t)out & (QALIGN - 1));
             sk_quant_exact_steps(c, src, out, 0, i, input, mode, step);

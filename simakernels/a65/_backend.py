@@ -101,6 +101,11 @@ def prepare(
                      (storage.accepted(src.dtype), storage.accepted(dst.dtype)), dtypes, workspace)
 
 
+# A per-axis plan's per-tensor value (scale or multiplier) is unused, or,
+# for an empty tensor, never read: 1.0, which every check admits.
+UNUSED_VALUE_BITS = 0x3F800000
+
+
 def fill_axis(native: Any, shared: SharedPlan, bits: Any, zero_points: Any, space_bytes: Callable[[Any], int]) -> Any:
     """Per-axis parameters into ``native.axis`` before the native prepare:
     the normalized channel axis, each channel's value bits and zero point,

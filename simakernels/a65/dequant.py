@@ -35,7 +35,7 @@ def _fill(native: Any, shared: ops_dequant.Plan) -> Any:
     native.output = _OUTPUT[shared.admitted.outputs[0].dtype]
     workspace = None
     if isinstance(params, ops_dequant.AxisParams):
-        native.scale_bits = _ONE_BITS  # unused (per channel), or an empty tensor's
+        native.scale_bits = _backend.UNUSED_VALUE_BITS
         workspace = _backend.fill_axis(native, shared, params.scale_bits, params.zero_points,
                                        lib.sk_dequant_axis_space)
     else:
@@ -43,8 +43,6 @@ def _fill(native: Any, shared: ops_dequant.Plan) -> Any:
         native.zero_point = params.zero_point
     return workspace  # _backend.prepare then chooses the arithmetic form(s) from integers and bits
 
-
-_ONE_BITS = 0x3F800000
 
 
 def prepare(shared: ops_dequant.Plan, route: Optional[str] = None) -> Union[Plan, Error]:

@@ -23,7 +23,7 @@ def _fill(native: Any, shared: ops_quant.Plan) -> Any:
     native.rounding = params.rounding.value
     workspace = None
     if isinstance(params, ops_quant.AxisParams):
-        native.multiplier_bits = _ONE_BITS  # unused (per channel), or an empty tensor's
+        native.multiplier_bits = _backend.UNUSED_VALUE_BITS
         workspace = _backend.fill_axis(native, shared, params.multiplier_bits, params.zero_points,
                                        lib.sk_quant_axis_space)
     else:
@@ -31,8 +31,6 @@ def _fill(native: Any, shared: ops_quant.Plan) -> Any:
         native.zero_point = params.zero_point
     return workspace  # _backend.prepare then prepares it natively
 
-
-_ONE_BITS = 0x3F800000
 
 
 def prepare(shared: ops_quant.Plan, route: Optional[str] = None) -> Union[Plan, Error]:
