@@ -9,7 +9,7 @@ NATIVE_INPUTS := $(shell find csrc -name '*.c' -o -name '*.h' -o -name '*.py' | 
                  simakernels/_version.py simakernels/_sourcedigest.py setup.py
 NATIVE_STAMP  := build/.native-$(shell uname -m)
 
-.PHONY: run test typecheck build venv clean wheel wheel-aarch64 aarch64-env test-aarch64 sanitize bench bench-peers \
+.PHONY: run test typecheck build venv clean wheel wheel-aarch64 sdist test-pythons lint aarch64-env test-aarch64 sanitize bench bench-peers \
         bench-aarch64 neon-estimate floor fuzz
 
 run: build
@@ -50,10 +50,10 @@ $(VENV)/.checkout-install: $(VENV)/.installed setup.py simakernels/_version.py t
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt toolchains/host/ensure-system.sh
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-tools.txt toolchains/host/ensure-system.sh
 	bash toolchains/host/ensure-system.sh $(PYTHON)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt -r requirements-tools.txt
 	touch $@
 
 # The compiled core lands next to the sources (simakernels/_native*.so);
@@ -66,31 +66,48 @@ $(NATIVE_STAMP): $(VENV)/.installed $(NATIVE_INPUTS)
 	$(PY) -m simakernels info --brief
 	@mkdir -p build && touch $@
 
-# ---- wheels ------------------------------------------------------------------
-VERSION     := $(shell sed -n 's/^__version__ = "\(.*\)"/\1/p' simakernels/_version.py)
+# ---- wheels and the sdist ----------------------------------------------------
+# One wheel per platform for every supported CPython (the core is built for
+# the limited API: cp39-abi3), built by `python -m build` from the sdist,
+# tagged by `auditwheel repair`, audited by abi3audit: toolchains/wheel.py.
+# The stamps stand for dist/simakernels-*-cp39-abi3-manylinux*_<arch>.whl.
 HOST_ARCH   := $(shell uname -m)
 PKG_FILES   := $(shell find simakernels -name '*.py') simakernels/py.typed
-WHEEL_HOST  := dist/simakernels-$(VERSION)-cp311-cp311-manylinux2014_$(HOST_ARCH).whl
-WHEEL_ARM   := dist/simakernels-$(VERSION)-cp311-cp311-manylinux2014_aarch64.whl
+DIST_INPUTS := $(VENV)/.installed $(NATIVE_INPUTS) $(PKG_FILES) pyproject.toml MANIFEST.in README.md toolchains/wheel.py
+WHEEL_HOST  := dist/.wheel-$(HOST_ARCH)
+WHEEL_ARM   := dist/.wheel-aarch64
 AARCH64_DIR := .aarch64
 QEMU_PY     := toolchains/aarch64/python
 
 wheel: $(WHEEL_HOST)
 wheel-aarch64: $(WHEEL_ARM)
 
-# The platform tag is named explicitly (never inferred from the build host),
-# and toolchains/check_wheel.py verifies the tag, suffix, ELF machine and glibc
-# symbol versions of what was actually built.
-$(WHEEL_HOST): $(VENV)/.installed $(NATIVE_INPUTS) $(PKG_FILES)
-	rm -rf build/lib.linux-$(HOST_ARCH)-* build/temp.linux-$(HOST_ARCH)-*
-	$(PY) setup.py -q bdist_wheel --plat-name manylinux2014_$(HOST_ARCH) -d dist -b build/bdist-$(HOST_ARCH)
-	$(PY) toolchains/check_wheel.py $@ $(HOST_ARCH)
+$(WHEEL_HOST): $(DIST_INPUTS)
+	$(PY) toolchains/wheel.py $(HOST_ARCH)
+	touch $@
 
-$(WHEEL_ARM): $(AARCH64_DIR)/.env $(VENV)/.installed $(NATIVE_INPUTS) $(PKG_FILES)
-	rm -rf build/lib.linux-aarch64-* build/temp.linux-aarch64-*
-	HOST_PYTHON=$(abspath $(PY)) toolchains/aarch64/cross-python setup.py -q bdist_wheel \
-	    --plat-name manylinux2014_aarch64 -d dist -b build/bdist-aarch64
-	$(PY) toolchains/check_wheel.py $@ aarch64
+$(WHEEL_ARM): $(AARCH64_DIR)/.env $(DIST_INPUTS)
+	$(PY) toolchains/wheel.py aarch64
+	touch $@
+
+# The source distribution: `pip install dist/simakernels-*.tar.gz` builds
+# the core on the installing machine (make test-pythons does, from a clean venv).
+sdist: dist/.sdist
+
+dist/.sdist: $(DIST_INPUTS)
+	rm -f dist/simakernels-*.tar.gz
+	$(PY) -m build --sdist --no-isolation --outdir dist . > build/sdist.log 2>&1 || { cat build/sdist.log; exit 1; }
+	ls dist/simakernels-*.tar.gz
+	touch $@
+
+# Every CPython the wheel claims (setup.py PYTHONS, read back from the
+# wheel's classifiers), each in a clean venv: the host wheel installed with
+# its dependencies (the oldest Python with the oldest versions setup.py
+# admits), the selftest and the metadata checked; the sdist built and
+# selftested on the newest; the AArch64 wheel's tags accepted for each
+# version (toolchains/host/test_pythons.py).
+test-pythons: $(WHEEL_HOST) $(WHEEL_ARM) dist/.sdist
+	$(PY) toolchains/host/test_pythons.py
 
 # ---- AArch64 under QEMU (no Docker needed) --------------------------------------
 aarch64-env: $(AARCH64_DIR)/.env
@@ -135,7 +152,7 @@ test-aarch64: $(AARCH64_DIR)/pkg/.installed
 $(AARCH64_DIR)/pkg/.installed: $(WHEEL_ARM)
 	rm -rf $(AARCH64_DIR)/pkg
 	$(QEMU_PY) -m pip install -q --disable-pip-version-check --root-user-action=ignore \
-	    --no-deps --no-index --target $(AARCH64_DIR)/pkg $(WHEEL_ARM)
+	    --no-deps --no-index --target $(AARCH64_DIR)/pkg dist/simakernels-*_aarch64.whl
 	touch $@
 
 # ---- AArch64 dynamic cost (QEMU TCG plugin) -----------------------------------

@@ -1,21 +1,49 @@
-"""Package metadata; the native build is described in csrc/ffi_build.py."""
+"""Package metadata; the native build is described in csrc/ffi_build.py.
+
+``python -m build`` (make wheel, make sdist) and ``pip install .`` read it.
+The supported CPythons are listed once, here: Requires-Python, the
+classifiers and the wheel's stable-ABI tag come from PYTHONS, and
+``make test-pythons`` reads them back from the built wheel's metadata.
+"""
 import pathlib
 
 from setuptools import find_packages, setup
 
+ROOT = pathlib.Path(__file__).parent
 namespace: dict = {}
-exec((pathlib.Path(__file__).parent / "simakernels" / "_version.py").read_text(), namespace)
+exec((ROOT / "simakernels" / "_version.py").read_text(), namespace)
+
+# Every CPython `make test-pythons` installs the wheel into and runs the
+# selftest on; the oldest is the floor that numpy 2.0 and ml_dtypes 0.5
+# (the oldest versions tested, on it) still support.  One wheel per
+# platform serves them all: the core is built for the limited API (abi3).
+PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13")
+OLDEST = PYTHONS[0]
 
 setup(
     name="simakernels",
     version=namespace["__version__"],
     description="Bit-exact Cast, Dequant and Quant kernels for the A65 CPU and EV74 host codec",
+    long_description=(ROOT / "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
     packages=find_packages(include=["simakernels", "simakernels.*"]),
     package_data={"simakernels": ["py.typed"]},
-    # What is built and tested: the wheels (Makefile: cp311 tags) and the
-    # AArch64 sysroot are CPython 3.11 only.
-    python_requires="==3.11.*",
-    install_requires=["cffi>=1.17", "numpy>=1.24", "ml_dtypes>=0.4"],
+    python_requires=f">={OLDEST}",
+    install_requires=["cffi>=2.0", "numpy>=2.0", "ml_dtypes>=0.5"],
+    extras_require={"dask": []},
     cffi_modules=["csrc/ffi_build.py:ffibuilder"],
+    options={"bdist_wheel": {"py_limited_api": "cp" + OLDEST.replace(".", "")}},
+    classifiers=[
+        "Development Status :: 3 - Alpha",
+        "Intended Audience :: Developers",
+        "Intended Audience :: Science/Research",
+        "Operating System :: POSIX :: Linux",
+        "Programming Language :: C",
+        "Programming Language :: Python :: 3 :: Only",
+        *(f"Programming Language :: Python :: {version}" for version in PYTHONS),
+        "Programming Language :: Python :: Implementation :: CPython",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+        "Typing :: Typed",
+    ],
     zip_safe=False,
 )

@@ -86,8 +86,11 @@ ffibuilder.set_source(
     ],
     extra_compile_args=CFLAGS + EXTRA_CFLAGS,
     extra_link_args=EXTRA_CFLAGS,  # sanitizer runtimes link too
-    # A version-specific module: the limited API would name it .abi3.so.
-    py_limited_api=False,
+    # The stable ABI (cffi defines Py_LIMITED_API): one _native.abi3.so, one
+    # wheel per platform for every CPython from setup.py's floor up.  The
+    # per-call cost this adds is measured in docs/PERF.md ("Limited API").
+    # cffi turns it off by itself for a free-threaded interpreter.
+    py_limited_api=True,
 )
 
 if __name__ == "__main__":

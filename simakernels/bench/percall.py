@@ -24,13 +24,13 @@ def runners(found: Sequence[Any]) -> Dict[str, Callable[[], object]]:
     copy_out, zp_f32 = np.empty(N, np.float32), np.float32(DEQUANT_ZP)
     calls = {
         "sk.a65.dequant.execute (plan), int8->fp32": ours(ops["dequant-int8-fp32"], i8)[0].call,
-        "  the same, bound as arrays": _with_arrays(a65.dequant, ops["dequant-int8-fp32"], i8, out_f32),
+        "  sk.a65.dequant.execute, bound as arrays": _with_arrays(a65.dequant, ops["dequant-int8-fp32"], i8, out_f32),
         "sk.dequantize(x, scale, zp, out=out)": lambda: arrays.dequantize(i8, SCALE, DEQUANT_ZP, out=out_f32),
         "sk.a65.cast.execute (plan), fp32->bf16": ours(ops["cast-fp32-bf16"], f32)[0].call,
-        "  the same, bound as arrays": _with_arrays(a65.cast, ops["cast-fp32-bf16"], f32, out_bf16),
+        "  sk.a65.cast.execute, bound as arrays": _with_arrays(a65.cast, ops["cast-fp32-bf16"], f32, out_bf16),
         "sk.cast(x, bfloat16, out=out)": lambda: arrays.cast(f32, DType.BFLOAT16, out=out_bf16),
         "sk.a65.quant.execute (plan), fp32->int8": ours(ops["quant-fp32-int8"], f32)[0].call,
-        "  the same, bound as arrays": _with_arrays(a65.quant, ops["quant-fp32-int8"], f32, out_i8),
+        "  sk.a65.quant.execute, bound as arrays": _with_arrays(a65.quant, ops["quant-fp32-int8"], f32, out_i8),
         "sk.quantize(x, m, zp, out=out)": lambda: arrays.quantize(f32, MULTIPLIER, QUANT_ZP, out=out_i8),
         "np.multiply(x, s, out=out)": lambda: np.multiply(f32, SCALE, out=out_f32),
         "sk.cast(x, bfloat16)": lambda: arrays.cast(f32, DType.BFLOAT16),
