@@ -23,6 +23,13 @@ test: build
 typecheck: $(VENV)/.installed
 	$(PY) -m mypy --strict simakernels
 
+# ruff over every Python file (pyproject.toml [tool.ruff]) and clang-format
+# over every C file (.clang-format): what CI checks, nothing rewritten.
+lint: $(VENV)/.installed
+	bash toolchains/host/lint-packages.sh
+	$(PY) -m ruff check .
+	git ls-files -z '*.c' '*.h' | xargs -0 clang-format-15 --dry-run --Werror
+
 # Throughput against the memcpy-equivalent, NumPy's expression and peers, as
 # ratios measured in one run (README "Benchmark"; options: BENCH_ARGS="--help").
 # bench-peers first installs the optional peers (torch, onnxruntime, onnx,

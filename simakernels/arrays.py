@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import struct
-from typing import Any, Callable, Dict, Optional, SupportsFloat, Union
+from typing import Any, Callable, Dict, Optional, Union
 
 import numpy as np
 import numpy.typing as npt

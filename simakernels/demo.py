@@ -174,7 +174,8 @@ def _section_timing(rng: np.random.Generator) -> None:
 
 def run() -> int:
     rng = np.random.default_rng(7)
-    print(f"simakernels {__version__} on {platform.machine()}, routes {', '.join(a65.available_routes())} (best first)\n")
+    routes = ", ".join(a65.available_routes())
+    print(f"simakernels {__version__} on {platform.machine()}, routes {routes} (best first)\n")
     bounded, weights, scale = _section_round_trip(rng)
     held = {"1": bounded, "2": _section_bf16(), "3": _section_strided(weights), "4": _section_ev74(weights, scale)}
     _section_timing(rng)

@@ -88,8 +88,9 @@ def choose_qparams(x: npt.ArrayLike, *, symmetric: bool = False, axis: Optional[
 
     ``multiplier`` (for ``sk.quantize``) is the binary32 reciprocal of the
     binary32 ``scale`` (for ``sk.dequantize``).  Asymmetric (default): the
-    range spans 254 of the 255 steps between -128
-    and 127 (its ends land on the outermost levels or next to them).  Symmetric: zero point 0, levels -127..127.  Guarantees: finite
+    range spans 254 of the 255 steps between -128 and 127 (its ends land
+    on the outermost levels or next to them).  Symmetric: zero point 0,
+    levels -127..127.  Guarantees: finite
     scales > 0 and finite multipliers (an empty or constant range too);
     ``dequantize(zero_point)`` is exactly 0; neither end of the range
     saturates in any rounding mode; with nearest-even rounding every finite

@@ -5,10 +5,10 @@
 
 void sk_cast_f32_bf16__scalar(const void *ctx, const void *src, void *dst, size_t n);
 void sk_cast_bf16_f32__scalar(const void *ctx, const void *src, void *dst, size_t n);
-void sk_cast_f32_bf16_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step,
-                                      char *dst, ptrdiff_t dst_step, size_t n);
-void sk_cast_bf16_f32_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step,
-                                      char *dst, ptrdiff_t dst_step, size_t n);
+void sk_cast_f32_bf16_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step, char *dst,
+                                      ptrdiff_t dst_step, size_t n);
+void sk_cast_bf16_f32_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step, char *dst,
+                                      ptrdiff_t dst_step, size_t n);
 #if SK_HAVE_SSE2
 void sk_cast_f32_bf16__sse2(const void *ctx, const void *src, void *dst, size_t n);
 void sk_cast_bf16_f32__sse2(const void *ctx, const void *src, void *dst, size_t n);
@@ -29,10 +29,10 @@ void sk_cast_f32_bf16__neon(const void *ctx, const void *src, void *dst, size_t 
 void sk_cast_bf16_f32__neon(const void *ctx, const void *src, void *dst, size_t n);
 size_t sk_cast_f32_bf16_every_other__neon(const void *ctx, const void *src, void *dst, size_t n);
 size_t sk_cast_bf16_f32_every_other__neon(const void *ctx, const void *src, void *dst, size_t n);
-void sk_cast_f32_bf16_tile__neon(const void *ctx, const char *src, ptrdiff_t src_pitch, char *dst,
-                                 ptrdiff_t dst_pitch, size_t rows, size_t cols);
-void sk_cast_bf16_f32_tile__neon(const void *ctx, const char *src, ptrdiff_t src_pitch, char *dst,
-                                 ptrdiff_t dst_pitch, size_t rows, size_t cols);
+void sk_cast_f32_bf16_tile__neon(const void *ctx, const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                                 size_t rows, size_t cols);
+void sk_cast_bf16_f32_tile__neon(const void *ctx, const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                                 size_t rows, size_t cols);
 #endif
 
 #endif

@@ -19,7 +19,8 @@ static inline __attribute__((always_inline)) __m256i narrow16(const uint32_t *p,
     if (aligned) return sk_avx2_bf16_pack(load8(p), load8(p + 8));
     const __m128i *q = (const __m128i *)p;
     const __m256i a = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(q)), _mm_loadu_si128(q + 2), 1);
-    const __m256i b = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(q + 1)), _mm_loadu_si128(q + 3), 1);
+    const __m256i b =
+        _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(q + 1)), _mm_loadu_si128(q + 3), 1);
     return _mm256_packus_epi32(sk_avx2_bf16_round(a), sk_avx2_bf16_round(b));
 }
 
@@ -28,8 +29,10 @@ static inline __attribute__((always_inline)) __m256i narrow16(const uint32_t *p,
  * where one in-lane shuffle keeps their even words in element order. */
 static inline __attribute__((always_inline)) __m256i even8(const __m128i *q) {
     const __m256i a = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(q)), _mm_loadu_si128(q + 2), 1);
-    const __m256i b = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(q + 1)), _mm_loadu_si128(q + 3), 1);
-    return _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(2, 0, 2, 0)));
+    const __m256i b =
+        _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(q + 1)), _mm_loadu_si128(q + 3), 1);
+    return _mm256_castps_si256(
+        _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(2, 0, 2, 0)));
 }
 
 static inline __attribute__((always_inline)) __m256i narrow16_every_other(const uint32_t *p) {
@@ -44,8 +47,8 @@ static inline __attribute__((always_inline)) __m256i narrow16_at(const uint32_t 
 
 /* Blocks over the first n elements (every other word: one short of the
  * run, so that every block is followed by another element). */
-static inline __attribute__((always_inline)) size_t f32_bf16_blocks(const uint32_t *in, uint16_t *out,
-                                                                     size_t n, int stream, int aligned) {
+static inline __attribute__((always_inline)) size_t f32_bf16_blocks(const uint32_t *in, uint16_t *out, size_t n,
+                                                                    int stream, int aligned) {
     size_t i = 0;
     for (; i + SK_AVX2_BLOCK <= n; i += SK_AVX2_BLOCK) {
         sk_avx2_store(out + i, narrow16_at(in, i, aligned), stream);
@@ -67,7 +70,7 @@ void sk_cast_f32_bf16__avx2(const void *ctx, const void *src, void *dst, size_t 
     const int aligned = (uintptr_t)(in + i) % 32 == 0;
     if (sk_avx2_streams(n, n, sizeof *in, sizeof *out)) {
         i += aligned ? f32_bf16_blocks(in + i, out + i, n - i, 1, 1) : f32_bf16_blocks(in + i, out + i, n - i, 1, 0);
-        _mm_sfence();  /* streamed lines are visible before the call returns */
+        _mm_sfence(); /* streamed lines are visible before the call returns */
     } else {
         i += aligned ? f32_bf16_blocks(in + i, out + i, n - i, 0, 1) : f32_bf16_blocks(in + i, out + i, n - i, 0, 0);
     }
@@ -79,7 +82,7 @@ size_t sk_cast_f32_bf16_every_other__avx2(const void *ctx, const void *src, void
     (void)ctx;
     const uint32_t *in = src;
     uint16_t *out = dst;
-    const size_t reach = n - 1;  /* n >= 1 */
+    const size_t reach = n - 1; /* n >= 1 */
     size_t i = sk_avx2_head(out, sizeof *out, reach);
     for (size_t j = 0; j < i; ++j) out[j] = sk_bf16_from_f32_bits(in[2 * j]);
     if (sk_avx2_streams(n, n, 2 * sizeof *in, sizeof *out)) {
@@ -99,8 +102,8 @@ static inline __attribute__((always_inline)) __m256i widen8(const uint16_t *in, 
     return _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(in + i))), 16);
 }
 
-static inline __attribute__((always_inline)) size_t bf16_f32_blocks(const uint16_t *in, uint32_t *out,
-                                                                     size_t n, int stream, size_t step) {
+static inline __attribute__((always_inline)) size_t bf16_f32_blocks(const uint16_t *in, uint32_t *out, size_t n,
+                                                                    int stream, size_t step) {
     size_t i = 0;
     for (; i + SK_AVX2_BLOCK <= n; i += SK_AVX2_BLOCK) {
         sk_avx2_store(out + i, widen8(in, i, step), stream);
@@ -132,7 +135,7 @@ size_t sk_cast_bf16_f32_every_other__avx2(const void *ctx, const void *src, void
     (void)ctx;
     const uint16_t *in = src;
     uint32_t *out = dst;
-    const size_t reach = n - 1;  /* n >= 1 */
+    const size_t reach = n - 1; /* n >= 1 */
     size_t i = sk_avx2_head(out, sizeof *out, reach);
     for (size_t j = 0; j < i; ++j) out[j] = sk_f32_bits_from_bf16(in[2 * j]);
     if (sk_avx2_streams(n, n, 2 * sizeof *in, sizeof *out)) {

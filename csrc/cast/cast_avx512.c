@@ -29,9 +29,9 @@ static inline __attribute__((always_inline)) __m512i rounded(__m512i b) {
 
 /* Upper words of a (elements 0-15) then of b (16-31). */
 static inline __attribute__((always_inline)) __m512i upper_words(__m512i a, __m512i b) {
-    const __m512i odd_words = _mm512_setr_epi32(
-        0x00030001, 0x00070005, 0x000b0009, 0x000f000d, 0x00130011, 0x00170015, 0x001b0019, 0x001f001d,
-        0x00230021, 0x00270025, 0x002b0029, 0x002f002d, 0x00330031, 0x00370035, 0x003b0039, 0x003f003d);
+    const __m512i odd_words = _mm512_setr_epi32(0x00030001, 0x00070005, 0x000b0009, 0x000f000d, 0x00130011, 0x00170015,
+                                                0x001b0019, 0x001f001d, 0x00230021, 0x00270025, 0x002b0029, 0x002f002d,
+                                                0x00330031, 0x00370035, 0x003b0039, 0x003f003d);
     return _mm512_permutex2var_epi16(a, odd_words, b);
 }
 
@@ -48,15 +48,11 @@ static inline size_t head_of(const void *out, size_t item, size_t n) {
     return head < n ? head : n;
 }
 
-static inline int streams(size_t n, size_t in, size_t out) {
-    return n >= BLOCK && sk_stream_run(n, in, out);
-}
+static inline int streams(size_t n, size_t in, size_t out) { return n >= BLOCK && sk_stream_run(n, in, out); }
 
 /* ---- FP32 -> BF16 ---------------------------------------------------- */
 
-static inline __mmask32 first_lanes(size_t r) {
-    return r >= 32 ? 0xffffffffu : (__mmask32)((1u << r) - 1);
-}
+static inline __mmask32 first_lanes(size_t r) { return r >= 32 ? 0xffffffffu : (__mmask32)((1u << r) - 1); }
 
 /* 32 BF16 words from the input words [0, 32), of which the first r exist
  * (`full`: all 32, loaded without masks). */
@@ -70,7 +66,7 @@ static inline __attribute__((always_inline)) __m512i narrow32(const uint32_t *in
 /* The run: a masked head up to 64-byte output alignment, whole blocks,
  * masked tails. */
 static inline __attribute__((always_inline)) void f32_bf16_run(const uint32_t *in, uint16_t *out, size_t n,
-                                                                int stream) {
+                                                               int stream) {
     size_t i = head_of(out, sizeof *out, n);
     if (i) _mm512_mask_storeu_epi16(out, first_lanes(i), narrow32(in, i, 0));
     for (; i + BLOCK <= n; i += BLOCK) {
@@ -81,7 +77,7 @@ static inline __attribute__((always_inline)) void f32_bf16_run(const uint32_t *i
         const size_t r = n - i < 32 ? n - i : 32;
         _mm512_mask_storeu_epi16(out + i, first_lanes(r), narrow32(in + i, r, 0));
     }
-    if (stream) _mm_sfence();  /* streamed lines are visible before the call returns */
+    if (stream) _mm_sfence(); /* streamed lines are visible before the call returns */
 }
 
 /* Every other FP32 element stays on the AVX2 leaf: 512-bit loads, which
@@ -100,28 +96,27 @@ void sk_cast_f32_bf16__avx512(const void *ctx, const void *src, void *dst, size_
 /* 16 FP32 words from the 16 BF16 words of x starting at word `first` (0 or
  * 16): each word into the upper half of its lane, the lower half zero. */
 static inline __attribute__((always_inline)) __m512i widen16(__m512i x, int first) {
-    const __m512i upper = first ? _mm512_setr_epi32(
-        0x00100000, 0x00110000, 0x00120000, 0x00130000, 0x00140000, 0x00150000, 0x00160000, 0x00170000,
-        0x00180000, 0x00190000, 0x001a0000, 0x001b0000, 0x001c0000, 0x001d0000, 0x001e0000, 0x001f0000)
-                                : _mm512_setr_epi32(
-        0x00000000, 0x00010000, 0x00020000, 0x00030000, 0x00040000, 0x00050000, 0x00060000, 0x00070000,
-        0x00080000, 0x00090000, 0x000a0000, 0x000b0000, 0x000c0000, 0x000d0000, 0x000e0000, 0x000f0000);
+    const __m512i upper =
+        first ? _mm512_setr_epi32(0x00100000, 0x00110000, 0x00120000, 0x00130000, 0x00140000, 0x00150000, 0x00160000,
+                                  0x00170000, 0x00180000, 0x00190000, 0x001a0000, 0x001b0000, 0x001c0000, 0x001d0000,
+                                  0x001e0000, 0x001f0000)
+              : _mm512_setr_epi32(0x00000000, 0x00010000, 0x00020000, 0x00030000, 0x00040000, 0x00050000, 0x00060000,
+                                  0x00070000, 0x00080000, 0x00090000, 0x000a0000, 0x000b0000, 0x000c0000, 0x000d0000,
+                                  0x000e0000, 0x000f0000);
     return _mm512_maskz_permutexvar_epi16(0xaaaaaaaau, upper, x);
 }
 
 /* The 64-bit mask of the words that r <= 32 elements at step 2 occupy up
  * to the last one: element k is word 2k, and the gap after the last element
  * is not read (kernel.h). */
-static inline uint64_t pair_words(size_t r) {
-    return r ? ((uint64_t)1 << (2 * r - 1)) - 1 : 0;
-}
+static inline uint64_t pair_words(size_t r) { return r ? ((uint64_t)1 << (2 * r - 1)) - 1 : 0; }
 
 /* Output elements [0, r), r <= 32, from input words at step 1 or 2 (every
  * other word is the low half of a 32-bit lane: one shift); `full`: all 32,
  * loaded without masks (at step 2 another element follows, so the last gap
  * may be read). */
-static inline __attribute__((always_inline)) void widen32(const uint16_t *in, uint32_t *out, size_t step,
-                                                          size_t r, int full, int stream) {
+static inline __attribute__((always_inline)) void widen32(const uint16_t *in, uint32_t *out, size_t step, size_t r,
+                                                          int full, int stream) {
     __m512i a, b;
     if (step == 1) {
         const __m512i x = full ? _mm512_loadu_si512(in) : _mm512_maskz_loadu_epi16(first_lanes(r), in);
@@ -142,8 +137,8 @@ static inline __attribute__((always_inline)) void widen32(const uint16_t *in, ui
     }
 }
 
-static inline __attribute__((always_inline)) void bf16_f32_run(const uint16_t *in, uint32_t *out, size_t n,
-                                                                size_t step, int stream) {
+static inline __attribute__((always_inline)) void bf16_f32_run(const uint16_t *in, uint32_t *out, size_t n, size_t step,
+                                                               int stream) {
     size_t i = head_of(out, sizeof *out, n);
     if (i) widen32(in, out, step, i, 0, 0);
     for (; i + BLOCK + (step - 1) <= n; i += BLOCK) {

@@ -57,7 +57,7 @@ void sk_cast_f32_bf16__neon(const void *ctx, const void *src, void *dst, size_t 
  * its last element, which lies inside the run only then). */
 size_t sk_cast_f32_bf16_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
     (void)ctx;
-    return f32_bf16_blocks(src, dst, n - 1, 2);  /* n >= 1 */
+    return f32_bf16_blocks(src, dst, n - 1, 2); /* n >= 1 */
 }
 
 /* Eight BF16 words widened into their FP32 positions. */
@@ -86,9 +86,9 @@ void sk_cast_bf16_f32__neon(const void *ctx, const void *src, void *dst, size_t 
  * leaves through the top, the element lands in its FP32 position. */
 size_t sk_cast_bf16_f32_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
     (void)ctx;
-    const uint32_t *in = src;  /* element k and its gap: word k */
+    const uint32_t *in = src; /* element k and its gap: word k */
     uint32_t *out = dst;
-    const size_t reach = n - 1;  /* n >= 1: blocks while another element follows */
+    const size_t reach = n - 1; /* n >= 1: blocks while another element follows */
     size_t i = 0;
     for (; i + BLOCK <= reach; i += BLOCK) {
         const uint32x4x4_t a = vld1q_u32_x4(in + i), b = vld1q_u32_x4(in + i + 16);
@@ -107,17 +107,17 @@ size_t sk_cast_bf16_f32_every_other__neon(const void *ctx, const void *src, void
  * element by the scalar rule. */
 
 /* Rows [r0, r1) x columns [c0, c1) of a tile by the scalar rule. */
-#define TILE_EDGE(rule, in_t, out_t, r0, r1, c0, c1)                                                 \
-    for (size_t r = (r0); r < (r1) && (c0) < (c1); ++r)                                              \
-        for (size_t c = (c0); c < (c1); ++c) {                                                       \
-            in_t x;                                                                                  \
-            memcpy(&x, src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * sizeof x), sizeof x);        \
-            const out_t y = rule(x);                                                                 \
-            memcpy(dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * sizeof y), &y, sizeof y);        \
+#define TILE_EDGE(rule, in_t, out_t, r0, r1, c0, c1)                                          \
+    for (size_t r = (r0); r < (r1) && (c0) < (c1); ++r)                                       \
+        for (size_t c = (c0); c < (c1); ++c) {                                                \
+            in_t x;                                                                           \
+            memcpy(&x, src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * sizeof x), sizeof x); \
+            const out_t y = rule(x);                                                          \
+            memcpy(dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * sizeof y), &y, sizeof y); \
         }
 
-void sk_cast_f32_bf16_tile__neon(const void *ctx, const char *src, ptrdiff_t src_pitch, char *dst,
-                                 ptrdiff_t dst_pitch, size_t rows, size_t cols) {
+void sk_cast_f32_bf16_tile__neon(const void *ctx, const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                                 size_t rows, size_t cols) {
     (void)ctx;
     const uint32x4_t bit16 = vdupq_n_u32(0x10000u), bias = vdupq_n_u32(0x7fffu);
     const size_t full_rows = rows / 8 * 8, full_cols = cols / 8 * 8;
@@ -142,8 +142,8 @@ void sk_cast_f32_bf16_tile__neon(const void *ctx, const char *src, ptrdiff_t src
 /* The transposed BF16 words go out through ST2 with a zero register: its
  * interleaving store writes each word into the upper half of a zeroed FP32
  * word, the widening for free. */
-void sk_cast_bf16_f32_tile__neon(const void *ctx, const char *src, ptrdiff_t src_pitch, char *dst,
-                                 ptrdiff_t dst_pitch, size_t rows, size_t cols) {
+void sk_cast_bf16_f32_tile__neon(const void *ctx, const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                                 size_t rows, size_t cols) {
     (void)ctx;
     const size_t full_rows = rows / 8 * 8, full_cols = cols / 8 * 8;
     const uint16x8_t zero = vdupq_n_u16(0);
@@ -156,7 +156,7 @@ void sk_cast_bf16_f32_tile__neon(const void *ctx, const char *src, ptrdiff_t src
             sk_neon_transpose(v, 2);
             char *d = dst + (ptrdiff_t)cb * dst_pitch + (ptrdiff_t)(rb * 4);
 #pragma GCC unroll 8
-            for (int c = 0; c < 8; ++c) {  /* (ST2 has no offset: a moving pointer, post-incremented) */
+            for (int c = 0; c < 8; ++c) { /* (ST2 has no offset: a moving pointer, post-incremented) */
                 vst2q_u16((uint16_t *)(void *)d, (uint16x8x2_t){{zero, vreinterpretq_u16_u8(v[c])}});
                 d += dst_pitch;
                 SK_NEON_OPAQUE(d);

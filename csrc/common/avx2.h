@@ -6,7 +6,7 @@
 #include <immintrin.h>
 #include <stdint.h>
 #include "stream.h"
-#include "kernel.h"  /* SK_AVX2_BLOCK */
+#include "kernel.h" /* SK_AVX2_BLOCK */
 
 /* FP32 bits -> BF16 in the low half of each lane: (b + 0x7fff + lsb) >> 16,
  * wrapping, exactly sk_bf16_from_f32_bits lane by lane.  The kept word's
@@ -26,8 +26,7 @@ static inline __m256i sk_avx2_bf16_round(__m256i b) {
  * subtracting its all-ones mask adds it, wrapping 0xffff to 0 as the 32-bit
  * rule does. */
 static inline __m256i sk_avx2_bf16_round_words(__m256i low, __m256i high) {
-    const __m256i bias = _mm256_or_si256(_mm256_and_si256(high, _mm256_set1_epi16(1)),
-                                         _mm256_set1_epi16(0x7ffe));
+    const __m256i bias = _mm256_or_si256(_mm256_and_si256(high, _mm256_set1_epi16(1)), _mm256_set1_epi16(0x7ffe));
     const __m256i carry = _mm256_cmpgt_epi16(_mm256_setzero_si256(), _mm256_avg_epu16(low, bias));
     return _mm256_sub_epi16(high, carry);
 }

@@ -67,12 +67,12 @@ typedef int8_t sk_i8x16 __attribute__((vector_size(16)));
 #define SK_SELECT_I32(mask, a, b) (((a) & (mask)) | ((b) & ~(mask)))
 
 /* Whether any lane of a mask is set. */
-#define SK_ANY_LANE(mask, result)                                                                      \
-    do {                                                                                               \
-        uint64_t sk_words_[8];                                                                         \
-        memcpy(sk_words_, &(mask), sizeof sk_words_);                                                  \
-        (result) = ((sk_words_[0] | sk_words_[1] | sk_words_[2] | sk_words_[3] | sk_words_[4] |        \
-                     sk_words_[5] | sk_words_[6] | sk_words_[7]) != 0);                                \
+#define SK_ANY_LANE(mask, result)                                                                              \
+    do {                                                                                                       \
+        uint64_t sk_words_[8];                                                                                 \
+        memcpy(sk_words_, &(mask), sizeof sk_words_);                                                          \
+        (result) = ((sk_words_[0] | sk_words_[1] | sk_words_[2] | sk_words_[3] | sk_words_[4] | sk_words_[5] | \
+                     sk_words_[6] | sk_words_[7]) != 0);                                                       \
     } while (0)
 
 #endif

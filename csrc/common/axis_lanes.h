@@ -46,7 +46,7 @@ typedef uint32_t AXIS_U32 __attribute__((vector_size(AXIS_BYTES)));
 enum { AXIS_CAT(AXIS_LANES, AXIS_ISA) = AXIS_BYTES / 4, AXIS_CAT(AXIS_K, AXIS_ISA) = SK_AXIS_LANES * 4 / AXIS_BYTES };
 #undef AXIS_BYTES
 
-#if !defined(AXIS_ISA_NEON)  /* x86: plain vector moves */
+#if !defined(AXIS_ISA_NEON) /* x86: plain vector moves */
 static inline void AXIS_CAT(load64, AXIS_ISA)(const void *src, AXIS_U32 v[SK_AXIS_LANES * 4 / sizeof(AXIS_U32)]) {
     memcpy(v, src, SK_AXIS_LANES * 4);
 }
@@ -58,7 +58,7 @@ static inline void AXIS_CAT(store64, AXIS_ISA)(const AXIS_U32 v[SK_AXIS_LANES * 
 #if defined(AXIS_ISA_SSE2)
 static inline void widen_i8__sse2(const int8_t *in, AXIS_I32 q[4]) {
     const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)in);
-    const __m128i lo = _mm_unpacklo_epi8(v, v), hi = _mm_unpackhi_epi8(v, v);  /* each byte twice, then 4 times */
+    const __m128i lo = _mm_unpacklo_epi8(v, v), hi = _mm_unpackhi_epi8(v, v); /* each byte twice, then 4 times */
     q[0] = (AXIS_I32)_mm_srai_epi32(_mm_unpacklo_epi16(lo, lo), 24);
     q[1] = (AXIS_I32)_mm_srai_epi32(_mm_unpackhi_epi16(lo, lo), 24);
     q[2] = (AXIS_I32)_mm_srai_epi32(_mm_unpacklo_epi16(hi, hi), 24);
@@ -68,7 +68,7 @@ static inline AXIS_U32 widen_u16__sse2(const uint16_t *in) {
     return (AXIS_U32)_mm_unpacklo_epi16(_mm_loadl_epi64((const __m128i *)(const void *)in), _mm_setzero_si128());
 }
 static inline void narrow_u16__sse2(AXIS_U32 lanes, uint16_t *out) {
-    const __m128i v = _mm_srai_epi32(_mm_slli_epi32((__m128i)lanes, 16), 16);  /* int16 range: packs is exact */
+    const __m128i v = _mm_srai_epi32(_mm_slli_epi32((__m128i)lanes, 16), 16); /* int16 range: packs is exact */
     _mm_storel_epi64((__m128i *)(void *)out, _mm_packs_epi32(v, v));
 }
 static inline void narrow_i8__sse2(const AXIS_I32 r[4], int8_t *out) {
@@ -77,15 +77,17 @@ static inline void narrow_i8__sse2(const AXIS_I32 r[4], int8_t *out) {
 }
 static inline int any__sse2(AXIS_I32 mask) { return _mm_movemask_epi8((__m128i)mask) != 0; }
 static inline AXIS_F32 clamp512__sse2(AXIS_F32 x) {
-    const __m128 number = _mm_and_ps((__m128)x, _mm_cmpord_ps((__m128)x, (__m128)x));  /* NaN -> +0 */
+    const __m128 number = _mm_and_ps((__m128)x, _mm_cmpord_ps((__m128)x, (__m128)x)); /* NaN -> +0 */
     return (AXIS_F32)_mm_max_ps(_mm_min_ps(number, _mm_set1_ps(512.0f)), _mm_set1_ps(-512.0f));
 }
 static inline AXIS_I32 to_int__sse2(AXIS_F32 x, int mode) {
     if (mode == SK_QUANT_NEAREST_EVEN) return (AXIS_I32)_mm_cvtps_epi32((__m128)x);
-    const __m128i t = _mm_cvttps_epi32((__m128)x);  /* toward zero; the directed modes step from it */
+    const __m128i t = _mm_cvttps_epi32((__m128)x); /* toward zero; the directed modes step from it */
     const __m128 back = _mm_cvtepi32_ps(t);
-    if (mode == SK_QUANT_TOWARD_POSITIVE) return (AXIS_I32)_mm_sub_epi32(t, _mm_castps_si128(_mm_cmpgt_ps((__m128)x, back)));
-    if (mode == SK_QUANT_TOWARD_NEGATIVE) return (AXIS_I32)_mm_add_epi32(t, _mm_castps_si128(_mm_cmplt_ps((__m128)x, back)));
+    if (mode == SK_QUANT_TOWARD_POSITIVE)
+        return (AXIS_I32)_mm_sub_epi32(t, _mm_castps_si128(_mm_cmpgt_ps((__m128)x, back)));
+    if (mode == SK_QUANT_TOWARD_NEGATIVE)
+        return (AXIS_I32)_mm_add_epi32(t, _mm_castps_si128(_mm_cmplt_ps((__m128)x, back)));
     return (AXIS_I32)t;
 }
 
@@ -103,13 +105,13 @@ static inline void narrow_u16__avx2(AXIS_U32 lanes, uint16_t *out) {
                      _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
 }
 static inline void narrow_i8__avx2(const AXIS_I32 r[2], int8_t *out) {
-    const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32((__m256i)r[0], (__m256i)r[1]), 0xd8);  /* in order */
+    const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32((__m256i)r[0], (__m256i)r[1]), 0xd8); /* in order */
     _mm_storeu_si128((__m128i *)(void *)out,
                      _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
 }
 static inline int any__avx2(AXIS_I32 mask) { return !_mm256_testz_si256((__m256i)mask, (__m256i)mask); }
 static inline AXIS_F32 clamp512__avx2(AXIS_F32 x) {
-    const __m256 number = _mm256_and_ps((__m256)x, _mm256_cmp_ps((__m256)x, (__m256)x, _CMP_ORD_Q));  /* NaN -> +0 */
+    const __m256 number = _mm256_and_ps((__m256)x, _mm256_cmp_ps((__m256)x, (__m256)x, _CMP_ORD_Q)); /* NaN -> +0 */
     return (AXIS_F32)_mm256_max_ps(_mm256_min_ps(number, _mm256_set1_ps(512.0f)), _mm256_set1_ps(-512.0f));
 }
 #define AXIS_F16_CONVERTS 1
@@ -118,8 +120,10 @@ static inline AXIS_F32 widen_f16__avx2(const uint16_t *in) {
 }
 static inline AXIS_I32 to_int__avx2(AXIS_F32 x, int mode) {
     switch (mode) {
-    case SK_QUANT_NEAREST_EVEN: return (AXIS_I32)_mm256_cvtps_epi32((__m256)x);
-    case SK_QUANT_TOWARD_ZERO: return (AXIS_I32)_mm256_cvttps_epi32((__m256)x);
+    case SK_QUANT_NEAREST_EVEN:
+        return (AXIS_I32)_mm256_cvtps_epi32((__m256)x);
+    case SK_QUANT_TOWARD_ZERO:
+        return (AXIS_I32)_mm256_cvttps_epi32((__m256)x);
     case SK_QUANT_TOWARD_POSITIVE:
         return (AXIS_I32)_mm256_cvttps_epi32(_mm256_round_ps((__m256)x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
     default:
@@ -143,20 +147,23 @@ static inline void narrow_i8__avx512(const AXIS_I32 r[1], int8_t *out) {
 static inline int any__avx512(AXIS_I32 mask) { return _mm512_test_epi32_mask((__m512i)mask, (__m512i)mask) != 0; }
 static inline AXIS_F32 clamp512__avx512(AXIS_F32 x) {
     const __m512 number = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask((__m512)x, (__m512)x, _CMP_ORD_Q), (__m512)x);
-    return (AXIS_F32)_mm512_max_ps(_mm512_min_ps(number, _mm512_set1_ps(512.0f)), _mm512_set1_ps(-512.0f));  /* NaN: +0 */
+    return (AXIS_F32)_mm512_max_ps(_mm512_min_ps(number, _mm512_set1_ps(512.0f)),
+                                   _mm512_set1_ps(-512.0f)); /* NaN: +0 */
 }
 #define AXIS_F16_CONVERTS 1
 static inline AXIS_F32 widen_f16__avx512(const uint16_t *in) {
     return (AXIS_F32)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)in));
 }
-static inline AXIS_I32 to_int__avx512(AXIS_F32 x, int mode) {  /* the mode embedded in the conversion */
+static inline AXIS_I32 to_int__avx512(AXIS_F32 x, int mode) { /* the mode embedded in the conversion */
     switch (mode) {
     case SK_QUANT_NEAREST_EVEN:
         return (AXIS_I32)_mm512_cvt_roundps_epi32((__m512)x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    case SK_QUANT_TOWARD_ZERO: return (AXIS_I32)_mm512_cvttps_epi32((__m512)x);
+    case SK_QUANT_TOWARD_ZERO:
+        return (AXIS_I32)_mm512_cvttps_epi32((__m512)x);
     case SK_QUANT_TOWARD_POSITIVE:
         return (AXIS_I32)_mm512_cvt_roundps_epi32((__m512)x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-    default: return (AXIS_I32)_mm512_cvt_roundps_epi32((__m512)x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    default:
+        return (AXIS_I32)_mm512_cvt_roundps_epi32((__m512)x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     }
 }
 
@@ -176,7 +183,7 @@ static inline void narrow_i8__neon(const AXIS_I32 r[4], int8_t *out) {
     const int16x8_t b = vqmovn_high_s32(vqmovn_s32((int32x4_t)r[2]), (int32x4_t)r[3]);
     vst1q_s8(out, vqmovn_high_s16(vqmovn_s16(a), b));
 }
-static inline void load64__neon(const void *src, AXIS_U32 v[4]) {  /* one ld1 of four registers */
+static inline void load64__neon(const void *src, AXIS_U32 v[4]) { /* one ld1 of four registers */
     const uint32x4x4_t w = vld1q_u32_x4((const uint32_t *)src);
     v[0] = (AXIS_U32)w.val[0], v[1] = (AXIS_U32)w.val[1], v[2] = (AXIS_U32)w.val[2], v[3] = (AXIS_U32)w.val[3];
 }
@@ -185,19 +192,23 @@ static inline void store64__neon(const AXIS_U32 v[4], void *dst) {
     vst1q_u32_x4((uint32_t *)dst, w);
 }
 static inline int any__neon(AXIS_I32 mask) { return vmaxvq_u32((uint32x4_t)mask) != 0; }
-static inline AXIS_F32 clamp512__neon(AXIS_F32 x) {  /* NaN stays NaN, which every conversion makes 0 */
+static inline AXIS_F32 clamp512__neon(AXIS_F32 x) { /* NaN stays NaN, which every conversion makes 0 */
     return (AXIS_F32)vmaxq_f32(vminq_f32((float32x4_t)x, vdupq_n_f32(512.0f)), vdupq_n_f32(-512.0f));
 }
 #define AXIS_F16_CONVERTS 1
 static inline AXIS_F32 widen_f16__neon(const uint16_t *in) {
     return (AXIS_F32)vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(in)));
 }
-static inline AXIS_I32 to_int__neon(AXIS_F32 x, int mode) {  /* one conversion per mode */
+static inline AXIS_I32 to_int__neon(AXIS_F32 x, int mode) { /* one conversion per mode */
     switch (mode) {
-    case SK_QUANT_NEAREST_EVEN: return (AXIS_I32)vcvtnq_s32_f32((float32x4_t)x);
-    case SK_QUANT_TOWARD_ZERO: return (AXIS_I32)vcvtq_s32_f32((float32x4_t)x);
-    case SK_QUANT_TOWARD_POSITIVE: return (AXIS_I32)vcvtpq_s32_f32((float32x4_t)x);
-    default: return (AXIS_I32)vcvtmq_s32_f32((float32x4_t)x);
+    case SK_QUANT_NEAREST_EVEN:
+        return (AXIS_I32)vcvtnq_s32_f32((float32x4_t)x);
+    case SK_QUANT_TOWARD_ZERO:
+        return (AXIS_I32)vcvtq_s32_f32((float32x4_t)x);
+    case SK_QUANT_TOWARD_POSITIVE:
+        return (AXIS_I32)vcvtpq_s32_f32((float32x4_t)x);
+    default:
+        return (AXIS_I32)vcvtmq_s32_f32((float32x4_t)x);
     }
 }
 #endif

@@ -14,8 +14,6 @@ static inline uint16_t sk_bf16_from_f32_bits(uint32_t bits) {
 }
 
 /* BF16 -> FP32 is exact: the BF16 word is the upper half of the FP32 word. */
-static inline uint32_t sk_f32_bits_from_bf16(uint16_t bits) {
-    return (uint32_t)bits << 16;
-}
+static inline uint32_t sk_f32_bits_from_bf16(uint16_t bits) { return (uint32_t)bits << 16; }
 
 #endif

@@ -25,12 +25,18 @@ const char *sk_compiler(void) {
 
 const char *sk_route_name(int route) {
     switch (route) {
-    case SK_ROUTE_NEON: return "neon";
-    case SK_ROUTE_AVX512: return "avx512";
-    case SK_ROUTE_AVX2: return "avx2";
-    case SK_ROUTE_SSE2: return "sse2";
-    case SK_ROUTE_SCALAR: return "scalar";
-    default: return NULL;
+    case SK_ROUTE_NEON:
+        return "neon";
+    case SK_ROUTE_AVX512:
+        return "avx512";
+    case SK_ROUTE_AVX2:
+        return "avx2";
+    case SK_ROUTE_SSE2:
+        return "sse2";
+    case SK_ROUTE_SCALAR:
+        return "scalar";
+    default:
+        return NULL;
     }
 }
 
@@ -83,10 +89,14 @@ const sk_kernel *sk_quant_kernel(int route, int variant);
 static const sk_kernel *kernel_of(int operation, int route, int variant) {
     if (route < 0 || route >= SK_ROUTE_COUNT || !sk_route_compiled(route) || variant < 0) return NULL;
     switch (operation) {
-    case SK_OP_CAST: return sk_cast_kernel(route, variant);
-    case SK_OP_DEQUANT: return sk_dequant_kernel(route, variant);
-    case SK_OP_QUANT: return sk_quant_kernel(route, variant);
-    default: return NULL;
+    case SK_OP_CAST:
+        return sk_cast_kernel(route, variant);
+    case SK_OP_DEQUANT:
+        return sk_dequant_kernel(route, variant);
+    case SK_OP_QUANT:
+        return sk_quant_kernel(route, variant);
+    default:
+        return NULL;
     }
 }
 

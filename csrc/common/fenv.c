@@ -15,14 +15,15 @@ _Static_assert(sizeof(fenv_t) <= sizeof(((sk_fenv_saved *)0)->opaque), "fenv_t f
 /* MXCSR: exception masks at bits 7..12 (a clear mask bit enables the trap),
  * rounding at 13..14, FTZ at 15, DAZ at 6. */
 enum { MX_DAZ = 1u << 6, MX_FTZ = 1u << 15, MX_RC_SHIFT = 13 };
-static const struct { unsigned mask_bit; uint32_t trap; } mx_traps[] = {
-    {1u << 7, SK_TRAP_INVALID},   {1u << 8, SK_TRAP_INPUT_DENORMAL},
-    {1u << 9, SK_TRAP_DIVIDE_BY_ZERO}, {1u << 10, SK_TRAP_OVERFLOW},
-    {1u << 11, SK_TRAP_UNDERFLOW}, {1u << 12, SK_TRAP_INEXACT},
+static const struct {
+    unsigned mask_bit;
+    uint32_t trap;
+} mx_traps[] = {
+    {1u << 7, SK_TRAP_INVALID},   {1u << 8, SK_TRAP_INPUT_DENORMAL}, {1u << 9, SK_TRAP_DIVIDE_BY_ZERO},
+    {1u << 10, SK_TRAP_OVERFLOW}, {1u << 11, SK_TRAP_UNDERFLOW},     {1u << 12, SK_TRAP_INEXACT},
 };
 /* RC field: 00 nearest, 01 down, 10 up, 11 toward zero. */
-static const int32_t mx_rounding[4] = {SK_ROUND_NEAREST, SK_ROUND_DOWNWARD, SK_ROUND_UPWARD,
-                                       SK_ROUND_TOWARD_ZERO};
+static const int32_t mx_rounding[4] = {SK_ROUND_NEAREST, SK_ROUND_DOWNWARD, SK_ROUND_UPWARD, SK_ROUND_TOWARD_ZERO};
 
 uint64_t sk_fenv_control(void) { return _mm_getcsr(); }
 
@@ -51,8 +52,10 @@ static int set_state(const sk_fenv_state *st) {
     if (st->flush_to_zero) csr |= MX_FTZ;
     if (st->denormals_are_zero) csr |= MX_DAZ;
     for (size_t i = 0; i < sizeof mx_traps / sizeof mx_traps[0]; ++i) {
-        if (st->traps & mx_traps[i].trap) csr &= ~mx_traps[i].mask_bit;
-        else csr |= mx_traps[i].mask_bit;
+        if (st->traps & mx_traps[i].trap)
+            csr &= ~mx_traps[i].mask_bit;
+        else
+            csr |= mx_traps[i].mask_bit;
     }
     _mm_setcsr(csr);
     return 0;
@@ -64,13 +67,14 @@ static int set_state(const sk_fenv_state *st) {
  * inputs and results, so it reports as FTZ and DAZ together; FIZ at 0
  * (FEAT_AFP, ARMv8.7; RES0 before) flushes inputs only: DAZ. */
 enum { FPCR_FIZ = 1u << 0, FPCR_AH = 1u << 1, FPCR_FZ16 = 1u << 19, FPCR_FZ = 1u << 24, FPCR_RM_SHIFT = 22 };
-static const struct { uint64_t bit; uint32_t trap; } fpcr_traps[] = {
-    {1u << 8, SK_TRAP_INVALID},   {1u << 9, SK_TRAP_DIVIDE_BY_ZERO},
-    {1u << 10, SK_TRAP_OVERFLOW}, {1u << 11, SK_TRAP_UNDERFLOW},
-    {1u << 12, SK_TRAP_INEXACT},  {1u << 15, SK_TRAP_INPUT_DENORMAL},
+static const struct {
+    uint64_t bit;
+    uint32_t trap;
+} fpcr_traps[] = {
+    {1u << 8, SK_TRAP_INVALID},    {1u << 9, SK_TRAP_DIVIDE_BY_ZERO}, {1u << 10, SK_TRAP_OVERFLOW},
+    {1u << 11, SK_TRAP_UNDERFLOW}, {1u << 12, SK_TRAP_INEXACT},       {1u << 15, SK_TRAP_INPUT_DENORMAL},
 };
-static const int32_t fpcr_rounding[4] = {SK_ROUND_NEAREST, SK_ROUND_UPWARD, SK_ROUND_DOWNWARD,
-                                         SK_ROUND_TOWARD_ZERO};
+static const int32_t fpcr_rounding[4] = {SK_ROUND_NEAREST, SK_ROUND_UPWARD, SK_ROUND_DOWNWARD, SK_ROUND_TOWARD_ZERO};
 
 static uint64_t read_fpcr(void) {
     uint64_t v;
@@ -101,15 +105,19 @@ static void decode(uint64_t fpcr, sk_fenv_state *st) {
 }
 
 static int set_state(const sk_fenv_state *st) {
-    if (st->flush_to_zero && !st->denormals_are_zero) return -1;  /* FZ flushes inputs too */
+    if (st->flush_to_zero && !st->denormals_are_zero) return -1; /* FZ flushes inputs too */
     uint64_t fpcr = read_fpcr() & ~(uint64_t)(FPCR_FZ | FPCR_FIZ | (3u << FPCR_RM_SHIFT));
     for (unsigned r = 0; r < 4; ++r)
         if (fpcr_rounding[r] == st->rounding) fpcr |= (uint64_t)r << FPCR_RM_SHIFT;
-    if (st->flush_to_zero) fpcr |= FPCR_FZ;
-    else if (st->denormals_are_zero) fpcr |= FPCR_FIZ;  /* read back as set only with FEAT_AFP */
+    if (st->flush_to_zero)
+        fpcr |= FPCR_FZ;
+    else if (st->denormals_are_zero)
+        fpcr |= FPCR_FIZ; /* read back as set only with FEAT_AFP */
     for (size_t i = 0; i < sizeof fpcr_traps / sizeof fpcr_traps[0]; ++i) {
-        if (st->traps & fpcr_traps[i].trap) fpcr |= fpcr_traps[i].bit;
-        else fpcr &= ~fpcr_traps[i].bit;
+        if (st->traps & fpcr_traps[i].trap)
+            fpcr |= fpcr_traps[i].bit;
+        else
+            fpcr &= ~fpcr_traps[i].bit;
     }
     write_fpcr(fpcr);
     return 0;
@@ -123,9 +131,10 @@ static int default_state(uint64_t control) { return control == FE_TONEAREST; }
 
 static void decode(uint64_t control, sk_fenv_state *st) {
     int r = (int)control;
-    st->rounding = r == FE_TONEAREST ? SK_ROUND_NEAREST
-                 : r == FE_TOWARDZERO ? SK_ROUND_TOWARD_ZERO
-                 : r == FE_UPWARD ? SK_ROUND_UPWARD : SK_ROUND_DOWNWARD;
+    st->rounding = r == FE_TONEAREST    ? SK_ROUND_NEAREST
+                   : r == FE_TOWARDZERO ? SK_ROUND_TOWARD_ZERO
+                   : r == FE_UPWARD     ? SK_ROUND_UPWARD
+                                        : SK_ROUND_DOWNWARD;
     st->flush_to_zero = st->denormals_are_zero = 0;
     st->traps = 0;
 }
@@ -158,9 +167,7 @@ int sk_fenv_save(sk_fenv_saved *saved) {
     return fegetenv((fenv_t *)(void *)saved->opaque);
 }
 
-int sk_fenv_restore(const sk_fenv_saved *saved) {
-    return fesetenv((const fenv_t *)(const void *)saved->opaque);
-}
+int sk_fenv_restore(const sk_fenv_saved *saved) { return fesetenv((const fenv_t *)(const void *)saved->opaque); }
 
 /* Sets the state, then reads it back: a CPU that ignores part of the
  * request (many Arm cores hard-wire the trap enables to zero) reports -1

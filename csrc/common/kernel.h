@@ -13,7 +13,7 @@
 #else
 #define SK_HAVE_NEON 0
 #endif
-#if defined(__x86_64__)  /* SSE2 is part of the x86-64 baseline */
+#if defined(__x86_64__) /* SSE2 is part of the x86-64 baseline */
 #define SK_HAVE_SSE2 1
 #else
 #define SK_HAVE_SSE2 0
@@ -42,8 +42,8 @@
 /* `n` packed elements from src to dst; ctx carries prepared parameters. */
 typedef void (*sk_span_fn)(const void *ctx, const void *src, void *dst, size_t n);
 /* `n` elements whose consecutive addresses are the given byte steps apart. */
-typedef void (*sk_strided_fn)(const void *ctx, const char *src, ptrdiff_t src_step,
-                              char *dst, ptrdiff_t dst_step, size_t n);
+typedef void (*sk_strided_fn)(const void *ctx, const char *src, ptrdiff_t src_step, char *dst, ptrdiff_t dst_step,
+                              size_t n);
 
 /* Every second element of an input (a[::2], a[:, ::2]) into a packed
  * output: converts a prefix of the `n` elements and returns its length.
@@ -76,15 +76,16 @@ typedef struct sk_kernel {
 } sk_kernel;
 
 /* Runs `kernel` over every run of the walk, staging with `route`'s moves. */
-void sk_walk_run(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, int route,
-                 const void *ctx);
+void sk_walk_run(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, int route, const void *ctx);
 
 /* The same, with a single packed run handed straight to the leaf (the
  * common case of small calls: no walk set up at all). */
 static inline void sk_walk_go(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, int route,
-                           const void *ctx) {
-    if (walk->dense && walk->outer_rank == 0) kernel->span(ctx, src, dst, (size_t)walk->run_length);
-    else sk_walk_run(walk, src, dst, kernel, route, ctx);
+                              const void *ctx) {
+    if (walk->dense && walk->outer_rank == 0)
+        kernel->span(ctx, src, dst, (size_t)walk->run_length);
+    else
+        sk_walk_run(walk, src, dst, kernel, route, ctx);
 }
 
 /* Per-axis parameters of a walk (sk_walk_channels).  A channel axis
@@ -102,7 +103,7 @@ typedef void (*sk_periodic_fn)(const void *table, size_t at, const void *src, vo
  * more than a short run).  NULL where the route has none. */
 typedef void (*sk_runs_fn)(const void *table, size_t channel, const void *src, void *dst, size_t n, size_t count);
 typedef struct sk_channels {
-    const sk_kernel *const *kernels;  /* per channel; NULL: `kernel` serves every channel */
+    const sk_kernel *const *kernels; /* per channel; NULL: `kernel` serves every channel */
     const sk_kernel *kernel;
     const char *ctx;
     size_t ctx_size;

@@ -21,10 +21,10 @@ static inline __attribute__((always_inline)) uint16x8_t sk_neon_bf16_round(uint3
 }
 
 /* TRN1/TRN2 of two rows at a lane width (bits). */
-static inline __attribute__((always_inline)) uint8x16_t sk_neon_trn(uint8x16_t a, uint8x16_t b, int width,
-                                                                    int second) {
+static inline __attribute__((always_inline)) uint8x16_t sk_neon_trn(uint8x16_t a, uint8x16_t b, int width, int second) {
     switch (width) {
-    case 8: return second ? vtrn2q_u8(a, b) : vtrn1q_u8(a, b);
+    case 8:
+        return second ? vtrn2q_u8(a, b) : vtrn1q_u8(a, b);
     case 16:
         return vreinterpretq_u8_u16(second ? vtrn2q_u16(vreinterpretq_u16_u8(a), vreinterpretq_u16_u8(b))
                                            : vtrn1q_u16(vreinterpretq_u16_u8(a), vreinterpretq_u16_u8(b)));

@@ -37,8 +37,7 @@ int sk_layout_check(const sk_layout *l, uint64_t *span, sk_fault *f) {
         /* An empty tensor accesses nothing, so any stride serves (NumPy
          * gives empty arrays zero strides). */
         if (e > 1 && s == 0 && !empty) return sk_fault_set(f, SK_UNSUPPORTED_LAYOUT, SK_RULE_BROADCAST, p, a, e, 0);
-        if (e > 1 && (uint64_t)s > limit)
-            return sk_fault_set(f, over, SK_RULE_STRIDE_LIMIT, p, a, (uint64_t)s, limit);
+        if (e > 1 && (uint64_t)s > limit) return sk_fault_set(f, over, SK_RULE_STRIDE_LIMIT, p, a, (uint64_t)s, limit);
     }
     if (empty) return passed(f);
     /* item + sum (extent - 1) * stride over the axes of extent > 1, each
@@ -50,7 +49,7 @@ int sk_layout_check(const sk_layout *l, uint64_t *span, sk_fault *f) {
         if (e <= 1) continue;
         if (e - 1 > (limit - total) / s) return sk_fault_set(f, over, SK_RULE_SPAN_LIMIT, p, a, total, limit);
         total += (e - 1) * s;
-        int j = active++;  /* insertion by stride for the proof */
+        int j = active++; /* insertion by stride for the proof */
         while (j > 0 && l->stride[order[j - 1]] > l->stride[a]) {
             order[j] = order[j - 1];
             --j;
@@ -68,8 +67,8 @@ int sk_layout_check(const sk_layout *l, uint64_t *span, sk_fault *f) {
     return passed(f);
 }
 
-int sk_binding_fault(const sk_binding *need, int domain, uint64_t src, uint64_t src_len, uint64_t dst,
-                     uint64_t dst_len, sk_fault *f) {
+int sk_binding_fault(const sk_binding *need, int domain, uint64_t src, uint64_t src_len, uint64_t dst, uint64_t dst_len,
+                     sk_fault *f) {
     const int status = sk_binding_rules(need, domain, src, src_len, dst, dst_len, f);
     return status == SK_OK ? passed(f) : status;
 }

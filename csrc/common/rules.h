@@ -13,8 +13,7 @@ static inline uint64_t sk_end_limit(int domain) {
     return domain == SK_DOMAIN_DEVICE ? (uint64_t)1 << 32 : (uint64_t)INT64_MAX;
 }
 
-static inline int sk_fault_set(sk_fault *f, int status, int rule, int port, int axis, uint64_t value,
-                               uint64_t limit) {
+static inline int sk_fault_set(sk_fault *f, int status, int rule, int port, int axis, uint64_t value, uint64_t limit) {
     f->status = status;
     f->rule = rule;
     f->port = port;
@@ -28,7 +27,7 @@ static inline int sk_view_rules(int port, uint64_t address, uint64_t length, uin
                                 uint64_t limit, int over, sk_fault *f) {
     if (length > (uint64_t)INT64_MAX)
         return sk_fault_set(f, SK_OVERFLOW, SK_RULE_VIEW_LIMIT, port, -1, length, INT64_MAX);
-    if (need == 0) return SK_OK;                  /* nothing is accessed: any view will do */
+    if (need == 0) return SK_OK; /* nothing is accessed: any view will do */
     if (address == 0) return sk_fault_set(f, SK_INVALID_BINDING, SK_RULE_NULL, port, -1, 0, need);
     if (length < need) return sk_fault_set(f, SK_INVALID_BINDING, SK_RULE_SHORT, port, -1, length, need);
     if (address > limit || length > limit - address)
@@ -38,8 +37,8 @@ static inline int sk_view_rules(int port, uint64_t address, uint64_t length, uin
     return SK_OK;
 }
 
-static inline int sk_binding_rules(const sk_binding *need, int domain, uint64_t src, uint64_t src_len,
-                                   uint64_t dst, uint64_t dst_len, sk_fault *f) {
+static inline int sk_binding_rules(const sk_binding *need, int domain, uint64_t src, uint64_t src_len, uint64_t dst,
+                                   uint64_t dst_len, sk_fault *f) {
     const uint64_t limit = sk_end_limit(domain);
     const int over = domain == SK_DOMAIN_DEVICE ? SK_DEVICE_LIMIT : SK_OVERFLOW;
     if (sk_view_rules(0, src, src_len, need->in_nbytes, need->in_alignment, limit, over, f) ||

@@ -13,41 +13,59 @@ uint64_t sk_stage_moves(int route, int move) {
 
 /* Fixed-size memcpy compiles to one load or store and carries no aliasing
  * assumption about the scratch buffers. */
-#define MOVE_LOOP(bytes, src, src_step, dst, dst_step, n)                  \
+#define MOVE_LOOP(bytes, src, src_step, dst, dst_step, n) \
     for (size_t k_ = 0; k_ < (n); ++k_) memcpy((dst) + k_ * (dst_step), (src) + k_ * (src_step), bytes)
 
 void sk_stage_gather_elements(const char *src, ptrdiff_t step, char *dst, size_t n, size_t size) {
-    switch (size) {  /* constant sizes let each loop become plain moves */
-    case 1: MOVE_LOOP(1, src, step, dst, (size_t)1, n); break;
-    case 2: MOVE_LOOP(2, src, step, dst, (size_t)2, n); break;
-    default: MOVE_LOOP(4, src, step, dst, (size_t)4, n); break;
+    switch (size) { /* constant sizes let each loop become plain moves */
+    case 1:
+        MOVE_LOOP(1, src, step, dst, (size_t)1, n);
+        break;
+    case 2:
+        MOVE_LOOP(2, src, step, dst, (size_t)2, n);
+        break;
+    default:
+        MOVE_LOOP(4, src, step, dst, (size_t)4, n);
+        break;
     }
 }
 
 void sk_stage_scatter_elements(const char *src, char *dst, ptrdiff_t step, size_t n, size_t size) {
     switch (size) {
-    case 1: MOVE_LOOP(1, src, (size_t)1, dst, step, n); break;
-    case 2: MOVE_LOOP(2, src, (size_t)2, dst, step, n); break;
-    default: MOVE_LOOP(4, src, (size_t)4, dst, step, n); break;
+    case 1:
+        MOVE_LOOP(1, src, (size_t)1, dst, step, n);
+        break;
+    case 2:
+        MOVE_LOOP(2, src, (size_t)2, dst, step, n);
+        break;
+    default:
+        MOVE_LOOP(4, src, (size_t)4, dst, step, n);
+        break;
     }
 }
 
 /* (The first part is skipped whole where the blocks took every column: an
  * empty pass over a 64-row tile cost a tenth of a 4K-element transposed
  * Quant.) */
-#define TRANSPOSE_REST(bytes)                                                                      \
-    for (size_t r = c0 < cols ? 0 : r0; r < rows; ++r)                                             \
-        for (size_t c = r < r0 ? c0 : 0; c < cols; ++c)                                            \
-            memcpy(dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * (bytes)),                      \
-                   src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * (bytes)), bytes)
+#define TRANSPOSE_REST(bytes)                                         \
+    for (size_t r = c0 < cols ? 0 : r0; r < rows; ++r)                \
+        for (size_t c = r < r0 ? c0 : 0; c < cols; ++c)               \
+    memcpy(dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * (bytes)), \
+           src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * (bytes)), bytes)
 
 void sk_stage_transpose_rest(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t rows,
                              size_t cols, size_t size, size_t r0, size_t c0) {
-    if (r0 == 0 || c0 == 0) r0 = c0 = 0;  /* no block was taken */
+    if (r0 == 0 || c0 == 0) r0 = c0 = 0; /* no block was taken */
     switch (size) {
-    case 1: TRANSPOSE_REST(1); break;
-    case 2: TRANSPOSE_REST(2); break;
-    default: TRANSPOSE_REST(4); break;
+    case 1:
+        TRANSPOSE_REST(1);
+        break;
+    case 2:
+        TRANSPOSE_REST(2);
+        break;
+    default:
+        TRANSPOSE_REST(4);
+        break;
     }
 }
 
@@ -64,19 +82,23 @@ static void copy_lines_scalar(const char *src, ptrdiff_t src_pitch, char *dst, p
 
 static void no_fence(void) {}
 
-const sk_stage sk_stage_scalar = {sk_stage_gather_elements, sk_stage_scatter_elements, transpose_scalar,
-                                  copy_lines_scalar, no_fence, 0};
+const sk_stage sk_stage_scalar = {
+    sk_stage_gather_elements, sk_stage_scatter_elements, transpose_scalar, copy_lines_scalar, no_fence, 0};
 
 const sk_stage *sk_route_stage(int route) {
     switch (route) {
 #if defined(__aarch64__)
-    case SK_ROUTE_NEON: return &sk_stage_neon;
+    case SK_ROUTE_NEON:
+        return &sk_stage_neon;
 #endif
 #if defined(__x86_64__)
-    case SK_ROUTE_AVX512:  /* the AVX2 moves: 512-bit ones measured no faster (docs/PERF.md) */
-    case SK_ROUTE_AVX2: return &sk_stage_avx2;
-    case SK_ROUTE_SSE2: return &sk_stage_sse2;
+    case SK_ROUTE_AVX512: /* the AVX2 moves: 512-bit ones measured no faster (docs/PERF.md) */
+    case SK_ROUTE_AVX2:
+        return &sk_stage_avx2;
+    case SK_ROUTE_SSE2:
+        return &sk_stage_sse2;
 #endif
-    default: return &sk_stage_scalar;
+    default:
+        return &sk_stage_scalar;
     }
 }

@@ -19,13 +19,13 @@ typedef struct sk_stage {
     /* A rows x cols matrix whose rows start src_pitch bytes apart (elements
      * packed within a row) into its transpose, whose rows (one per source
      * column) start dst_pitch bytes apart. */
-    void (*transpose)(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t rows,
-                      size_t cols, size_t size);
+    void (*transpose)(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t rows, size_t cols,
+                      size_t size);
     /* `lines` runs of `bytes` bytes each, src_pitch / dst_pitch apart;
      * `stream` (only where `streams`): whole destination cache lines bypass
      * the cache, ordered with later stores only after fence(). */
-    void (*copy_lines)(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t lines,
-                       size_t bytes, int stream);
+    void (*copy_lines)(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t lines, size_t bytes,
+                       int stream);
     void (*fence)(void);
     int streams;
 } sk_stage;
@@ -62,10 +62,10 @@ void sk_stage_transpose_rest(const char *src, ptrdiff_t src_pitch, char *dst, pt
  * and the (16/size)-square blocks of a transpose from column c_begin
  * (returns the block side). */
 size_t sk_stage_every_other_sse2(const char *src, char *dst, size_t n, size_t size);
-size_t sk_stage_transpose_blocks_sse2(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
-                                      size_t rows, size_t cols, size_t size, size_t c_begin);
-void sk_stage_copy_lines_sse2(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
-                              size_t lines, size_t bytes, int stream);
+size_t sk_stage_transpose_blocks_sse2(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t rows,
+                                      size_t cols, size_t size, size_t c_begin);
+void sk_stage_copy_lines_sse2(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t lines,
+                              size_t bytes, int stream);
 #endif
 
 #endif

@@ -25,23 +25,22 @@ static inline __attribute__((always_inline)) __m256i load_halves(const char *lo,
 /* Blocks of 32 bytes of output from 64 bytes of input; as in stage.c, a
  * block is only taken while another element of the run follows it, so that
  * its last gap lies inside the run. */
-static inline __attribute__((always_inline)) size_t every_other(const char *src, char *dst, size_t n,
-                                                                size_t size) {
+static inline __attribute__((always_inline)) size_t every_other(const char *src, char *dst, size_t n, size_t size) {
     const size_t per_block = 32 / size;
     size_t k = 0;
     for (; k + per_block < n; k += per_block, src += 64, dst += 32) {
         const __m256i a = load_halves(src, src + 32);
         const __m256i b = load_halves(src + 16, src + 48);
         __m256i even;
-        if (size == 1) {  /* the low byte of each 16-bit pair; packus keeps 0..255 */
+        if (size == 1) { /* the low byte of each 16-bit pair; packus keeps 0..255 */
             const __m256i low = _mm256_set1_epi16(0xff);
             even = _mm256_packus_epi16(_mm256_and_si256(a, low), _mm256_and_si256(b, low));
-        } else if (size == 2) {  /* the low word of each 32-bit pair; packus keeps 0..65535 */
+        } else if (size == 2) { /* the low word of each 32-bit pair; packus keeps 0..65535 */
             const __m256i zero = _mm256_setzero_si256();
             even = _mm256_packus_epi32(_mm256_blend_epi16(a, zero, 0xaa), _mm256_blend_epi16(b, zero, 0xaa));
         } else {
-            even = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),
-                                                         _MM_SHUFFLE(2, 0, 2, 0)));
+            even = _mm256_castps_si256(
+                _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(2, 0, 2, 0)));
         }
         _mm256_storeu_si256((__m256i *)(void *)dst, even);
     }
@@ -50,9 +49,10 @@ static inline __attribute__((always_inline)) size_t every_other(const char *src,
 
 static void gather(const char *src, ptrdiff_t step, char *dst, size_t n, size_t size) {
     size_t k = 0;
-    if (step == 2 * (ptrdiff_t)size) {  /* wider blocks first; the SSE2 ones finish */
-        k = size == 1 ? every_other(src, dst, n, 1) : size == 2 ? every_other(src, dst, n, 2)
-                                                                : every_other(src, dst, n, 4);
+    if (step == 2 * (ptrdiff_t)size) { /* wider blocks first; the SSE2 ones finish */
+        k = size == 1   ? every_other(src, dst, n, 1)
+            : size == 2 ? every_other(src, dst, n, 2)
+                        : every_other(src, dst, n, 4);
         k += sk_stage_every_other_sse2(src + 2 * k * size, dst + k * size, n - k, size);
     }
     sk_stage_gather_elements(src + (ptrdiff_t)k * step, step, dst + k * size, n - k, size);
@@ -64,12 +64,16 @@ static void gather(const char *src, ptrdiff_t step, char *dst, size_t n, size_t 
  * destination rows bitreverse(m) of the first block and of the second.
  * Half the shuffles and loads of two SSE2 blocks. */
 static inline __attribute__((always_inline)) __m256i unpack_lo256(__m256i a, __m256i b, int width) {
-    return width == 8 ? _mm256_unpacklo_epi8(a, b) : width == 16 ? _mm256_unpacklo_epi16(a, b)
-         : width == 32 ? _mm256_unpacklo_epi32(a, b) : _mm256_unpacklo_epi64(a, b);
+    return width == 8    ? _mm256_unpacklo_epi8(a, b)
+           : width == 16 ? _mm256_unpacklo_epi16(a, b)
+           : width == 32 ? _mm256_unpacklo_epi32(a, b)
+                         : _mm256_unpacklo_epi64(a, b);
 }
 static inline __attribute__((always_inline)) __m256i unpack_hi256(__m256i a, __m256i b, int width) {
-    return width == 8 ? _mm256_unpackhi_epi8(a, b) : width == 16 ? _mm256_unpackhi_epi16(a, b)
-         : width == 32 ? _mm256_unpackhi_epi32(a, b) : _mm256_unpackhi_epi64(a, b);
+    return width == 8    ? _mm256_unpackhi_epi8(a, b)
+           : width == 16 ? _mm256_unpackhi_epi16(a, b)
+           : width == 32 ? _mm256_unpackhi_epi32(a, b)
+                         : _mm256_unpackhi_epi64(a, b);
 }
 
 static inline __attribute__((always_inline)) void transpose_pair(const char *src, ptrdiff_t src_pitch, char *dst,
@@ -91,9 +95,9 @@ static inline __attribute__((always_inline)) void transpose_pair(const char *src
     }
 #pragma GCC unroll 16
     for (int m = 0; m < n; ++m) {
-        const int c = n == 4 ? (m & 1) << 1 | m >> 1
-                    : n == 8 ? (m & 1) << 2 | (m & 2) | m >> 2
-                             : (m & 1) << 3 | (m & 2) << 1 | (m & 4) >> 1 | m >> 3;
+        const int c = n == 4   ? (m & 1) << 1 | m >> 1
+                      : n == 8 ? (m & 1) << 2 | (m & 2) | m >> 2
+                               : (m & 1) << 3 | (m & 2) << 1 | (m & 4) >> 1 | m >> 3;
         _mm_storeu_si128((__m128i *)(void *)(dst + c * dst_pitch), _mm256_castsi256_si128(v[m]));
         _mm_storeu_si128((__m128i *)(void *)(dst + (c + n) * dst_pitch), _mm256_extracti128_si256(v[m], 1));
     }
@@ -119,14 +123,20 @@ static inline __attribute__((always_inline)) void transpose_pairs(const char *sr
 
 /* Pairs of blocks, then the SSE2 blocks for a last odd column group, then
  * element moves for the rest. */
-static void transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t rows,
-                      size_t cols, size_t size) {
+static void transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t rows, size_t cols,
+                      size_t size) {
     size_t c_begin = 0;
     if (rows >= 16 / size) {
         switch (size) {
-        case 1: transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 1); break;
-        case 2: transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 2); break;
-        default: transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 4); break;
+        case 1:
+            transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 1);
+            break;
+        case 2:
+            transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 2);
+            break;
+        default:
+            transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 4);
+            break;
         }
         c_begin = cols / (32 / size) * (32 / size);
     }
@@ -139,8 +149,8 @@ static void transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t
  * than 32 bytes take the SSE2 copy.  Streamed lines store each whole
  * 64-byte destination line non-temporally and the partial ones at either
  * end through the cache. */
-static void copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t lines,
-                       size_t bytes, int stream) {
+static void copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t lines, size_t bytes,
+                       int stream) {
     if (bytes < 32) {
         sk_stage_copy_lines_sse2(src, src_pitch, dst, dst_pitch, lines, bytes, stream);
         return;
@@ -153,7 +163,7 @@ static void copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_
                 for (; k + 32 <= head; k += 32)
                     _mm256_storeu_si256((__m256i *)(void *)(dst + k),
                                         _mm256_loadu_si256((const __m256i *)(const void *)(src + k)));
-                if (k < head) {  /* the rest of the head: 16-byte and smaller pieces */
+                if (k < head) { /* the rest of the head: 16-byte and smaller pieces */
                     for (; k + 16 <= head; k += 16)
                         _mm_storeu_si128((__m128i *)(void *)(dst + k),
                                          _mm_loadu_si128((const __m128i *)(const void *)(src + k)));

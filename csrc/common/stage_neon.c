@@ -13,16 +13,18 @@
 /* Blocks of 16 bytes of output from 32 bytes of input (the block's elements
  * and the gap after each), only while another element of the run follows,
  * so that the last gap lies inside the run.  Returns the elements written. */
-static inline __attribute__((always_inline)) size_t every_other(const char *src, char *dst, size_t n,
-                                                                size_t size) {
+static inline __attribute__((always_inline)) size_t every_other(const char *src, char *dst, size_t n, size_t size) {
     const size_t per_block = 16 / size;
     size_t k = 0;
     for (; k + per_block < n; k += per_block, src += 32, dst += 16) {
         const uint8_t *s = (const uint8_t *)(const void *)src;
         uint8_t *d = (uint8_t *)(void *)dst;
-        if (size == 1) vst1q_u8(d, vld2q_u8(s).val[0]);
-        else if (size == 2) vst1q_u16((uint16_t *)(void *)d, vld2q_u16((const uint16_t *)(const void *)s).val[0]);
-        else vst1q_u32((uint32_t *)(void *)d, vld2q_u32((const uint32_t *)(const void *)s).val[0]);
+        if (size == 1)
+            vst1q_u8(d, vld2q_u8(s).val[0]);
+        else if (size == 2)
+            vst1q_u16((uint16_t *)(void *)d, vld2q_u16((const uint16_t *)(const void *)s).val[0]);
+        else
+            vst1q_u32((uint32_t *)(void *)d, vld2q_u32((const uint32_t *)(const void *)s).val[0]);
     }
     return k;
 }
@@ -30,16 +32,17 @@ static inline __attribute__((always_inline)) size_t every_other(const char *src,
 static void gather(const char *src, ptrdiff_t step, char *dst, size_t n, size_t size) {
     size_t k = 0;
     if (step == 2 * (ptrdiff_t)size)
-        k = size == 1 ? every_other(src, dst, n, 1) : size == 2 ? every_other(src, dst, n, 2)
-                                                                : every_other(src, dst, n, 4);
+        k = size == 1   ? every_other(src, dst, n, 1)
+            : size == 2 ? every_other(src, dst, n, 2)
+                        : every_other(src, dst, n, 4);
     sk_stage_gather_elements(src + (ptrdiff_t)k * step, step, dst + k * size, n - k, size);
 }
 
 /* A (16/size)-square block (neon.h), rows src_pitch apart, into rows
  * dst_pitch apart.  Moving pointers: each load and store post-increments
  * by the pitch (a register), where separate addresses cost an ADD each. */
-static inline __attribute__((always_inline)) void transpose_block(const char *src, ptrdiff_t src_pitch,
-                                                                  char *dst, ptrdiff_t dst_pitch, size_t size) {
+static inline __attribute__((always_inline)) void transpose_block(const char *src, ptrdiff_t src_pitch, char *dst,
+                                                                  ptrdiff_t dst_pitch, size_t size) {
     const int n = (int)(16 / size);
     uint8x16_t v[16];
 #pragma GCC unroll 16
@@ -69,12 +72,18 @@ static inline __attribute__((always_inline)) void transpose_blocks(const char *s
     }
 }
 
-static void transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t rows,
-                      size_t cols, size_t size) {
+static void transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t rows, size_t cols,
+                      size_t size) {
     switch (size) {
-    case 1: transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 1); break;
-    case 2: transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 2); break;
-    default: transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 4); break;
+    case 1:
+        transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 1);
+        break;
+    case 2:
+        transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 2);
+        break;
+    default:
+        transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 4);
+        break;
     }
     const size_t b = 16 / size;
     sk_stage_transpose_rest(src, src_pitch, dst, dst_pitch, rows, cols, size, rows / b * b, cols / b * b);
@@ -83,8 +92,8 @@ static void transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t
 /* 32- then 16-byte moves; a line of 16 bytes or more ends with a 16-byte
  * move that ends at its end (it may overlap the one before: the same bytes,
  * written twice); shorter lines move byte by byte. */
-static void copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t lines,
-                       size_t bytes, int stream) {
+static void copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t lines, size_t bytes,
+                       int stream) {
     (void)stream;
     for (size_t i = 0; i < lines; ++i, src += src_pitch, dst += dst_pitch) {
         const uint8_t *s = (const uint8_t *)(const void *)src;
@@ -92,7 +101,8 @@ static void copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_
         size_t k = 0;
         for (; k + 32 <= bytes; k += 32) vst1q_u8_x2(d + k, vld1q_u8_x2(s + k));
         for (; k + 16 <= bytes; k += 16) vst1q_u8(d + k, vld1q_u8(s + k));
-        if (k < bytes && bytes >= 16) vst1q_u8(d + bytes - 16, vld1q_u8(s + bytes - 16));
+        if (k < bytes && bytes >= 16)
+            vst1q_u8(d + bytes - 16, vld1q_u8(s + bytes - 16));
         else
             for (; k < bytes; ++k) d[k] = s[k];
     }

@@ -1,5 +1,5 @@
 /* The streaming-store threshold (see stream.h). */
-#define _GNU_SOURCE  /* sysconf's cache-size names */
+#define _GNU_SOURCE /* sysconf's cache-size names */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 
 /* 0 until first computed; racing first calls compute the same value. */
 static _Atomic size_t stream_min_bytes;
-static _Atomic size_t stream_override_bytes;  /* tests only; 0 = none */
+static _Atomic size_t stream_override_bytes; /* tests only; 0 = none */
 __attribute__((visibility("hidden"))) _Atomic size_t sk_stream_bytes_in_effect;
 
 /* The largest cache level of CPU 0 as sysfs reports it ("32768K"); glibc's

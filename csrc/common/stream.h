@@ -26,14 +26,10 @@ static inline size_t sk_stream_threshold(void) {
 /* The elements whose traffic decides for a run of n: a per-axis plan's
  * runs are slices of one output, so its contexts carry the whole walk's
  * count (`walk_elements`; 0 elsewhere: the run's own). */
-static inline size_t sk_stream_count(size_t walk_elements, size_t n) {
-    return walk_elements > n ? walk_elements : n;
-}
+static inline size_t sk_stream_count(size_t walk_elements, size_t n) { return walk_elements > n ? walk_elements : n; }
 
 /* Whether a run of n elements streams its output: `in` bytes read and
  * `out` bytes written per element (an every-other-element input reads
  * twice its elements' bytes). */
-static inline int sk_stream_run(size_t n, size_t in, size_t out) {
-    return n * (in + out) >= sk_stream_threshold();
-}
+static inline int sk_stream_run(size_t n, size_t in, size_t out) { return n * (in + out) >= sk_stream_threshold(); }
 #endif

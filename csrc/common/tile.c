@@ -5,8 +5,8 @@
 #include "tile.h"
 #include "tuning.h"
 
-_Static_assert(SK_ORDERED_SIDE * SK_ORDERED_SIDE * SK_MAX_ELEMENT <= SK_ORDERED_BYTES, "an ordered tile fits");
-_Static_assert(SK_ORDERED_SIDE_BYTE_OUT * SK_ORDERED_SIDE_BYTE_OUT <= SK_ORDERED_BYTES, "a 1-byte one too");
+_Static_assert(SK_ORDERED_SIDE *SK_ORDERED_SIDE *SK_MAX_ELEMENT <= SK_ORDERED_BYTES, "an ordered tile fits");
+_Static_assert(SK_ORDERED_SIDE_BYTE_OUT *SK_ORDERED_SIDE_BYTE_OUT <= SK_ORDERED_BYTES, "a 1-byte one too");
 _Static_assert(SK_TILE_IN_BYTES <= SK_ORDERED_BYTES && SK_TILE_OUT_BYTES <= SK_ORDERED_BYTES, "and tiles in cache");
 
 int sk_tile_axes_of(const sk_walk *w, sk_tile_axes *t) {
@@ -30,9 +30,9 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
  * to memory overlap the conversion instead of following it (and streamed
  * lines are fenced once per plane, not per tile). */
 typedef struct pending {
-    char *buf[2];      /* ordered tiles, filled and copied out in turn */
-    int fill;          /* the one the running tile fills */
-    const char *src;   /* the previous tile's lines, `bytes` apart */
+    char *buf[2];    /* ordered tiles, filled and copied out in turn */
+    int fill;        /* the one the running tile fills */
+    const char *src; /* the previous tile's lines, `bytes` apart */
     char *dst;
     size_t lines, bytes, done;
 } pending;
@@ -46,17 +46,17 @@ typedef struct pending {
  * transposed, one more transpose where the output is. */
 typedef struct tile_job {
     const sk_tile_axes *t;
-    const sk_stage *stage;  /* the route's moves */
+    const sk_stage *stage; /* the route's moves */
     int route;
     const char *src;
     char *dst;
     sk_span_fn span;
-    sk_tile_fn fused;  /* the kernel's fused tile leaf, or NULL */
+    sk_tile_fn fused; /* the kernel's fused tile leaf, or NULL */
     const void *ctx;
     size_t in_size, out_size;
-    char *scratch;  /* the transposed port's tile */
-    pending *out;   /* big or streamed: the ordered tiles (NULL in cache) */
-    int stream;     /* whole output lines bypass the cache */
+    char *scratch; /* the transposed port's tile */
+    pending *out;  /* big or streamed: the ordered tiles (NULL in cache) */
+    int stream;    /* whole output lines bypass the cache */
 } tile_job;
 
 /* Copies the pending tile's lines out up to `upto` of them. */
@@ -66,15 +66,13 @@ static void copy_out(const tile_job *j, size_t upto) {
     if (upto <= o->done) return;
     sk_stage_count(j->route, SK_MOVE_COPY_LINES);
     j->stage->copy_lines(o->src + o->done * o->bytes, (ptrdiff_t)o->bytes, o->dst + (int64_t)o->done * j->t->x_out,
-                        (ptrdiff_t)j->t->x_out, upto - o->done, o->bytes, j->stream);
+                         (ptrdiff_t)j->t->x_out, upto - o->done, o->bytes, j->stream);
     o->done = upto;
 }
 
 /* The pending tile's share of lines once `done` of the running tile's
  * `total` lines are converted. */
-static void copy_out_share(const tile_job *j, size_t done, size_t total) {
-    copy_out(j, done * j->out->lines / total);
-}
+static void copy_out_share(const tile_job *j, size_t done, size_t total) { copy_out(j, done * j->out->lines / total); }
 
 /* The running tile, converted into buf[fill] (`lines` output lines of
  * `bytes` for dst), becomes the pending one, once the last is out. */
@@ -108,8 +106,8 @@ static void tile_run(const tile_job *j, const tile *c, const tile *a) {
     const sk_tile_axes *t = j->t;
     const char *src = j->src + c->l0 * t->l_in + c->x0 * (int64_t)in_size;
     char *dst = j->dst + c->x0 * t->x_out + c->l0 * (int64_t)out_size;
-    const ptrdiff_t out_line = (ptrdiff_t)(nl * out_size);  /* a tile line of output, in bytes */
-    if (j->fused && !j->out) {  /* in cache: converted and transposed in one pass */
+    const ptrdiff_t out_line = (ptrdiff_t)(nl * out_size); /* a tile line of output, in bytes */
+    if (j->fused && !j->out) {                             /* in cache: converted and transposed in one pass */
         sk_stage_count(j->route, SK_MOVE_FUSED_TILE);
         j->fused(j->ctx, src, (ptrdiff_t)t->l_in, dst, (ptrdiff_t)t->x_out, nl, nx);
         return;
@@ -122,13 +120,13 @@ static void tile_run(const tile_job *j, const tile *c, const tile *a) {
             for (size_t q = r; q < r + k && q < a->nl; ++q) prefetch_line(j, a, q);
             sk_stage_count(j->route, SK_MOVE_TRANSPOSE);
             j->stage->transpose(src + (int64_t)r * t->l_in, (ptrdiff_t)t->l_in, j->scratch + r * in_size,
-                               (ptrdiff_t)(nl * in_size), k, nx, in_size);
+                                (ptrdiff_t)(nl * in_size), k, nx, in_size);
             if (j->out) copy_out_share(j, r + k, nl);
         }
         if (j->out) {
             j->span(j->ctx, j->scratch, j->out->buf[j->out->fill], nl * nx);
             post(j, dst, nx, nl * out_size);
-        } else if (t->x_out == out_line) {  /* whole output lines, back to back: one call */
+        } else if (t->x_out == out_line) { /* whole output lines, back to back: one call */
             j->span(j->ctx, j->scratch, dst, nl * nx);
         } else {
             for (size_t x = 0; x < nx; ++x)
@@ -155,7 +153,7 @@ static void tile_run(const tile_job *j, const tile *c, const tile *a) {
             j->stage->transpose(j->scratch, (ptrdiff_t)(nx * out_size), dst, (ptrdiff_t)t->x_out, nl, nx, out_size);
         }
     }
-    for (size_t q = nl; q < a->nl; ++q) prefetch_line(j, a, q);  /* a has more lines than c */
+    for (size_t q = nl; q < a->nl; ++q) prefetch_line(j, a, q); /* a has more lines than c */
 }
 
 /* Elements before the first tile boundary of an axis, so that the other
@@ -173,16 +171,17 @@ static int64_t first_tile(const char *base, int64_t size, int64_t tile) {
  * previous tile stopped; tile edges fall on the cache lines of the first
  * line of the transposed port.  The leaf's lines stay whole multiples of
  * its blocks (a Quant leaf's tail takes the exact path). */
-static void cached_plane(const sk_walk *w, const sk_tile_axes *t, const char *src, char *dst,
-                         const sk_kernel *kernel, const void *ctx, const sk_stage *stage, int route) {
+static void cached_plane(const sk_walk *w, const sk_tile_axes *t, const char *src, char *dst, const sk_kernel *kernel,
+                         const void *ctx, const sk_stage *stage, int route) {
     _Alignas(64) char scratch[SK_TILE_IN_BYTES > SK_TILE_OUT_BYTES ? SK_TILE_IN_BYTES : SK_TILE_OUT_BYTES];
-    const tile_job j = {t, stage, route, src, dst, kernel->span, kernel->tile, ctx, (size_t)w->in_size,
-                        (size_t)w->out_size, scratch, NULL, 0};
+    const tile_job j = {
+        t,       stage, route, src, dst, kernel->span, kernel->tile, ctx, (size_t)w->in_size, (size_t)w->out_size,
+        scratch, NULL,  0};
     const int in_side = w->in_size <= w->out_size;
-    const int64_t lines = in_side ? SK_TILE_IN_BYTES / (SK_TILE_CROSS * w->in_size)
-                                  : SK_TILE_OUT_BYTES / (SK_TILE_CROSS * w->out_size);
-    const int64_t tl = in_side ? lines : SK_TILE_CROSS;  /* the transposed port is packed along x */
-    const int64_t tx = in_side ? SK_TILE_CROSS : lines;  /* (input) or along l (output) */
+    const int64_t lines =
+        in_side ? SK_TILE_IN_BYTES / (SK_TILE_CROSS * w->in_size) : SK_TILE_OUT_BYTES / (SK_TILE_CROSS * w->out_size);
+    const int64_t tl = in_side ? lines : SK_TILE_CROSS; /* the transposed port is packed along x */
+    const int64_t tx = in_side ? SK_TILE_CROSS : lines; /* (input) or along l (output) */
     /* (An axis that one tile spans is not split for alignment: in cache, the
      * split's narrow blocks cost more.) */
     /* (A fused tile leaf takes whole tiles, never split for alignment: the
@@ -226,15 +225,19 @@ static tile tile_at(const tile_grid *g, int64_t k) {
  * line, and of the first input line where the input is transposed; where
  * the leaf reads the input in place its lines stay whole multiples of its
  * blocks (aligned instead measured slower: docs/PERF.md). */
-static void ordered_plane(const sk_walk *w, const sk_tile_axes *t, const char *src, char *dst,
-                          const sk_kernel *kernel, const void *ctx, const sk_stage *stage, int route, int stream,
-                          char *space) {
+static void ordered_plane(const sk_walk *w, const sk_tile_axes *t, const char *src, char *dst, const sk_kernel *kernel,
+                          const void *ctx, const sk_stage *stage, int route, int stream, char *space) {
     pending out = {{space + SK_ORDERED_BYTES, space + 2 * SK_ORDERED_BYTES}, 0, NULL, NULL, 0, 0, 0};
-    const tile_job j = {t, stage, route, src, dst, kernel->span, NULL, ctx, (size_t)w->in_size, (size_t)w->out_size,
-                        space, &out, stream};
+    const tile_job j = {t,     stage, route, src, dst, kernel->span, NULL, ctx, (size_t)w->in_size, (size_t)w->out_size,
+                        space, &out,  stream};
     const int64_t side = w->out_size == 1 ? SK_ORDERED_SIDE_BYTE_OUT : SK_ORDERED_SIDE;
-    tile_grid g = {t->l_extent, t->x_extent, first_tile(dst, w->out_size, side),
-                   w->in_size <= w->out_size ? first_tile(src, w->in_size, side) : side, side, 0, 0};
+    tile_grid g = {t->l_extent,
+                   t->x_extent,
+                   first_tile(dst, w->out_size, side),
+                   w->in_size <= w->out_size ? first_tile(src, w->in_size, side) : side,
+                   side,
+                   0,
+                   0};
     g.per_strip = tiles_along(g.x_extent, g.first_x, side);
     g.count = g.per_strip * tiles_along(g.l_extent, g.first_l, side);
     for (int64_t k = 0; k < g.count; ++k) {
@@ -242,12 +245,13 @@ static void ordered_plane(const sk_walk *w, const sk_tile_axes *t, const char *s
         tile_run(&j, &c, &a);
     }
     copy_out(&j, out.lines);
-    if (stream) stage->fence();  /* the streamed lines, before the call returns */
+    if (stream) stage->fence(); /* the streamed lines, before the call returns */
 }
-
 
 void sk_tile_plane(const sk_walk *w, const sk_tile_axes *t, const char *src, char *dst, const sk_kernel *kernel,
                    const void *ctx, const sk_stage *stage, int route, int stream, char *space) {
-    if (space) ordered_plane(w, t, src, dst, kernel, ctx, stage, route, stream, space);
-    else cached_plane(w, t, src, dst, kernel, ctx, stage, route);
+    if (space)
+        ordered_plane(w, t, src, dst, kernel, ctx, stage, route, stream, space);
+    else
+        cached_plane(w, t, src, dst, kernel, ctx, stage, route);
 }

@@ -14,7 +14,7 @@
 
 typedef struct axes {
     int n;
-    int channel;  /* the position of the channel axis (-1: none) */
+    int channel; /* the position of the channel axis (-1: none) */
     int64_t extent[SK_MAX_RANK];
     int64_t in_stride[SK_MAX_RANK];
     int64_t out_stride[SK_MAX_RANK];
@@ -32,8 +32,7 @@ static void sort_by_stride(axes *a, const int64_t *key_primary, const int64_t *k
         int v = order[i];
         int j = i - 1;
         while (j >= 0 && (key_primary[order[j]] < key_primary[v] ||
-                          (key_primary[order[j]] == key_primary[v] &&
-                           key_secondary[order[j]] < key_secondary[v]))) {
+                          (key_primary[order[j]] == key_primary[v] && key_secondary[order[j]] < key_secondary[v]))) {
             order[j + 1] = order[j];
             --j;
         }
@@ -58,7 +57,7 @@ static void sort_by_stride(axes *a, const int64_t *key_primary, const int64_t *k
 static void coalesce(axes *a) {
     if (a->n == 0) return;
     axes merged = {.n = 1, .channel = -1};
-    int last = SK_MAX_RANK - 1;  /* build from the fastest axis backwards */
+    int last = SK_MAX_RANK - 1; /* build from the fastest axis backwards */
     merged.extent[last] = a->extent[a->n - 1];
     merged.in_stride[last] = a->in_stride[a->n - 1];
     merged.out_stride[last] = a->out_stride[a->n - 1];
@@ -84,16 +83,15 @@ static void coalesce(axes *a) {
     *a = out;
 }
 
-int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
-                    const int64_t *out_stride, int64_t in_size, int64_t out_size,
-                    int channel_axis, sk_walk *walk) {
-    if (rank < 0 || rank > SK_MAX_RANK || in_size <= 0 || in_size > SK_MAX_ELEMENT ||
-        out_size <= 0 || out_size > SK_MAX_ELEMENT || channel_axis < -1 || channel_axis >= rank)
+int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride, const int64_t *out_stride,
+                    int64_t in_size, int64_t out_size, int channel_axis, sk_walk *walk) {
+    if (rank < 0 || rank > SK_MAX_RANK || in_size <= 0 || in_size > SK_MAX_ELEMENT || out_size <= 0 ||
+        out_size > SK_MAX_ELEMENT || channel_axis < -1 || channel_axis >= rank)
         return SK_INVALID_SHAPE;
     axes logical = {.n = 0, .channel = -1};
     for (int i = 0; i < rank; ++i) {
-        if (extent[i] <= 0) return SK_INVALID_SHAPE;  /* empty tensors never walk */
-        if (extent[i] == 1) continue;                 /* singleton axes are inert (one channel too) */
+        if (extent[i] <= 0) return SK_INVALID_SHAPE; /* empty tensors never walk */
+        if (extent[i] == 1) continue;                /* singleton axes are inert (one channel too) */
         if (i == channel_axis) logical.channel = logical.n;
         logical.extent[logical.n] = extent[i];
         logical.in_stride[logical.n] = in_stride[i];
@@ -114,16 +112,15 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
         coalesce(&candidate);
         int64_t run_c = candidate.n ? candidate.extent[candidate.n - 1] : 1;
         int64_t run_b = best.n ? best.extent[best.n - 1] : 1;
-        int packed_c = candidate.n == 0 ||
-                       (candidate.in_stride[candidate.n - 1] == in_size &&
-                        candidate.out_stride[candidate.n - 1] == out_size);
-        int packed_b = best.n == 0 || (best.in_stride[best.n - 1] == in_size &&
-                                       best.out_stride[best.n - 1] == out_size);
+        int packed_c = candidate.n == 0 || (candidate.in_stride[candidate.n - 1] == in_size &&
+                                            candidate.out_stride[candidate.n - 1] == out_size);
+        int packed_b =
+            best.n == 0 || (best.in_stride[best.n - 1] == in_size && best.out_stride[best.n - 1] == out_size);
         if (run_c > run_b || (run_c == run_b && packed_c && !packed_b)) best = candidate;
     }
 
     memset(walk, 0, sizeof *walk);
-    if (best.n == 0) {  /* a single element */
+    if (best.n == 0) { /* a single element */
         walk->run_length = 1;
         walk->in_step = in_size;
         walk->out_step = out_size;
@@ -138,12 +135,15 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
     walk->out_size = (int32_t)out_size;
     walk->runs = 1;
     walk->outer_rank = best.n > 0 ? best.n - 1 : 0;
-    if (best.channel < 0) walk->channel = -1;
-    else if (best.channel == best.n - 1) walk->channel = walk->outer_rank;  /* the inner run */
-    else walk->channel = best.n - 2 - best.channel;  /* outer axes are stored fastest first */
+    if (best.channel < 0)
+        walk->channel = -1;
+    else if (best.channel == best.n - 1)
+        walk->channel = walk->outer_rank; /* the inner run */
+    else
+        walk->channel = best.n - 2 - best.channel; /* outer axes are stored fastest first */
     walk->channels = best.channel < 0 ? 1 : extent[channel_axis];
     for (int a = 0; a < walk->outer_rank; ++a) {
-        int src = best.n - 2 - a;  /* fastest outer axis first */
+        int src = best.n - 2 - a; /* fastest outer axis first */
         walk->extent[a] = best.extent[src];
         walk->in_stride[a] = best.in_stride[src];
         walk->out_stride[a] = best.out_stride[src];
@@ -169,8 +169,8 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
  * elements is read or written. */
 
 /* An inner run (or its last `left` elements), staged in chunks. */
-static void staged_run(const sk_walk *w, const char *src, char *dst, size_t left, sk_span_fn span,
-                       const void *ctx, const sk_stage *stage, int route) {
+static void staged_run(const sk_walk *w, const char *src, char *dst, size_t left, sk_span_fn span, const void *ctx,
+                       const sk_stage *stage, int route) {
     _Alignas(64) char in_buf[SK_STAGE_CHUNK * SK_MAX_ELEMENT];
     _Alignas(64) char out_buf[SK_STAGE_CHUNK * SK_MAX_ELEMENT];
     const size_t in_size = (size_t)w->in_size, out_size = (size_t)w->out_size;
@@ -198,14 +198,14 @@ static void staged_run(const sk_walk *w, const char *src, char *dst, size_t left
 /* An inner run of every second input element into a packed output: the
  * route's every_other leaf reads it in place (no staging pass), and the
  * few elements it leaves are staged. */
-static void every_other_run(const sk_walk *w, const char *src, char *dst, const sk_kernel *kernel,
-                            const void *ctx, const sk_stage *stage, int route) {
+static void every_other_run(const sk_walk *w, const char *src, char *dst, const sk_kernel *kernel, const void *ctx,
+                            const sk_stage *stage, int route) {
     const size_t n = (size_t)w->run_length;
     sk_stage_count(route, SK_MOVE_EVERY_OTHER);
     const size_t done = kernel->every_other(ctx, src, dst, n);
     if (done < n)
-        staged_run(w, src + w->in_step * (int64_t)done, dst + w->out_step * (int64_t)done, n - done,
-                   kernel->span, ctx, stage, route);
+        staged_run(w, src + w->in_step * (int64_t)done, dst + w->out_step * (int64_t)done, n - done, kernel->span, ctx,
+                   stage, route);
 }
 
 static int every_other_of(const sk_walk *w) {
@@ -237,11 +237,11 @@ enum run_kind { RUN_DENSE, RUN_STRIDED, RUN_EVERY_OTHER, RUN_STAGED, RUN_TILED }
 typedef struct periodic_position {
     const sk_channels *ch;
     size_t at;
-    size_t in_size, out_size;  /* the walk's */
+    size_t in_size, out_size; /* the walk's */
 } periodic_position;
 
 static void periodic_span(const void *position, const void *src, void *dst, size_t n) {
-    periodic_position *p = (periodic_position *)position;  /* the walk's own local */
+    periodic_position *p = (periodic_position *)position; /* the walk's own local */
     const sk_channels *ch = p->ch;
     const size_t period = (size_t)ch->period;
     const size_t in_size = p->in_size, out_size = p->out_size;
@@ -283,9 +283,11 @@ static inline __attribute__((always_inline)) void walk_runs(const sk_walk *walk,
     /* A tile spans the inner run and the fastest outer axis: one channel
      * only when neither holds the channel axis. */
     const int tileable = !ch || walk->channel < 0 || (walk->channel >= 1 && walk->channel < walk->outer_rank);
-    enum run_kind kind = walk->dense ? RUN_DENSE : kernel->strided ? RUN_STRIDED
-                       : tileable && sk_tile_axes_of(walk, &tiles) ? RUN_TILED
-                       : kernel->every_other && every_other_of(walk) ? RUN_EVERY_OTHER : RUN_STAGED;
+    enum run_kind kind = walk->dense                                   ? RUN_DENSE
+                         : kernel->strided                             ? RUN_STRIDED
+                         : tileable && sk_tile_axes_of(walk, &tiles)   ? RUN_TILED
+                         : kernel->every_other && every_other_of(walk) ? RUN_EVERY_OTHER
+                                                                       : RUN_STAGED;
     /* A tiled step covers the fastest outer axis too: carry from the next. */
     const int first = kind == RUN_TILED ? 1 : 0;
     const int64_t steps = kind == RUN_TILED ? walk->runs / walk->extent[0] : walk->runs;
@@ -331,16 +333,22 @@ static inline __attribute__((always_inline)) void walk_runs(const sk_walk *walk,
             if (ch->kernels) kernel = ch->kernels[c];
             ctx = ch->ctx + (size_t)c * ch->ctx_size;
         } else if (inner) {
-            position.at = 0;  /* each run starts at channel 0 */
+            position.at = 0; /* each run starts at channel 0 */
         }
         switch (kind) {
-        case RUN_DENSE: kernel->span(ctx, src, dst, n); break;
+        case RUN_DENSE:
+            kernel->span(ctx, src, dst, n);
+            break;
         case RUN_STRIDED:
             kernel->strided(ctx, src, (ptrdiff_t)walk->in_step, dst, (ptrdiff_t)walk->out_step, n);
             break;
-        case RUN_EVERY_OTHER: every_other_run(walk, src, dst, kernel, ctx, stage, route); break;
-        case RUN_STAGED: staged_run(walk, src, dst, n, kernel->span, ctx, stage, route); break;
-        case RUN_TILED:  /* tests stream small walks too */
+        case RUN_EVERY_OTHER:
+            every_other_run(walk, src, dst, kernel, ctx, stage, route);
+            break;
+        case RUN_STAGED:
+            staged_run(walk, src, dst, n, kernel->span, ctx, stage, route);
+            break;
+        case RUN_TILED: /* tests stream small walks too */
             sk_tile_plane(walk, &tiles, src, dst, kernel, ctx, stage, route, stream, space);
             break;
         }
@@ -349,13 +357,12 @@ static inline __attribute__((always_inline)) void walk_runs(const sk_walk *walk,
     free(space);
 }
 
-void sk_walk_run(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, int route,
-                 const void *ctx) {
+void sk_walk_run(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, int route, const void *ctx) {
     walk_runs(walk, src, dst, kernel, route, ctx, NULL);
 }
 
 void sk_walk_channels(const sk_walk *walk, const void *src, void *dst, const sk_channels *ch, int route) {
-    if (walk->channel < 0)  /* one channel: the per-tensor walk with its parameters */
+    if (walk->channel < 0) /* one channel: the per-tensor walk with its parameters */
         sk_walk_go(walk, src, dst, ch->kernels ? ch->kernels[0] : ch->kernel, route, ch->ctx);
     else
         walk_runs(walk, src, dst, NULL, route, NULL, ch);

@@ -15,7 +15,7 @@ static int in_default_state(void (*fn)(void *), void *arg) {
     static const sk_fenv_state standard = {SK_ROUND_NEAREST, 0, 0, 0};
     sk_fenv_saved saved;
     if (sk_fenv_save(&saved) != 0) return SK_UNSUPPORTED_ENVIRONMENT;
-    if (sk_fenv_set(&standard) != 0) return SK_UNSUPPORTED_ENVIRONMENT;  /* x86-64 can always */
+    if (sk_fenv_set(&standard) != 0) return SK_UNSUPPORTED_ENVIRONMENT; /* x86-64 can always */
     fn(arg);
     sk_fenv_restore(&saved);
     return SK_OK;
@@ -41,9 +41,7 @@ static __attribute__((noinline)) void plan_bf16_table(void *plan) {
     staged_bf16_table(p->scale_bits, p->zero_point, p->bf16_table);
 }
 
-static int scale_admitted(uint32_t bits) {
-    return !(bits >> 31) && ((bits >> 23) & 0xffu) != 0xffu && bits != 0;
-}
+static int scale_admitted(uint32_t bits) { return !(bits >> 31) && ((bits >> 23) & 0xffu) != 0xffu && bits != 0; }
 
 /* The form of a scale and zero point, and e of a power-of-two form. */
 static int form_of(uint32_t bits, int32_t zp, int32_t *exponent) {
@@ -61,8 +59,8 @@ static int form_of(uint32_t bits, int32_t zp, int32_t *exponent) {
 static int prepare_axis(sk_dequant_plan *plan);
 
 int sk_dequant_prepare(sk_dequant_plan *plan) {
-    if (plan->output < 0 || plan->output > SK_DEQUANT_BF16 || plan->route < 0 ||
-        plan->route >= SK_ROUTE_COUNT || !sk_route_compiled(plan->route))
+    if (plan->output < 0 || plan->output > SK_DEQUANT_BF16 || plan->route < 0 || plan->route >= SK_ROUTE_COUNT ||
+        !sk_route_compiled(plan->route))
         return SK_INVALID_OPERATION;
     if (plan->axis.count > 0) return prepare_axis(plan);
     if (!scale_admitted(plan->scale_bits)) return SK_INVALID_PARAMS;
@@ -81,65 +79,87 @@ int sk_dequant_prepare(sk_dequant_plan *plan) {
 #define F32(form) (SK_DEQUANT_F32 * SK_DEQUANT_FORM_COUNT + SK_DEQUANT_##form)
 #define BF16(form) (SK_DEQUANT_BF16 * SK_DEQUANT_FORM_COUNT + SK_DEQUANT_##form)
 #define VARIANTS (2 * SK_DEQUANT_FORM_COUNT)
-#define ROW(isa, out, form, leaf, block)                                                                  \
+#define ROW(isa, out, form, leaf, block) \
     [out(form)] = {sk_dequant_i8_##leaf##__##isa, NULL, EVERY_OTHER(isa, leaf), block}
-static const sk_kernel dequant_kernels[SK_ROUTE_COUNT][VARIANTS] = {
+static const sk_kernel dequant_kernels[SK_ROUTE_COUNT][VARIANTS] =
+    {
 #if SK_HAVE_NEON
 #define EVERY_OTHER(isa, leaf) sk_dequant_i8_##leaf##_every_other__##isa
-    [SK_ROUTE_NEON] = {
-        ROW(neon, F32, NARROW, f32_narrow, 4 * SK_BLOCK), ROW(neon, F32, NARROW_POW2, f32_narrow_pow2, 4 * SK_BLOCK),
-        ROW(neon, F32, WIDE_POW2, f32_wide_pow2, 4 * SK_BLOCK), ROW(neon, F32, WIDE_UNIT, f32_wide_unit, 4 * SK_BLOCK),
-        ROW(neon, F32, WIDE, f32_wide, 4 * SK_BLOCK),
-        ROW(neon, BF16, NARROW, bf16_narrow, 4 * SK_BLOCK), ROW(neon, BF16, NARROW_POW2, bf16_narrow_pow2, 4 * SK_BLOCK),
-        ROW(neon, BF16, WIDE_POW2, bf16_wide_pow2, 4 * SK_BLOCK),
-        ROW(neon, BF16, WIDE_UNIT, bf16_wide_unit, 4 * SK_BLOCK), ROW(neon, BF16, WIDE, bf16_wide, 4 * SK_BLOCK),
-    },
+        [SK_ROUTE_NEON] =
+            {
+                ROW(neon, F32, NARROW, f32_narrow, 4 * SK_BLOCK),
+                ROW(neon, F32, NARROW_POW2, f32_narrow_pow2, 4 * SK_BLOCK),
+                ROW(neon, F32, WIDE_POW2, f32_wide_pow2, 4 * SK_BLOCK),
+                ROW(neon, F32, WIDE_UNIT, f32_wide_unit, 4 * SK_BLOCK),
+                ROW(neon, F32, WIDE, f32_wide, 4 * SK_BLOCK),
+                ROW(neon, BF16, NARROW, bf16_narrow, 4 * SK_BLOCK),
+                ROW(neon, BF16, NARROW_POW2, bf16_narrow_pow2, 4 * SK_BLOCK),
+                ROW(neon, BF16, WIDE_POW2, bf16_wide_pow2, 4 * SK_BLOCK),
+                ROW(neon, BF16, WIDE_UNIT, bf16_wide_unit, 4 * SK_BLOCK),
+                ROW(neon, BF16, WIDE, bf16_wide, 4 * SK_BLOCK),
+            },
 #undef EVERY_OTHER
 #endif
 #if SK_HAVE_AVX2
 #define EVERY_OTHER(isa, leaf) sk_dequant_i8_##leaf##_every_other__##isa
-#define AVX2_F32                                                                                              \
-    ROW(avx2, F32, NARROW, f32_narrow, SK_AVX2_BLOCK), ROW(avx2, F32, NARROW_POW2, f32_narrow, SK_AVX2_BLOCK),  \
-    ROW(avx2, F32, WIDE_POW2, f32_wide_pow2, SK_AVX2_BLOCK), ROW(avx2, F32, WIDE_UNIT, f32_wide_unit, SK_AVX2_BLOCK), \
-    ROW(avx2, F32, WIDE, f32_wide, SK_AVX2_BLOCK)
-    [SK_ROUTE_AVX2] = {
-        AVX2_F32,
-        ROW(avx2, BF16, NARROW, bf16_narrow, SK_AVX2_BLOCK), ROW(avx2, BF16, NARROW_POW2, bf16_narrow_pow2, SK_AVX2_BLOCK),
-        ROW(avx2, BF16, WIDE_POW2, bf16_wide_pow2, SK_AVX2_BLOCK),
-        ROW(avx2, BF16, WIDE_UNIT, bf16_wide_unit, SK_AVX2_BLOCK), ROW(avx2, BF16, WIDE, bf16_wide, SK_AVX2_BLOCK),
-    },
+#define AVX2_F32                                                                                               \
+    ROW(avx2, F32, NARROW, f32_narrow, SK_AVX2_BLOCK), ROW(avx2, F32, NARROW_POW2, f32_narrow, SK_AVX2_BLOCK), \
+        ROW(avx2, F32, WIDE_POW2, f32_wide_pow2, SK_AVX2_BLOCK),                                               \
+        ROW(avx2, F32, WIDE_UNIT, f32_wide_unit, SK_AVX2_BLOCK), ROW(avx2, F32, WIDE, f32_wide, SK_AVX2_BLOCK)
+        [SK_ROUTE_AVX2] =
+            {
+                AVX2_F32,
+                ROW(avx2, BF16, NARROW, bf16_narrow, SK_AVX2_BLOCK),
+                ROW(avx2, BF16, NARROW_POW2, bf16_narrow_pow2, SK_AVX2_BLOCK),
+                ROW(avx2, BF16, WIDE_POW2, bf16_wide_pow2, SK_AVX2_BLOCK),
+                ROW(avx2, BF16, WIDE_UNIT, bf16_wide_unit, SK_AVX2_BLOCK),
+                ROW(avx2, BF16, WIDE, bf16_wide, SK_AVX2_BLOCK),
+            },
 #if SK_HAVE_AVX512
-    [SK_ROUTE_AVX512] = {
-        AVX2_F32,
-        ROW(avx512, BF16, NARROW, bf16_table, 64), ROW(avx512, BF16, NARROW_POW2, bf16_table, 64),
-        ROW(avx512, BF16, WIDE_POW2, bf16_table, 64), ROW(avx512, BF16, WIDE_UNIT, bf16_table, 64),
-        ROW(avx512, BF16, WIDE, bf16_table, 64),
-    },
+        [SK_ROUTE_AVX512] =
+            {
+                AVX2_F32,
+                ROW(avx512, BF16, NARROW, bf16_table, 64),
+                ROW(avx512, BF16, NARROW_POW2, bf16_table, 64),
+                ROW(avx512, BF16, WIDE_POW2, bf16_table, 64),
+                ROW(avx512, BF16, WIDE_UNIT, bf16_table, 64),
+                ROW(avx512, BF16, WIDE, bf16_table, 64),
+            },
 #endif
 #undef AVX2_F32
 #undef EVERY_OTHER
 #endif
 #define EVERY_OTHER(isa, leaf) NULL
 #if SK_HAVE_SSE2
-    [SK_ROUTE_SSE2] = {
-        ROW(sse2, F32, NARROW, f32_narrow, SK_BLOCK), ROW(sse2, F32, NARROW_POW2, f32_narrow_pow2, SK_BLOCK),
-        ROW(sse2, F32, WIDE_POW2, f32_wide_pow2, SK_BLOCK), ROW(sse2, F32, WIDE_UNIT, f32_wide_unit, SK_BLOCK),
-        ROW(sse2, F32, WIDE, f32_wide, SK_BLOCK),
-        ROW(sse2, BF16, NARROW, bf16_narrow, SK_BLOCK), ROW(sse2, BF16, NARROW_POW2, bf16_narrow_pow2, SK_BLOCK),
-        ROW(sse2, BF16, WIDE_POW2, bf16_wide_pow2, SK_BLOCK), ROW(sse2, BF16, WIDE_UNIT, bf16_wide_unit, SK_BLOCK),
-        ROW(sse2, BF16, WIDE, bf16_wide, SK_BLOCK),
-    },
+        [SK_ROUTE_SSE2] =
+            {
+                ROW(sse2, F32, NARROW, f32_narrow, SK_BLOCK),
+                ROW(sse2, F32, NARROW_POW2, f32_narrow_pow2, SK_BLOCK),
+                ROW(sse2, F32, WIDE_POW2, f32_wide_pow2, SK_BLOCK),
+                ROW(sse2, F32, WIDE_UNIT, f32_wide_unit, SK_BLOCK),
+                ROW(sse2, F32, WIDE, f32_wide, SK_BLOCK),
+                ROW(sse2, BF16, NARROW, bf16_narrow, SK_BLOCK),
+                ROW(sse2, BF16, NARROW_POW2, bf16_narrow_pow2, SK_BLOCK),
+                ROW(sse2, BF16, WIDE_POW2, bf16_wide_pow2, SK_BLOCK),
+                ROW(sse2, BF16, WIDE_UNIT, bf16_wide_unit, SK_BLOCK),
+                ROW(sse2, BF16, WIDE, bf16_wide, SK_BLOCK),
+            },
 #endif
-#define SCALAR_ROW(out, form, leaf, strided)                                                             \
+#define SCALAR_ROW(out, form, leaf, strided) \
     [out(form)] = {sk_dequant_i8_##leaf##__scalar, sk_dequant_i8_##strided##_strided__scalar, NULL, 1}
-    [SK_ROUTE_SCALAR] = {
-        SCALAR_ROW(F32, NARROW, f32_narrow, f32), SCALAR_ROW(F32, NARROW_POW2, f32_narrow_pow2, f32),
-        SCALAR_ROW(F32, WIDE_POW2, f32_wide_pow2, f32), SCALAR_ROW(F32, WIDE_UNIT, f32_wide_unit, f32),
-        SCALAR_ROW(F32, WIDE, f32_wide, f32),
-        SCALAR_ROW(BF16, NARROW, bf16_narrow, bf16), SCALAR_ROW(BF16, NARROW_POW2, bf16_narrow_pow2, bf16),
-        SCALAR_ROW(BF16, WIDE_POW2, bf16_wide_pow2, bf16), SCALAR_ROW(BF16, WIDE_UNIT, bf16_wide_unit, bf16),
-        SCALAR_ROW(BF16, WIDE, bf16_wide, bf16),
-    },
+        [SK_ROUTE_SCALAR] =
+            {
+                SCALAR_ROW(F32, NARROW, f32_narrow, f32),
+                SCALAR_ROW(F32, NARROW_POW2, f32_narrow_pow2, f32),
+                SCALAR_ROW(F32, WIDE_POW2, f32_wide_pow2, f32),
+                SCALAR_ROW(F32, WIDE_UNIT, f32_wide_unit, f32),
+                SCALAR_ROW(F32, WIDE, f32_wide, f32),
+                SCALAR_ROW(BF16, NARROW, bf16_narrow, bf16),
+                SCALAR_ROW(BF16, NARROW_POW2, bf16_narrow_pow2, bf16),
+                SCALAR_ROW(BF16, WIDE_POW2, bf16_wide_pow2, bf16),
+                SCALAR_ROW(BF16, WIDE_UNIT, bf16_wide_unit, bf16),
+                SCALAR_ROW(BF16, WIDE, bf16_wide, bf16),
+            },
 #undef SCALAR_ROW
 #undef EVERY_OTHER
 };
@@ -181,7 +201,8 @@ static const sk_periodic_fn axis_leaves[SK_ROUTE_COUNT][2] = {
     [SK_ROUTE_NEON] = {sk_dequant_i8_f32_axis__neon, sk_dequant_i8_bf16_axis__neon},
 #endif
 };
-static const sk_runs_fn runs_leaves[SK_ROUTE_COUNT][2] = {  /* AArch64 only: x86 has no target there */
+/* Runs leaves: AArch64 only (x86 has no target there). */
+static const sk_runs_fn runs_leaves[SK_ROUTE_COUNT][2] = {
 #if SK_HAVE_NEON
     [SK_ROUTE_NEON] = {sk_dequant_i8_f32_runs__neon, sk_dequant_i8_bf16_runs__neon},
 #endif
@@ -191,15 +212,14 @@ typedef struct axis_space {
     const sk_axis *axis;
     sk_dequant_ctx *ctx;
     const sk_kernel **kernel;
-    uint8_t (*bf16_tables)[2][256];  /* NULL: no per-channel tables */
+    uint8_t (*bf16_tables)[2][256]; /* NULL: no per-channel tables */
     sk_dequant_table *table;
     float *scale, *zp;
     int64_t period;
 } axis_space;
 
 static int channel_tables(const sk_dequant_plan *plan) {
-    return plan->route == SK_ROUTE_AVX512 && plan->output == SK_DEQUANT_BF16 &&
-           plan->axis.count <= AXIS_TABLE_CHANNELS;
+    return plan->route == SK_ROUTE_AVX512 && plan->output == SK_DEQUANT_BF16 && plan->axis.count <= AXIS_TABLE_CHANNELS;
 }
 
 static uint64_t carve_axis(const sk_dequant_plan *plan, void *base, axis_space *a) {
@@ -229,7 +249,7 @@ static __attribute__((noinline)) void axis_values(void *space) {
         sk_dequant_ctx *x = &a->ctx[c];
         memcpy(&x->scale, &a->axis->bits[c], sizeof x->scale);
         x->zp = (float)x->zero_point;
-        x->zp_scaled = x->zp * x->scale;  /* exact for the WIDE_POW2 form, the only one that reads it */
+        x->zp_scaled = x->zp * x->scale; /* exact for the WIDE_POW2 form, the only one that reads it */
         if (a->bf16_tables) staged_bf16_table(a->axis->bits[c], x->zero_point, a->bf16_tables[c]);
     }
     for (int64_t i = 0, c = 0; i < a->period; ++i, c = c + 1 == count ? 0 : c + 1) {
@@ -255,12 +275,12 @@ static int prepare_axis(sk_dequant_plan *plan) {
         memset(x, 0, sizeof *x);
         x->zero_point = axis->zero_points[c];
         x->stream_elements = elements;
-        x->bf16_table = a.bf16_tables ? (const uint8_t (*)[256])a.bf16_tables[c] : NULL;
+        x->bf16_table = a.bf16_tables ? (const uint8_t(*)[256])a.bf16_tables[c] : NULL;
         const int form = form_of(axis->bits[c], x->zero_point, &x->exponent);
         a.kernel[c] = form_kernel(route, plan->output, form, x->exponent);
     }
     *a.table = (sk_dequant_table){a.scale, a.zp, a.ctx, axis->count};
-    plan->form = SK_DEQUANT_WIDE;  /* per channel; the plan's own is unused */
+    plan->form = SK_DEQUANT_WIDE; /* per channel; the plan's own is unused */
     plan->exponent = 0;
     return in_default_state(axis_values, &a);
 }
@@ -269,25 +289,27 @@ static void execute_axis(const sk_dequant_plan *plan, const void *src, void *dst
     axis_space a;
     carve_axis(plan, plan->axis.space, &a);
     const sk_channels ch = {
-        .kernels = (const sk_kernel *const *)a.kernel, .ctx = (const char *)a.ctx, .ctx_size = sizeof *a.ctx,
-        .periodic = axis_leaves[plan->route][plan->output], .runs = runs_leaves[plan->route][plan->output],
-        .table = a.table, .period = a.period,
+        .kernels = (const sk_kernel *const *)a.kernel,
+        .ctx = (const char *)a.ctx,
+        .ctx_size = sizeof *a.ctx,
+        .periodic = axis_leaves[plan->route][plan->output],
+        .runs = runs_leaves[plan->route][plan->output],
+        .table = a.table,
+        .period = a.period,
     };
     sk_walk_channels(&plan->walk, src, dst, &ch, plan->route);
 }
 
-int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t src_len, void *dst,
-                       uint64_t dst_len) {
-    if (plan->output < 0 || plan->output > SK_DEQUANT_BF16 || plan->form < 0 ||
-        plan->form >= SK_DEQUANT_FORM_COUNT || !sk_route_usable(plan->route))
+int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t src_len, void *dst, uint64_t dst_len) {
+    if (plan->output < 0 || plan->output > SK_DEQUANT_BF16 || plan->form < 0 || plan->form >= SK_DEQUANT_FORM_COUNT ||
+        !sk_route_usable(plan->route))
         return SK_INVALID_OPERATION;
     const int bound = sk_binding_check(&plan->binding, src, src_len, dst, dst_len);
     if (bound != SK_OK) return bound;
-    if (plan->walk.runs == 0) return SK_OK;  /* empty: no arithmetic, no FP-state requirement */
+    if (plan->walk.runs == 0) return SK_OK; /* empty: no arithmetic, no FP-state requirement */
     /* Before any conversion or write: the staged roundings need nearest
      * rounding and gradual underflow, and no trap may fire mid-tensor. */
-    if (sk_fenv_control_unmet(sk_fenv_control(), sk_fenv_needs(SK_OP_DEQUANT)))
-        return SK_UNSUPPORTED_ENVIRONMENT;
+    if (sk_fenv_control_unmet(sk_fenv_control(), sk_fenv_needs(SK_OP_DEQUANT))) return SK_UNSUPPORTED_ENVIRONMENT;
 
     if (plan->axis.count > 0) {
         execute_axis(plan, src, dst);
@@ -301,7 +323,7 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
     c.zp_scaled = plan->form == SK_DEQUANT_WIDE_POW2 ? c.zp * c.scale : 0.0f;
     c.bf16_table = plan->bf16_table;
     c.stream_elements = 0;
-    sk_walk_go(&plan->walk, src, dst, form_kernel(plan->route, plan->output, plan->form, plan->exponent),
-               plan->route, &c);
+    sk_walk_go(&plan->walk, src, dst, form_kernel(plan->route, plan->output, plan->form, plan->exponent), plan->route,
+               &c);
     return SK_OK;
 }

@@ -9,11 +9,11 @@
  * integers inside sk_dequant_execute, after the FP-environment check. */
 typedef struct sk_dequant_ctx {
     float scale;
-    float zp;            /* (float)zero_point, rounded nearest-even */
-    float zp_scaled;     /* zp * scale, exact for the WIDE_POW2 form */
+    float zp;        /* (float)zero_point, rounded nearest-even */
+    float zp_scaled; /* zp * scale, exact for the WIDE_POW2 form */
     int32_t zero_point;
     int32_t exponent;
-    const uint8_t (*bf16_table)[256];  /* the plan's (avx512 route) */
+    const uint8_t (*bf16_table)[256]; /* the plan's (avx512 route) */
     /* Elements whose traffic decides whether a run streams its output
      * (stream.h, sk_stream_count): the whole walk's for a per-axis plan's
      * runs, else 0. */
@@ -28,9 +28,7 @@ static inline uint32_t sk_f32_bits(float v) {
 
 /* The staged expression of the specification, the contract written as code:
  * zp = (float)zero_point; d = (float)q - zp; r = d * scale. */
-static inline float sk_dequant_staged(const sk_dequant_ctx *c, int8_t q) {
-    return ((float)q - c->zp) * c->scale;
-}
+static inline float sk_dequant_staged(const sk_dequant_ctx *c, int8_t q) { return ((float)q - c->zp) * c->scale; }
 
 /* Element functions of the portable forms; each returns the bits of the
  * staged expression. */
@@ -50,19 +48,13 @@ static inline float sk_dq_narrow_pow2(const sk_dequant_ctx *c, int8_t q) {
 
 /* |zp| <= 2^24 - 128 and scale 2^e, |e| <= 4: zp, q - zp and their scaled
  * values are exact and normal, so q*s - zp*s is the staged result. */
-static inline float sk_dq_wide_pow2(const sk_dequant_ctx *c, int8_t q) {
-    return (float)q * c->scale - c->zp_scaled;
-}
+static inline float sk_dq_wide_pow2(const sk_dequant_ctx *c, int8_t q) { return (float)q * c->scale - c->zp_scaled; }
 
 /* Other zero points keep the separately rounded conversion and subtraction;
  * the multiply by 1.0f is exact and omitted. */
-static inline float sk_dq_wide_unit(const sk_dequant_ctx *c, int8_t q) {
-    return (float)q - c->zp;
-}
+static inline float sk_dq_wide_unit(const sk_dequant_ctx *c, int8_t q) { return (float)q - c->zp; }
 
-static inline float sk_dq_wide(const sk_dequant_ctx *c, int8_t q) {
-    return sk_dequant_staged(c, q);
-}
+static inline float sk_dq_wide(const sk_dequant_ctx *c, int8_t q) { return sk_dequant_staged(c, q); }
 
 /* The context is copied to a local so that the compiler can prove that the
  * output stores never modify the parameters (and keeps them in registers). */
@@ -147,10 +139,10 @@ SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_every_other__neon);
 typedef struct sk_dequant_table {
     const float *scale;
     const float *zp;
-    const sk_dequant_ctx *ctx;  /* each channel's (the runs leaves) */
+    const sk_dequant_ctx *ctx; /* each channel's (the runs leaves) */
     int64_t channels;
 } sk_dequant_table;
-#define SK_DEQUANT_AXIS_LEAVES(isa)                                                                       \
+#define SK_DEQUANT_AXIS_LEAVES(isa)                                                                         \
     void sk_dequant_i8_f32_axis__##isa(const void *table, size_t at, const void *src, void *dst, size_t n); \
     void sk_dequant_i8_bf16_axis__##isa(const void *table, size_t at, const void *src, void *dst, size_t n);
 SK_DEQUANT_AXIS_LEAVES(scalar)
@@ -168,9 +160,9 @@ void sk_dequant_i8_bf16_runs__neon(const void *table, size_t channel, const void
                                    size_t count);
 #endif
 
-void sk_dequant_i8_f32_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step,
-                                       char *dst, ptrdiff_t dst_step, size_t n);
-void sk_dequant_i8_bf16_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step,
-                                        char *dst, ptrdiff_t dst_step, size_t n);
+void sk_dequant_i8_f32_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step, char *dst,
+                                       ptrdiff_t dst_step, size_t n);
+void sk_dequant_i8_bf16_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step, char *dst,
+                                        ptrdiff_t dst_step, size_t n);
 
 #endif

@@ -22,8 +22,8 @@ typedef struct params {
 } params;
 
 static inline params params_of(const sk_dequant_ctx *c) {
-    params p = {_mm256_set1_epi32(c->zero_point), _mm256_set1_epi16((int16_t)c->zero_point),
-                _mm256_set1_ps(c->zp), _mm256_set1_ps(c->scale), _mm256_set1_ps(c->zp_scaled)};
+    params p = {_mm256_set1_epi32(c->zero_point), _mm256_set1_epi16((int16_t)c->zero_point), _mm256_set1_ps(c->zp),
+                _mm256_set1_ps(c->scale), _mm256_set1_ps(c->zp_scaled)};
     return p;
 }
 
@@ -73,15 +73,15 @@ static inline __attribute__((always_inline)) __m256i bf16_16(const params *p, co
     const __m256i even = arith8(p, _mm256_madd_epi16(w, _mm256_set1_epi32(1)), f);
     const __m256i odd = arith8(p, _mm256_madd_epi16(w, _mm256_set1_epi32(0x10000)), f);
     const __m256i high = _mm256_blend_epi16(_mm256_srli_epi32(even, 16), odd, 0xAA);
-    if (f == SK_DEQUANT_NARROW_POW2) return high;  /* exact in BF16 */
+    if (f == SK_DEQUANT_NARROW_POW2) return high; /* exact in BF16 */
     const __m256i low = _mm256_blend_epi16(even, _mm256_slli_epi32(odd, 16), 0xAA);
     return sk_avx2_bf16_round_words(low, high);
 }
 
 /* Blocks over the first n elements (for step 2, n is one short of the run,
  * so that every block is followed by another element). */
-static inline __attribute__((always_inline)) size_t f32_blocks(const params *p, const int8_t *in, float *out,
-                                                               size_t n, enum sk_dequant_form f, size_t step, int stream) {
+static inline __attribute__((always_inline)) size_t f32_blocks(const params *p, const int8_t *in, float *out, size_t n,
+                                                               enum sk_dequant_form f, size_t step, int stream) {
     size_t i = 0;
     for (; i + SK_AVX2_BLOCK <= n; i += SK_AVX2_BLOCK) {
         sk_avx2_store(out + i, bits8(p, in + i * step, f, step), stream);
@@ -93,9 +93,9 @@ static inline __attribute__((always_inline)) size_t f32_blocks(const params *p, 
     return i;
 }
 
-static inline __attribute__((always_inline)) size_t bf16_blocks(const params *p, const int8_t *in,
-                                                                uint16_t *out, size_t n, enum sk_dequant_form f,
-                                                                size_t step, int stream) {
+static inline __attribute__((always_inline)) size_t bf16_blocks(const params *p, const int8_t *in, uint16_t *out,
+                                                                size_t n, enum sk_dequant_form f, size_t step,
+                                                                int stream) {
     size_t i = 0;
     for (; i + SK_AVX2_BLOCK <= n; i += SK_AVX2_BLOCK) {
         const __m256i a = bf16_16(p, in + i * step, f, step), b = bf16_16(p, in + (i + 16) * step, f, step);
@@ -112,15 +112,15 @@ static inline __attribute__((always_inline)) size_t bf16_blocks(const params *p,
 /* A run of elements `step` apart (1: packed; 2: every other element, of
  * which the blocks are converted and their count returned: the walk stages
  * the rest, kernel.h). */
-static inline __attribute__((always_inline)) size_t run_f32(const sk_dequant_ctx *c, const int8_t *in,
-                                                             float *out, size_t n, enum sk_dequant_form f, size_t step) {
+static inline __attribute__((always_inline)) size_t run_f32(const sk_dequant_ctx *c, const int8_t *in, float *out,
+                                                            size_t n, enum sk_dequant_form f, size_t step) {
     const params p = params_of(c);
-    const size_t reach = step == 1 ? n : n - 1;  /* n >= 1 */
+    const size_t reach = step == 1 ? n : n - 1; /* n >= 1 */
     size_t i = sk_avx2_head(out, sizeof *out, reach);
     for (size_t j = 0; j < i; ++j) out[j] = sk_dequant_staged(c, in[j * step]);
     if (sk_avx2_streams(n, sk_stream_count(c->stream_elements, n), step * sizeof *in, sizeof *out)) {
         i += f32_blocks(&p, in + i * step, out + i, reach - i, f, step, 1);
-        _mm_sfence();  /* streamed lines are visible before the call returns */
+        _mm_sfence(); /* streamed lines are visible before the call returns */
     } else {
         i += f32_blocks(&p, in + i * step, out + i, reach - i, f, step, 0);
     }
@@ -133,10 +133,10 @@ static inline uint16_t staged_bf16(const sk_dequant_ctx *c, int8_t q) {
     return sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(c, q)));
 }
 
-static inline __attribute__((always_inline)) size_t run_bf16(const sk_dequant_ctx *c, const int8_t *in,
-                                                              uint16_t *out, size_t n, enum sk_dequant_form f, size_t step) {
+static inline __attribute__((always_inline)) size_t run_bf16(const sk_dequant_ctx *c, const int8_t *in, uint16_t *out,
+                                                             size_t n, enum sk_dequant_form f, size_t step) {
     const params p = params_of(c);
-    const size_t reach = step == 1 ? n : n - 1;  /* n >= 1 */
+    const size_t reach = step == 1 ? n : n - 1; /* n >= 1 */
     size_t i = sk_avx2_head(out, sizeof *out, reach);
     for (size_t j = 0; j < i; ++j) out[j] = staged_bf16(c, in[j * step]);
     if (sk_avx2_streams(n, sk_stream_count(c->stream_elements, n), step * sizeof *in, sizeof *out)) {
@@ -150,11 +150,9 @@ static inline __attribute__((always_inline)) size_t run_bf16(const sk_dequant_ct
     return n;
 }
 
-#define LEAVES(out, name, f, run)                                                                \
-    SK_DEQUANT_LEAF(sk_dequant_i8_##out##_##name##__avx2) { run(ctx, src, dst, n, f, 1); }       \
-    SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_##out##_##name##_every_other__avx2) {                 \
-        return run(ctx, src, dst, n, f, 2);                                                      \
-    }
+#define LEAVES(out, name, f, run)                                                          \
+    SK_DEQUANT_LEAF(sk_dequant_i8_##out##_##name##__avx2) { run(ctx, src, dst, n, f, 1); } \
+    SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_##out##_##name##_every_other__avx2) { return run(ctx, src, dst, n, f, 2); }
 LEAVES(f32, narrow, SK_DEQUANT_NARROW, run_f32)
 LEAVES(f32, wide_pow2, SK_DEQUANT_WIDE_POW2, run_f32)
 LEAVES(f32, wide_unit, SK_DEQUANT_WIDE_UNIT, run_f32)

@@ -21,11 +21,13 @@
 
 enum { BLOCK = 64 };
 
-typedef struct plane { __m512i t0, t1, t2, t3; } plane;  /* entries 0-63, 64-127, 128-191, 192-255 */
+typedef struct plane {
+    __m512i t0, t1, t2, t3;
+} plane; /* entries 0-63, 64-127, 128-191, 192-255 */
 
 static inline plane plane_of(const uint8_t *table) {
-    const plane p = {_mm512_loadu_si512(table), _mm512_loadu_si512(table + 64),
-                     _mm512_loadu_si512(table + 128), _mm512_loadu_si512(table + 192)};
+    const plane p = {_mm512_loadu_si512(table), _mm512_loadu_si512(table + 64), _mm512_loadu_si512(table + 128),
+                     _mm512_loadu_si512(table + 192)};
     return p;
 }
 
@@ -38,22 +40,22 @@ static inline __attribute__((always_inline)) __m512i lookup(const plane *p, __m5
  * in the order 0 4 1 5 2 6 3 7: elements 0-31 in *a, 32-63 in *b. */
 static inline __attribute__((always_inline)) void words64_ordered(const plane *lo, const plane *hi, __m512i x,
                                                                   __m512i *a, __m512i *b) {
-    const __mmask64 upper = _mm512_movepi8_mask(x);  /* inputs 128-255 as bytes: the sign bit */
+    const __mmask64 upper = _mm512_movepi8_mask(x); /* inputs 128-255 as bytes: the sign bit */
     const __m512i l = lookup(lo, x, upper), h = lookup(hi, x, upper);
     *a = _mm512_unpacklo_epi8(l, h);
     *b = _mm512_unpackhi_epi8(l, h);
 }
 
 /* The same of 64 packed input bytes. */
-static inline __attribute__((always_inline)) void words64(const plane *lo, const plane *hi, __m512i x,
-                                                          __m512i *a, __m512i *b) {
+static inline __attribute__((always_inline)) void words64(const plane *lo, const plane *hi, __m512i x, __m512i *a,
+                                                          __m512i *b) {
     words64_ordered(lo, hi, _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7), x), a, b);
 }
 
 /* Elements [0, r) of a block, r < 64, under masks. */
 static inline __attribute__((always_inline)) void partial(const plane *lo, const plane *hi, const int8_t *in,
                                                           uint16_t *out, size_t r) {
-    const __mmask64 bytes = ((__mmask64)1 << r) - 1;  /* r < 64 */
+    const __mmask64 bytes = ((__mmask64)1 << r) - 1; /* r < 64 */
     __m512i a, b;
     words64(lo, hi, _mm512_maskz_loadu_epi8(bytes, in), &a, &b);
     _mm512_mask_storeu_epi16(out, (__mmask32)bytes, a);
@@ -82,22 +84,21 @@ static inline __attribute__((always_inline)) size_t blocks(const plane *lo, cons
  * the result holds elements 8 ORDER[g] + r, at byte 2 (8 ORDER[g] + r)).
  * Loads are masked to the bytes up to the last element wanted, so that no
  * byte after it is read (masked-off bytes do not fault). */
-static const uint8_t every_other_order[64] = {
-    0,  2,  4,  6,  8,  10, 12, 14, 64, 66, 68, 70, 72, 74, 76, 78,
-    16, 18, 20, 22, 24, 26, 28, 30, 80, 82, 84, 86, 88, 90, 92, 94,
-    32, 34, 36, 38, 40, 42, 44, 46, 96, 98, 100, 102, 104, 106, 108, 110,
-    48, 50, 52, 54, 56, 58, 60, 62, 112, 114, 116, 118, 120, 122, 124, 126};
+static const uint8_t every_other_order[64] = {0,  2,  4,  6,  8,  10, 12, 14, 64,  66,  68,  70,  72,  74,  76,  78,
+                                              16, 18, 20, 22, 24, 26, 28, 30, 80,  82,  84,  86,  88,  90,  92,  94,
+                                              32, 34, 36, 38, 40, 42, 44, 46, 96,  98,  100, 102, 104, 106, 108, 110,
+                                              48, 50, 52, 54, 56, 58, 60, 62, 112, 114, 116, 118, 120, 122, 124, 126};
 
 /* Elements [0, r) of every other element, 1 <= r <= 64 (r = 64 leaves out
  * only the last gap), under masks. */
 static inline __attribute__((always_inline)) void every_other_partial(const plane *lo, const plane *hi,
                                                                       const int8_t *in, uint16_t *out, size_t r) {
-    const size_t bytes = 2 * r - 1;  /* through element r-1 */
+    const size_t bytes = 2 * r - 1; /* through element r-1 */
     const __mmask64 first = bytes >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << bytes) - 1;
     const __mmask64 second = bytes > 64 ? ((__mmask64)1 << (bytes - 64)) - 1 : 0;
-    const __m512i x = _mm512_permutex2var_epi8(_mm512_maskz_loadu_epi8(first, in),
-                                               _mm512_loadu_si512(every_other_order),
-                                               _mm512_maskz_loadu_epi8(second, in + 64));
+    const __m512i x =
+        _mm512_permutex2var_epi8(_mm512_maskz_loadu_epi8(first, in), _mm512_loadu_si512(every_other_order),
+                                 _mm512_maskz_loadu_epi8(second, in + 64));
     __m512i a, b;
     words64_ordered(lo, hi, x, &a, &b);
     const __mmask32 mask_a = r >= 32 ? ~(__mmask32)0 : (__mmask32)(((uint64_t)1 << r) - 1);
@@ -108,16 +109,15 @@ static inline __attribute__((always_inline)) void every_other_partial(const plan
 
 /* Whole blocks while another element follows (each reads through the gap
  * after its last element). */
-static inline __attribute__((always_inline)) size_t every_other_blocks(const plane *lo, const plane *hi,
-                                                                       const int8_t *in, uint16_t *out,
-                                                                       size_t n, int stream) {
+static inline __attribute__((always_inline)) size_t
+every_other_blocks(const plane *lo, const plane *hi, const int8_t *in, uint16_t *out, size_t n, int stream) {
     const __m512i order = _mm512_loadu_si512(every_other_order);
     size_t i = 0;
     for (; i + BLOCK < n; i += BLOCK) {
         __m512i a, b;
         const int8_t *p = in + 2 * i;
-        words64_ordered(lo, hi, _mm512_permutex2var_epi8(_mm512_loadu_si512(p), order, _mm512_loadu_si512(p + 64)),
-                        &a, &b);
+        words64_ordered(lo, hi, _mm512_permutex2var_epi8(_mm512_loadu_si512(p), order, _mm512_loadu_si512(p + 64)), &a,
+                        &b);
         if (stream) {
             _mm512_stream_si512((void *)(out + i), a);
             _mm512_stream_si512((void *)(out + i + 32), b);
@@ -137,14 +137,14 @@ SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_table_every_other__avx512) {
     const plane lo = plane_of(c->bf16_table[0]), hi = plane_of(c->bf16_table[1]);
     size_t i = 0;
     if (n > BLOCK && sk_stream_run(sk_stream_count(c->stream_elements, n), 2 * sizeof *in, sizeof *out)) {
-        i = ((size_t)0 - (uintptr_t)out) % 64 / sizeof *out;  /* a masked head, as the dense leaf's */
+        i = ((size_t)0 - (uintptr_t)out) % 64 / sizeof *out; /* a masked head, as the dense leaf's */
         if (i) every_other_partial(&lo, &hi, in, out, i);
         i += every_other_blocks(&lo, &hi, in + 2 * i, out + i, n - i, 1);
         _mm_sfence();
     } else {
         i = every_other_blocks(&lo, &hi, in, out, n, 0);
     }
-    every_other_partial(&lo, &hi, in + 2 * i, out + i, n - i);  /* 1 to 64 elements */
+    every_other_partial(&lo, &hi, in + 2 * i, out + i, n - i); /* 1 to 64 elements */
     return n;
 }
 
@@ -160,7 +160,7 @@ SK_DEQUANT_LEAF(sk_dequant_i8_bf16_table__avx512) {
         i = ((size_t)0 - (uintptr_t)out) % 64 / sizeof *out;
         if (i) partial(&lo, &hi, in, out, i);
         i += blocks(&lo, &hi, in + i, out + i, n - i, 1);
-        _mm_sfence();  /* streamed lines are visible before the call returns */
+        _mm_sfence(); /* streamed lines are visible before the call returns */
     } else {
         i = blocks(&lo, &hi, in, out, n, 0);
     }

@@ -14,8 +14,10 @@ static inline void axis_tail(const float *scale, const float *zp, const int8_t *
                              int bf16) {
     for (; i < n; ++i) {
         const float r = ((float)in[i] - zp[i]) * scale[i];
-        if (bf16) ((uint16_t *)dst)[i] = sk_bf16_from_f32_bits(sk_f32_bits(r));
-        else ((float *)dst)[i] = r;
+        if (bf16)
+            ((uint16_t *)dst)[i] = sk_bf16_from_f32_bits(sk_f32_bits(r));
+        else
+            ((float *)dst)[i] = r;
     }
 }
 
@@ -33,5 +35,5 @@ void sk_dequant_i8_bf16_axis__scalar(const void *table, size_t at, const void *s
 #pragma GCC pop_options
 
 /* One instantiation per vector route. */
-#define AXIS_BODY "../dequant/dequant_axis_body.h"  /* (from common/) */
+#define AXIS_BODY "../dequant/dequant_axis_body.h" /* (from common/) */
 #include "../common/axis_instances.h"

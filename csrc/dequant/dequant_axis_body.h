@@ -1,8 +1,7 @@
 /* The body of dequant_axis.c's vector leaves, included once per route's
  * instruction set after ../common/axis_lanes.h (its types and moves). */
-static inline __attribute__((always_inline)) void AXIS_CAT(axis_run, AXIS_ISA)(const void *table, size_t at,
-                                                                               const void *src, void *dst,
-                                                                               size_t n, int bf16) {
+static inline __attribute__((always_inline)) void
+AXIS_CAT(axis_run, AXIS_ISA)(const void *table, size_t at, const void *src, void *dst, size_t n, int bf16) {
     enum { LANES = AXIS_CAT(AXIS_LANES, AXIS_ISA), K = AXIS_CAT(AXIS_K, AXIS_ISA) };
     const sk_dequant_table *t = table;
     const float *scale = t->scale + at, *zp = t->zp + at;
@@ -17,9 +16,8 @@ static inline __attribute__((always_inline)) void AXIS_CAT(axis_run, AXIS_ISA)(c
 #pragma GCC unroll 4
         for (int k = 0; k < K; ++k) {
             r[k] = (AXIS_U32)((__builtin_convertvector(q[k], AXIS_F32) - (AXIS_F32)z[k]) * (AXIS_F32)s[k]);
-            if (bf16)
-                AXIS_CAT(narrow_u16, AXIS_ISA)((r[k] + 0x7fffu + ((r[k] >> 16) & 1u)) >> 16,
-                                                (uint16_t *)dst + i + (size_t)k * LANES);
+            if (bf16) AXIS_CAT(narrow_u16, AXIS_ISA)
+            ((r[k] + 0x7fffu + ((r[k] >> 16) & 1u)) >> 16, (uint16_t *)dst + i + (size_t)k * LANES);
         }
         if (!bf16) AXIS_CAT(store64, AXIS_ISA)(r, (float *)dst + i);
     }

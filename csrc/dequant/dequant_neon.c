@@ -8,16 +8,18 @@
 #if SK_HAVE_NEON
 #include "../common/neon.h"
 
-typedef struct quad { float32x4_t v[4]; } quad;
+typedef struct quad {
+    float32x4_t v[4];
+} quad;
 
 /* The context's values as vectors, made once per call before the loop: a
  * NEON store may alias anything, so values read from the context inside the
  * loop would be reloaded and re-broadcast every iteration.  Each form uses
  * only its own fields (the others are dead and compiled away). */
 typedef struct params {
-    int8x16_t zp8;       /* narrow forms: the INT8-range zero point */
-    float32x4_t zp;      /* (float)zero_point */
-    float32x4_t zs;      /* zp * scale, exact for the wide power-of-two form */
+    int8x16_t zp8;  /* narrow forms: the INT8-range zero point */
+    float32x4_t zp; /* (float)zero_point */
+    float32x4_t zs; /* zp * scale, exact for the wide power-of-two form */
     float32x4_t scale;
 } params;
 
@@ -35,24 +37,29 @@ static inline __attribute__((always_inline)) params make_params(const sk_dequant
 /* Converts the INT16 values d (exact integers) times 2^e, -4 <= e <= 4: a
  * fixed-point conversion with -e fraction bits, or a widening left shift.
  * Both are exact: the scaled integers stay far below 2^24. */
-static inline __attribute__((always_inline)) void scaled_convert(int16x8_t d, int e, float32x4_t *lo,
-                                                                 float32x4_t *hi) {
+static inline __attribute__((always_inline)) void scaled_convert(int16x8_t d, int e, float32x4_t *lo, float32x4_t *hi) {
     switch (e) {
-#define FIXED(k)                                                      \
-    case -k:                                                          \
-        *lo = vcvtq_n_f32_s32(vmovl_s16(vget_low_s16(d)), k);         \
-        *hi = vcvtq_n_f32_s32(vmovl_high_s16(d), k);                  \
+#define FIXED(k)                                              \
+    case -k:                                                  \
+        *lo = vcvtq_n_f32_s32(vmovl_s16(vget_low_s16(d)), k); \
+        *hi = vcvtq_n_f32_s32(vmovl_high_s16(d), k);          \
         return;
-#define SHIFTED(k)                                                    \
-    case k:                                                           \
-        *lo = vcvtq_f32_s32(vshll_n_s16(vget_low_s16(d), k));         \
-        *hi = vcvtq_f32_s32(vshll_high_n_s16(d, k));                  \
+#define SHIFTED(k)                                            \
+    case k:                                                   \
+        *lo = vcvtq_f32_s32(vshll_n_s16(vget_low_s16(d), k)); \
+        *hi = vcvtq_f32_s32(vshll_high_n_s16(d, k));          \
         return;
-        FIXED(4) FIXED(3) FIXED(2) FIXED(1)
-        SHIFTED(1) SHIFTED(2) SHIFTED(3) SHIFTED(4)
+        FIXED(4)
+        FIXED(3)
+        FIXED(2)
+        FIXED(1)
+        SHIFTED(1)
+        SHIFTED(2)
+        SHIFTED(3)
+        SHIFTED(4)
 #undef FIXED
 #undef SHIFTED
-    default:  /* e == 0 */
+    default: /* e == 0 */
         *lo = vcvtq_f32_s32(vmovl_s16(vget_low_s16(d)));
         *hi = vcvtq_f32_s32(vmovl_high_s16(d));
     }
@@ -97,8 +104,8 @@ static inline __attribute__((always_inline)) quad wide_pow2(const params *p, int
  * rounded subtraction (and multiplication unless the scale is 1). */
 static inline __attribute__((always_inline)) quad convert_q(int8x16_t q) {
     int16x8_t lo = vmovl_s8(vget_low_s8(q)), hi = vmovl_high_s8(q);
-    quad r = {{widen_convert(vget_low_s16(lo)), vcvtq_f32_s32(vmovl_high_s16(lo)),
-               widen_convert(vget_low_s16(hi)), vcvtq_f32_s32(vmovl_high_s16(hi))}};
+    quad r = {{widen_convert(vget_low_s16(lo)), vcvtq_f32_s32(vmovl_high_s16(lo)), widen_convert(vget_low_s16(hi)),
+               vcvtq_f32_s32(vmovl_high_s16(hi))}};
     return r;
 }
 
@@ -127,8 +134,10 @@ typedef quad (*block_fn)(const params *p, int8x16_t q, int e);
 enum { OUT_F32, OUT_F32_ST4, OUT_BF16, OUT_BF16_EXACT };
 
 static inline __attribute__((always_inline)) void store_f32(float *out, quad r, int st4) {
-    if (st4) vst1q_f32_x4(out, (float32x4x4_t){{r.v[0], r.v[1], r.v[2], r.v[3]}});
-    else EACH_VECTOR vst1q_f32(out + 4 * k, r.v[k]);
+    if (st4)
+        vst1q_f32_x4(out, (float32x4x4_t){{r.v[0], r.v[1], r.v[2], r.v[3]}});
+    else
+        EACH_VECTOR vst1q_f32(out + 4 * k, r.v[k]);
 }
 
 /* FP32 -> BF16 by the Cast rule (sk_neon_bf16_round). */
@@ -157,8 +166,10 @@ static inline __attribute__((always_inline)) int8x16_t load16(const int8_t *in, 
 
 /* A converted block stored at element i. */
 static inline __attribute__((always_inline)) void store_at(void *dst, size_t i, quad r, int out) {
-    if (out == OUT_BF16 || out == OUT_BF16_EXACT) store_bf16((uint16_t *)dst + i, r, out == OUT_BF16_EXACT);
-    else store_f32((float *)dst + i, r, out == OUT_F32_ST4);
+    if (out == OUT_BF16 || out == OUT_BF16_EXACT)
+        store_bf16((uint16_t *)dst + i, r, out == OUT_BF16_EXACT);
+    else
+        store_f32((float *)dst + i, r, out == OUT_F32_ST4);
 }
 
 /* Whole blocks over elements [0, n), four per iteration (the loop's own
@@ -194,8 +205,8 @@ static inline __attribute__((always_inline)) size_t blocks(const sk_dequant_ctx 
 
 /* A dense leaf: the blocks, then the staged scalar expression for the tail
  * (never a partial vector). */
-static inline __attribute__((always_inline)) void run(const sk_dequant_ctx *c, const int8_t *in, void *dst,
-                                                      size_t n, block_fn f, int e, int out) {
+static inline __attribute__((always_inline)) void run(const sk_dequant_ctx *c, const int8_t *in, void *dst, size_t n,
+                                                      block_fn f, int e, int out) {
     size_t i = blocks(c, in, dst, n, f, e, out, 1);
     if (out == OUT_BF16 || out == OUT_BF16_EXACT)
         for (; i < n; ++i) ((uint16_t *)dst)[i] = sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(c, in[i])));
@@ -206,20 +217,19 @@ static inline __attribute__((always_inline)) void run(const sk_dequant_ctx *c, c
 /* An every_other leaf (kernel.h): the blocks while another element follows
  * (the last LD2 reads the gap after its last element). */
 static inline __attribute__((always_inline)) size_t run_every_other(const sk_dequant_ctx *c, const int8_t *in,
-                                                                    void *dst, size_t n, block_fn f, int e,
-                                                                    int out) {
+                                                                    void *dst, size_t n, block_fn f, int e, int out) {
     return blocks(c, in, dst, n - 1, f, e, out, 2);
 }
 
 /* Leaves whose arithmetic does not depend on the exponent. */
-#define PLAIN_LEAVES(form, f32_out)                                                                         \
-    SK_DEQUANT_LEAF(sk_dequant_i8_f32_##form##__neon) { run(ctx, src, dst, n, form, 0, f32_out); }         \
-    SK_DEQUANT_LEAF(sk_dequant_i8_bf16_##form##__neon) { run(ctx, src, dst, n, form, 0, OUT_BF16); }       \
-    SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_##form##_every_other__neon) {                                  \
-        return run_every_other(ctx, src, dst, n, form, 0, f32_out);                                         \
-    }                                                                                                       \
-    SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_##form##_every_other__neon) {                                 \
-        return run_every_other(ctx, src, dst, n, form, 0, OUT_BF16);                                        \
+#define PLAIN_LEAVES(form, f32_out)                                                                  \
+    SK_DEQUANT_LEAF(sk_dequant_i8_f32_##form##__neon) { run(ctx, src, dst, n, form, 0, f32_out); }   \
+    SK_DEQUANT_LEAF(sk_dequant_i8_bf16_##form##__neon) { run(ctx, src, dst, n, form, 0, OUT_BF16); } \
+    SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_##form##_every_other__neon) {                           \
+        return run_every_other(ctx, src, dst, n, form, 0, f32_out);                                  \
+    }                                                                                                \
+    SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_##form##_every_other__neon) {                          \
+        return run_every_other(ctx, src, dst, n, form, 0, OUT_BF16);                                 \
     }
 PLAIN_LEAVES(narrow, OUT_F32_ST4)
 PLAIN_LEAVES(wide_unit, OUT_F32)
@@ -228,21 +238,30 @@ PLAIN_LEAVES(wide, OUT_F32)
 
 /* Power-of-two leaves: the conversion immediates must be constants, so each
  * exponent gets its own instance of the loop. */
-#define POW2_LEAF(ret, name, runner, form, out)                                  \
-    ret name(const void *ctx, const void *src, void *dst, size_t n) {             \
-        const sk_dequant_ctx *c = ctx;                                            \
-        const int8_t *in = src;                                                   \
-        switch (c->exponent) {                                                    \
-        case -4: return runner(c, in, dst, n, form, -4, out);                 \
-        case -3: return runner(c, in, dst, n, form, -3, out);                 \
-        case -2: return runner(c, in, dst, n, form, -2, out);                 \
-        case -1: return runner(c, in, dst, n, form, -1, out);                 \
-        case 0: return runner(c, in, dst, n, form, 0, out);                   \
-        case 1: return runner(c, in, dst, n, form, 1, out);                   \
-        case 2: return runner(c, in, dst, n, form, 2, out);                   \
-        case 3: return runner(c, in, dst, n, form, 3, out);                   \
-        default: return runner(c, in, dst, n, form, 4, out);                  \
-        }                                                                         \
+#define POW2_LEAF(ret, name, runner, form, out)                       \
+    ret name(const void *ctx, const void *src, void *dst, size_t n) { \
+        const sk_dequant_ctx *c = ctx;                                \
+        const int8_t *in = src;                                       \
+        switch (c->exponent) {                                        \
+        case -4:                                                      \
+            return runner(c, in, dst, n, form, -4, out);              \
+        case -3:                                                      \
+            return runner(c, in, dst, n, form, -3, out);              \
+        case -2:                                                      \
+            return runner(c, in, dst, n, form, -2, out);              \
+        case -1:                                                      \
+            return runner(c, in, dst, n, form, -1, out);              \
+        case 0:                                                       \
+            return runner(c, in, dst, n, form, 0, out);               \
+        case 1:                                                       \
+            return runner(c, in, dst, n, form, 1, out);               \
+        case 2:                                                       \
+            return runner(c, in, dst, n, form, 2, out);               \
+        case 3:                                                       \
+            return runner(c, in, dst, n, form, 3, out);               \
+        default:                                                      \
+            return runner(c, in, dst, n, form, 4, out);               \
+        }                                                             \
     }
 POW2_LEAF(void, sk_dequant_i8_f32_narrow_pow2__neon, run, narrow_pow2, OUT_F32)
 POW2_LEAF(void, sk_dequant_i8_bf16_narrow_pow2__neon, run, narrow_pow2, OUT_BF16_EXACT)
@@ -258,16 +277,18 @@ POW2_LEAF(size_t, sk_dequant_i8_bf16_wide_pow2_every_other__neon, run_every_othe
  * `channel` on (kernel.h sk_runs_fn), each with the channel's values,
  * inlined: by the narrow form for an INT8-range zero point, else by the
  * staged expression's own form (right for every channel). */
-static inline __attribute__((always_inline)) void runs(const void *table, size_t channel, const void *src,
-                                                       void *dst, size_t n, size_t count, int out) {
+static inline __attribute__((always_inline)) void runs(const void *table, size_t channel, const void *src, void *dst,
+                                                       size_t n, size_t count, int out) {
     const sk_dequant_table *t = table;
     const int8_t *in = src;
     char *to = dst;
     const size_t size = out == OUT_BF16 ? 2 : 4;
     for (size_t r = 0, c = channel; r < count; ++r, in += n, to += n * size) {
         const sk_dequant_ctx *x = &t->ctx[c];
-        if (x->zero_point >= -128 && x->zero_point <= 127) run(x, in, to, n, narrow, 0, out == OUT_F32 ? OUT_F32_ST4 : out);
-        else run(x, in, to, n, wide, 0, out);
+        if (x->zero_point >= -128 && x->zero_point <= 127)
+            run(x, in, to, n, narrow, 0, out == OUT_F32 ? OUT_F32_ST4 : out);
+        else
+            run(x, in, to, n, wide, 0, out);
         c = c + 1 == (size_t)t->channels ? 0 : c + 1;
     }
 }

@@ -63,7 +63,7 @@ static int port_span(int port, const sk_ev74_descriptor *d, int64_t item, uint64
     sk_layout l = {(int32_t)d->rank, port, SK_DOMAIN_DEVICE, 1, item, {0}, {0}};
     for (uint32_t a = 0; a < d->rank; ++a) {
         l.extent[a] = d->extent[a];
-        l.stride[a] = (int64_t)stride[a];   /* >= 2^63: negative, refused as beyond the domain */
+        l.stride[a] = (int64_t)stride[a]; /* >= 2^63: negative, refused as beyond the domain */
     }
     sk_fault f;
     if (sk_layout_check(&l, span, &f) == SK_OK) return SK_OK;
@@ -74,8 +74,8 @@ static int port_span(int port, const sk_ev74_descriptor *d, int64_t item, uint64
         REJECT("field extents[%d] (offset %d): %llu is beyond the device domain", a, SK_EV74_OFF_EXTENTS + 8 * a,
                (ull)f.value);
     case SK_RULE_NOT_NORMALISED:
-        if (d->count == 0) REJECT("field %s_strides[%d] (offset %d): %llu on an empty tensor, expected 0", name, a, off,
-                                  (ull)f.value);
+        if (d->count == 0)
+            REJECT("field %s_strides[%d] (offset %d): %llu on an empty tensor, expected 0", name, a, off, (ull)f.value);
         REJECT("field %s_strides[%d] (offset %d): singleton axis stride %llu is not normalised to 0", name, a, off,
                (ull)f.value);
     case SK_RULE_STRIDE_MULTIPLE:
@@ -89,7 +89,7 @@ static int port_span(int port, const sk_ev74_descriptor *d, int64_t item, uint64
     case SK_RULE_AXES_OVERLAP:
         REJECT("field %s_strides[%d] (offset %d): %llu overlaps the %llu bytes of faster axes", name, a, off,
                (ull)f.value, (ull)f.limit);
-    default:  /* a negative stride (>= 2^63 on the wire) or one beyond the domain */
+    default: /* a negative stride (>= 2^63 on the wire) or one beyond the domain */
         REJECT("field %s_strides[%d] (offset %d): %llu is beyond the 32-bit device domain", name, a, off,
                (ull)stride[a]);
     }
@@ -100,8 +100,7 @@ static int addresses(const sk_ev74_descriptor *d, uint64_t in_item, char *messag
     const uint64_t ia = d->input_address, oa = d->output_address;
     const sk_binding need = {d->input_span, in_item, d->output_span, 1};
     sk_fault f;
-    if (sk_binding_fault(&need, SK_DOMAIN_DEVICE, ia, d->input_span, oa, d->output_span, &f) == SK_OK)
-        return SK_OK;
+    if (sk_binding_fault(&need, SK_DOMAIN_DEVICE, ia, d->input_span, oa, d->output_span, &f) == SK_OK) return SK_OK;
     const char *name = f.port ? "output_address" : "input_address";
     const int off = f.port ? SK_EV74_OFF_OUTPUT_ADDRESS : SK_EV74_OFF_INPUT_ADDRESS;
     const uint64_t span = f.port ? d->output_span : d->input_span;
@@ -110,8 +109,9 @@ static int addresses(const sk_ev74_descriptor *d, uint64_t in_item, char *messag
         REJECT("field %s (offset %d): %#llx is not %llu-byte aligned", name, off, (ull)f.value, (ull)f.limit);
     case SK_RULE_PORTS_OVERLAP:
         REJECT("fields input_address/output_address (offsets 24/32): accessed ranges [%#llx, +%llu) and "
-               "[%#llx, +%llu) overlap", (ull)ia, (ull)d->input_span, (ull)oa, (ull)d->output_span);
-    default:  /* beyond the domain (a null or short view cannot occur: both slots are set, views are the spans) */
+               "[%#llx, +%llu) overlap",
+               (ull)ia, (ull)d->input_span, (ull)oa, (ull)d->output_span);
+    default: /* beyond the domain (a null or short view cannot occur: both slots are set, views are the spans) */
         REJECT("field %s (offset %d): %#llx + %llu bytes leaves the 32-bit device domain", name, off,
                (ull)(f.port ? oa : ia), (ull)span);
     }
@@ -189,8 +189,8 @@ int sk_ev74_decode(const uint8_t *b, size_t length, sk_ev74_descriptor *d, char 
     status = port_span(1, d, 1, &out_span, message, capacity);
     if (status != SK_OK) return status;
     if (in_span != d->input_span)
-        REJECT("field input_span (offset 48): %llu, but the extents and strides access %llu bytes",
-               (ull)d->input_span, (ull)in_span);
+        REJECT("field input_span (offset 48): %llu, but the extents and strides access %llu bytes", (ull)d->input_span,
+               (ull)in_span);
     if (out_span != d->output_span)
         REJECT("field output_span (offset 56): %llu, but the extents and strides access %llu bytes",
                (ull)d->output_span, (ull)out_span);

@@ -38,7 +38,11 @@ const char *sk_compiler(void);
  * 512-bit code is not faster) and "scalar" (element-at-a-time reference
  * loops, every target). */
 enum sk_route {
-    SK_ROUTE_NEON = 0, SK_ROUTE_AVX512 = 1, SK_ROUTE_AVX2 = 2, SK_ROUTE_SSE2 = 3, SK_ROUTE_SCALAR = 4,
+    SK_ROUTE_NEON = 0,
+    SK_ROUTE_AVX512 = 1,
+    SK_ROUTE_AVX2 = 2,
+    SK_ROUTE_SSE2 = 3,
+    SK_ROUTE_SCALAR = 4,
     SK_ROUTE_COUNT = 5
 };
 const char *sk_route_name(int route);
@@ -49,7 +53,12 @@ int sk_route_available(int route);
  * route and variant (1: element at a time; 0: no such entry).  Variants:
  * Cast enum sk_cast_kind; Dequant output * SK_DEQUANT_FORM_COUNT + form;
  * Quant input * 4 + rounding.  Tests aim their sizes at these edges. */
-enum sk_operation { SK_OP_CAST = 0, SK_OP_DEQUANT = 1, SK_OP_QUANT = 2, SK_OP_HURRAY = 3 };  /* Hurray: no kernel table */
+enum sk_operation {
+    SK_OP_CAST = 0,
+    SK_OP_DEQUANT = 1,
+    SK_OP_QUANT = 2,
+    SK_OP_HURRAY = 3
+}; /* Hurray: no kernel table */
 int sk_kernel_block(int operation, int route, int variant);
 /* Whether that entry has an every_other leaf (a de-interleaving read of
  * every second input element), and a fused tile leaf (transposes in cache
@@ -63,31 +72,35 @@ int sk_kernel_fused_tile(int operation, int route, int variant);
  * run read in place by an every_other leaf, fused tiles per tile converted
  * by a fused tile leaf). */
 enum sk_stage_move {
-    SK_MOVE_GATHER = 0, SK_MOVE_SCATTER = 1, SK_MOVE_TRANSPOSE = 2, SK_MOVE_COPY_LINES = 3,
-    SK_MOVE_EVERY_OTHER = 4, SK_MOVE_FUSED_TILE = 5, SK_MOVE_COUNT = 6
+    SK_MOVE_GATHER = 0,
+    SK_MOVE_SCATTER = 1,
+    SK_MOVE_TRANSPOSE = 2,
+    SK_MOVE_COPY_LINES = 3,
+    SK_MOVE_EVERY_OTHER = 4,
+    SK_MOVE_FUSED_TILE = 5,
+    SK_MOVE_COUNT = 6
 };
 uint64_t sk_stage_moves(int route, int move);
 
 /* ---- FP environment ---------------------------------------------------- */
-enum sk_fenv_rounding {
-    SK_ROUND_NEAREST = 0, SK_ROUND_TOWARD_ZERO = 1,
-    SK_ROUND_UPWARD = 2, SK_ROUND_DOWNWARD = 3
-};
+enum sk_fenv_rounding { SK_ROUND_NEAREST = 0, SK_ROUND_TOWARD_ZERO = 1, SK_ROUND_UPWARD = 2, SK_ROUND_DOWNWARD = 3 };
 enum sk_fenv_trap {
-    SK_TRAP_INVALID = 1, SK_TRAP_DIVIDE_BY_ZERO = 2, SK_TRAP_OVERFLOW = 4,
-    SK_TRAP_UNDERFLOW = 8, SK_TRAP_INEXACT = 16, SK_TRAP_INPUT_DENORMAL = 32
+    SK_TRAP_INVALID = 1,
+    SK_TRAP_DIVIDE_BY_ZERO = 2,
+    SK_TRAP_OVERFLOW = 4,
+    SK_TRAP_UNDERFLOW = 8,
+    SK_TRAP_INEXACT = 16,
+    SK_TRAP_INPUT_DENORMAL = 32
 };
 typedef struct sk_fenv_state {
-    int32_t rounding;             /* enum sk_fenv_rounding */
-    int32_t flush_to_zero;        /* results flushed (x86 FTZ, AArch64 FZ) */
-    int32_t denormals_are_zero;   /* inputs flushed (x86 DAZ, AArch64 FZ) */
-    uint32_t traps;               /* enabled traps, enum sk_fenv_trap bits */
+    int32_t rounding;           /* enum sk_fenv_rounding */
+    int32_t flush_to_zero;      /* results flushed (x86 FTZ, AArch64 FZ) */
+    int32_t denormals_are_zero; /* inputs flushed (x86 DAZ, AArch64 FZ) */
+    uint32_t traps;             /* enabled traps, enum sk_fenv_trap bits */
 } sk_fenv_state;
 
 /* What an operation needs from the calling thread's FP state. */
-enum sk_fenv_need {
-    SK_NEED_NEAREST = 1, SK_NEED_GRADUAL_UNDERFLOW = 2, SK_NEED_NO_TRAPS = 4
-};
+enum sk_fenv_need { SK_NEED_NEAREST = 1, SK_NEED_GRADUAL_UNDERFLOW = 2, SK_NEED_NO_TRAPS = 4 };
 
 /* What each operation needs (enum sk_operation -> sk_fenv_need bits): Cast
  * is bit manipulation (nothing); Dequant and Hurray dequantization compute
@@ -103,7 +116,9 @@ int sk_fenv_unmet(int needs);
 /* Test support: opaque save/restore of the whole FP environment, and a
  * setter.  sk_fenv_set returns 0, or -1 when this CPU cannot represent the
  * requested state (e.g. traps that read back as disabled). */
-typedef struct sk_fenv_saved { uint64_t opaque[64]; } sk_fenv_saved;
+typedef struct sk_fenv_saved {
+    uint64_t opaque[64];
+} sk_fenv_saved;
 int sk_fenv_save(sk_fenv_saved *saved);
 int sk_fenv_restore(const sk_fenv_saved *saved);
 int sk_fenv_set(const sk_fenv_state *state);
@@ -130,7 +145,7 @@ typedef struct sk_walk {
     int64_t in_step;
     int64_t out_step;
     int32_t outer_rank;
-    int32_t dense;                /* both runs are packed scalars */
+    int32_t dense; /* both runs are packed scalars */
     int32_t in_size;
     int32_t out_size;
     /* Per-axis plans: the walk axis that holds the channel axis; -1: none
@@ -150,9 +165,8 @@ typedef struct sk_walk {
  * walk never merges it into a faster axis, so every run either keeps one
  * channel or walks the channels in order.  Returns SK_OK or
  * SK_INVALID_SHAPE for arguments out of contract. */
-int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride,
-                    const int64_t *out_stride, int64_t in_size,
-                    int64_t out_size, int channel_axis, sk_walk *walk);
+int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride, const int64_t *out_stride,
+                    int64_t in_size, int64_t out_size, int channel_axis, sk_walk *walk);
 
 /* ---- Layout and binding rules ------------------------------------------ */
 /* One checker serves every entry: execute (bindings), the EV74 decoder
@@ -162,31 +176,31 @@ enum sk_rule {
     SK_RULE_NONE = 0,
     /* layouts (sk_layout_check): status SK_UNSUPPORTED_LAYOUT unless noted;
      * a limit's status is SK_OVERFLOW on the host, SK_DEVICE_LIMIT on the EV74 */
-    SK_RULE_EXTENT_LIMIT = 14,    /* an extent beyond the domain; value: the extent, limit: the largest */
-    SK_RULE_NEGATIVE_STRIDE = 1,  /* value: the stride */
-    SK_RULE_STRIDE_MULTIPLE = 2,  /* value: the stride; limit: the element size */
-    SK_RULE_NOT_NORMALISED = 3,   /* descriptor form: a singleton axis or an empty tensor with a nonzero stride */
-    SK_RULE_BROADCAST = 4,        /* zero stride on an axis of extent > 1; value: the extent */
-    SK_RULE_STRIDE_LIMIT = 5,     /* stride beyond the domain; value: stride, limit: the largest */
-    SK_RULE_SPAN_LIMIT = 6,       /* the accessed span passes the limit at this axis;
+    SK_RULE_EXTENT_LIMIT = 14,   /* an extent beyond the domain; value: the extent, limit: the largest */
+    SK_RULE_NEGATIVE_STRIDE = 1, /* value: the stride */
+    SK_RULE_STRIDE_MULTIPLE = 2, /* value: the stride; limit: the element size */
+    SK_RULE_NOT_NORMALISED = 3,  /* descriptor form: a singleton axis or an empty tensor with a nonzero stride */
+    SK_RULE_BROADCAST = 4,       /* zero stride on an axis of extent > 1; value: the extent */
+    SK_RULE_STRIDE_LIMIT = 5,    /* stride beyond the domain; value: stride, limit: the largest */
+    SK_RULE_SPAN_LIMIT = 6,      /* the accessed span passes the limit at this axis;
                                    * value: the span of the axes before it, limit: the largest span */
-    SK_RULE_AXES_OVERLAP = 7,     /* the sorted-axis nonoverlap proof fails; value: the stride,
+    SK_RULE_AXES_OVERLAP = 7,    /* the sorted-axis nonoverlap proof fails; value: the stride,
                                    * limit: the bytes spanned by the faster axes */
     /* bindings (sk_binding_fault): status SK_INVALID_BINDING unless noted */
-    SK_RULE_VIEW_LIMIT = 8,       /* SK_OVERFLOW: a view longer than 2^63-1 bytes; value: its length */
-    SK_RULE_NULL = 9,             /* null view for nonempty work; limit: the bytes required */
-    SK_RULE_SHORT = 10,           /* value: the view's bytes; limit: the bytes required */
-    SK_RULE_ADDRESS_LIMIT = 11,   /* SK_OVERFLOW (SK_DEVICE_LIMIT): the view ends past the address domain; value: the
+    SK_RULE_VIEW_LIMIT = 8,     /* SK_OVERFLOW: a view longer than 2^63-1 bytes; value: its length */
+    SK_RULE_NULL = 9,           /* null view for nonempty work; limit: the bytes required */
+    SK_RULE_SHORT = 10,         /* value: the view's bytes; limit: the bytes required */
+    SK_RULE_ADDRESS_LIMIT = 11, /* SK_OVERFLOW (SK_DEVICE_LIMIT): the view ends past the address domain; value: the
                                    * address, limit: the largest end (one past its last byte) */
-    SK_RULE_MISALIGNED = 12,      /* value: the address; limit: the alignment */
-    SK_RULE_PORTS_OVERLAP = 13    /* the accessed input and output ranges overlap (port 1) */
+    SK_RULE_MISALIGNED = 12,    /* value: the address; limit: the alignment */
+    SK_RULE_PORTS_OVERLAP = 13  /* the accessed input and output ranges overlap (port 1) */
 };
 
 /* The first rule a layout or binding breaks: SK_OK and SK_RULE_NONE when
  * none.  `port`: 0 input, 1 output; `axis`: -1 for the port as a whole. */
 typedef struct sk_fault {
-    int32_t status;               /* enum sk_status */
-    int32_t rule;                 /* enum sk_rule */
+    int32_t status; /* enum sk_status */
+    int32_t rule;   /* enum sk_rule */
     int32_t port;
     int32_t axis;
     uint64_t value;
@@ -203,11 +217,11 @@ uint64_t sk_domain_end(int domain);
 
 /* One port's geometry: byte strides in logical axis order. */
 typedef struct sk_layout {
-    int32_t rank;                 /* 0..6 */
+    int32_t rank; /* 0..6 */
     int32_t port;
-    int32_t domain;               /* enum sk_domain */
-    int32_t normalised;           /* descriptor form: singleton axes and empty tensors carry zero strides */
-    int64_t item;                 /* element bytes */
+    int32_t domain;     /* enum sk_domain */
+    int32_t normalised; /* descriptor form: singleton axes and empty tensors carry zero strides */
+    int64_t item;       /* element bytes */
     uint64_t extent[6];
     int64_t stride[6];
 } sk_layout;
@@ -234,21 +248,20 @@ typedef struct sk_binding {
  * most 2^63-1), then for nonempty work null, short, the view's end within
  * the domain, alignment; then overlap of the accessed ranges.  Returns the
  * fault's status.  Every entry that takes pointers runs it first. */
-int sk_binding_fault(const sk_binding *need, int domain, uint64_t src, uint64_t src_len, uint64_t dst,
-                     uint64_t dst_len, sk_fault *fault);
+int sk_binding_fault(const sk_binding *need, int domain, uint64_t src, uint64_t src_len, uint64_t dst, uint64_t dst_len,
+                     sk_fault *fault);
 
 /* ---- Cast ------------------------------------------------------------- */
 enum sk_cast_kind { SK_CAST_F32_BF16 = 0, SK_CAST_BF16_F32 = 1 };
 typedef struct sk_cast_plan {
-    int32_t kind;                 /* enum sk_cast_kind */
-    int32_t route;                /* enum sk_route, compiled and available */
+    int32_t kind;  /* enum sk_cast_kind */
+    int32_t route; /* enum sk_route, compiled and available */
     sk_binding binding;
     sk_walk walk;
 } sk_cast_plan;
 
 /* Binding check, then the conversion; src/dst views of src_len/dst_len bytes. */
-int sk_cast_execute(const sk_cast_plan *plan, const void *src, uint64_t src_len, void *dst,
-                    uint64_t dst_len);
+int sk_cast_execute(const sk_cast_plan *plan, const void *src, uint64_t src_len, void *dst, uint64_t dst_len);
 
 /* ---- Per-axis parameters ------------------------------------------------ */
 /* Dequant and Quant plans take one parameter set per index along one axis
@@ -262,11 +275,11 @@ int sk_cast_execute(const sk_cast_plan *plan, const void *src, uint64_t src_len,
  * in prepare and the workspace for as long as it is used; it frees
  * nothing. */
 typedef struct sk_axis {
-    int32_t axis;                 /* the channel axis of the plan's shape */
+    int32_t axis; /* the channel axis of the plan's shape */
     int32_t reserved;
-    int64_t count;                /* channels, the axis's extent; 0: per tensor (the plan's scalars) */
-    const uint32_t *bits;         /* count scale (Dequant) or multiplier (Quant) bits */
-    const int32_t *zero_points;   /* count zero points */
+    int64_t count;              /* channels, the axis's extent; 0: per tensor (the plan's scalars) */
+    const uint32_t *bits;       /* count scale (Dequant) or multiplier (Quant) bits */
+    const int32_t *zero_points; /* count zero points */
     void *space;
     uint64_t space_bytes;
 } sk_axis;
@@ -277,26 +290,26 @@ enum sk_dequant_output { SK_DEQUANT_F32 = 0, SK_DEQUANT_BF16 = 1 };
  * and the scale's representation bits (no FP arithmetic).  Every form gives
  * the bits of the staged expression ((float)q - (float)zp) * scale. */
 enum sk_dequant_form {
-    SK_DEQUANT_NARROW = 0,        /* zp in INT8 range: exact integer difference, convert, multiply */
-    SK_DEQUANT_NARROW_POW2 = 1,   /* zp in INT8 range, scale 2^e, -4 <= e <= 4: exact scaled conversion */
-    SK_DEQUANT_WIDE_POW2 = 2,     /* zp in [-16777089, 16777088], scale 2^e, -4 <= e <= 4 */
-    SK_DEQUANT_WIDE_UNIT = 3,     /* other zp, scale 1: staged conversion and subtraction */
-    SK_DEQUANT_WIDE = 4,          /* other zp: staged conversion, subtraction, multiplication */
+    SK_DEQUANT_NARROW = 0,      /* zp in INT8 range: exact integer difference, convert, multiply */
+    SK_DEQUANT_NARROW_POW2 = 1, /* zp in INT8 range, scale 2^e, -4 <= e <= 4: exact scaled conversion */
+    SK_DEQUANT_WIDE_POW2 = 2,   /* zp in [-16777089, 16777088], scale 2^e, -4 <= e <= 4 */
+    SK_DEQUANT_WIDE_UNIT = 3,   /* other zp, scale 1: staged conversion and subtraction */
+    SK_DEQUANT_WIDE = 4,        /* other zp: staged conversion, subtraction, multiplication */
     SK_DEQUANT_FORM_COUNT = 5
 };
 typedef struct sk_dequant_plan {
-    int32_t output;               /* enum sk_dequant_output */
-    int32_t route;                /* enum sk_route */
-    uint32_t scale_bits;          /* admitted: finite, > 0 */
+    int32_t output;      /* enum sk_dequant_output */
+    int32_t route;       /* enum sk_route */
+    uint32_t scale_bits; /* admitted: finite, > 0 */
     int32_t zero_point;
-    int32_t form;                 /* set by sk_dequant_prepare */
-    int32_t exponent;             /* e of a power-of-two scale (pow2 forms) */
+    int32_t form;     /* set by sk_dequant_prepare */
+    int32_t exponent; /* e of a power-of-two scale (pow2 forms) */
     /* avx512 route, BF16 output: the result of each of the 256 INT8 inputs
      * (index: the input byte), as its low bytes [0] and high bytes [1].
      * sk_dequant_prepare computes them by the scalar expression in the
      * default FP state, whatever the caller's; other plans leave them zero. */
     uint8_t bf16_table[2][256];
-    sk_axis axis;                 /* per-axis parameters (axis.count > 0) */
+    sk_axis axis; /* per-axis parameters (axis.count > 0) */
     sk_binding binding;
     sk_walk walk;
 } sk_dequant_plan;
@@ -315,26 +328,27 @@ int sk_dequant_prepare(sk_dequant_plan *plan);
 /* Binding check; then, for nonempty work, the FP environment (nearest,
  * gradual underflow, no traps) before any conversion or write:
  * SK_UNSUPPORTED_ENVIRONMENT otherwise. */
-int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t src_len, void *dst,
-                       uint64_t dst_len);
+int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t src_len, void *dst, uint64_t dst_len);
 
 /* ---- Quant ------------------------------------------------------------ */
 enum sk_quant_input { SK_QUANT_F32 = 0, SK_QUANT_BF16 = 1, SK_QUANT_F16 = 2 };
 enum sk_quant_rounding {
-    SK_QUANT_NEAREST_EVEN = 0, SK_QUANT_TOWARD_ZERO = 1,
-    SK_QUANT_TOWARD_POSITIVE = 2, SK_QUANT_TOWARD_NEGATIVE = 3
+    SK_QUANT_NEAREST_EVEN = 0,
+    SK_QUANT_TOWARD_ZERO = 1,
+    SK_QUANT_TOWARD_POSITIVE = 2,
+    SK_QUANT_TOWARD_NEGATIVE = 3
 };
 typedef struct sk_quant_plan {
-    int32_t input;                /* enum sk_quant_input */
-    int32_t rounding;             /* enum sk_quant_rounding */
-    int32_t route;                /* enum sk_route */
-    uint32_t multiplier_bits;     /* admitted: finite, > 0 */
-    int32_t zero_point;           /* admitted: [-128, 127] */
-    int32_t prepared;             /* set by sk_quant_prepare: the fields below are the multiplier's */
-    uint64_t msig;                /* multiplier = msig * 2^mexp, msig odd */
+    int32_t input;            /* enum sk_quant_input */
+    int32_t rounding;         /* enum sk_quant_rounding */
+    int32_t route;            /* enum sk_route */
+    uint32_t multiplier_bits; /* admitted: finite, > 0 */
+    int32_t zero_point;       /* admitted: [-128, 127] */
+    int32_t prepared;         /* set by sk_quant_prepare: the fields below are the multiplier's */
+    uint64_t msig;            /* multiplier = msig * 2^mexp, msig odd */
     int32_t mexp;
-    int32_t exact_only;           /* subnormal multiplier: every block takes the exact path */
-    sk_axis axis;                 /* per-axis parameters (axis.count > 0) */
+    int32_t exact_only; /* subnormal multiplier: every block takes the exact path */
+    sk_axis axis;       /* per-axis parameters (axis.count > 0) */
     sk_binding binding;
     sk_walk walk;
 } sk_quant_plan;
@@ -353,8 +367,7 @@ int sk_quant_prepare(sk_quant_plan *plan);
  * binding check; then, for nonempty work, the FP environment (nearest
  * rounding, no traps; flush modes are fine: the exact repair path covers
  * them) before any write. */
-int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_len, void *dst,
-                     uint64_t dst_len);
+int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_len, void *dst, uint64_t dst_len);
 
 /* ---- EV74 host codec ---------------------------------------------------- */
 /* The 224-byte little-endian descriptor of simaai_kernels_ev74_quant_v1.
@@ -362,15 +375,27 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
  * offset and type, and simakernels.ev74 builds its struct layout from it. */
 enum sk_ev74_layout {
     SK_EV74_DESCRIPTOR_SIZE = 224,
-    SK_EV74_MAGIC = 0x3151534b,       /* bytes "KSQ1" */
+    SK_EV74_MAGIC = 0x3151534b, /* bytes "KSQ1" */
     SK_EV74_VERSION = 1,
     SK_EV74_MAX_RANK = 6,
-    SK_EV74_OFF_MAGIC = 0, SK_EV74_OFF_VERSION = 4, SK_EV74_OFF_LENGTH = 6,
-    SK_EV74_OFF_CONVERSION = 8, SK_EV74_OFF_RANK = 12, SK_EV74_OFF_FLAGS = 16,
-    SK_EV74_OFF_RESERVED0 = 20, SK_EV74_OFF_INPUT_ADDRESS = 24, SK_EV74_OFF_OUTPUT_ADDRESS = 32,
-    SK_EV74_OFF_COUNT = 40, SK_EV74_OFF_INPUT_SPAN = 48, SK_EV74_OFF_OUTPUT_SPAN = 56,
-    SK_EV74_OFF_EXTENTS = 64, SK_EV74_OFF_INPUT_STRIDES = 112, SK_EV74_OFF_OUTPUT_STRIDES = 160,
-    SK_EV74_OFF_MULTIPLIER = 208, SK_EV74_OFF_ZERO_POINT = 212, SK_EV74_OFF_ROUNDING = 216,
+    SK_EV74_OFF_MAGIC = 0,
+    SK_EV74_OFF_VERSION = 4,
+    SK_EV74_OFF_LENGTH = 6,
+    SK_EV74_OFF_CONVERSION = 8,
+    SK_EV74_OFF_RANK = 12,
+    SK_EV74_OFF_FLAGS = 16,
+    SK_EV74_OFF_RESERVED0 = 20,
+    SK_EV74_OFF_INPUT_ADDRESS = 24,
+    SK_EV74_OFF_OUTPUT_ADDRESS = 32,
+    SK_EV74_OFF_COUNT = 40,
+    SK_EV74_OFF_INPUT_SPAN = 48,
+    SK_EV74_OFF_OUTPUT_SPAN = 56,
+    SK_EV74_OFF_EXTENTS = 64,
+    SK_EV74_OFF_INPUT_STRIDES = 112,
+    SK_EV74_OFF_OUTPUT_STRIDES = 160,
+    SK_EV74_OFF_MULTIPLIER = 208,
+    SK_EV74_OFF_ZERO_POINT = 212,
+    SK_EV74_OFF_ROUNDING = 216,
     SK_EV74_OFF_RESERVED1 = 220,
     SK_EV74_FIELD_COUNT = 19
 };
@@ -387,32 +412,31 @@ typedef struct sk_ev74_field {
 const sk_ev74_field *sk_ev74_field_at(int index);
 
 /* Flag bits; every other bit is reserved and must be zero. */
-enum sk_ev74_flags { SK_EV74_FLAG_SCALAR = 1 };   /* a rank-0 request lowered to rank 1 */
+enum sk_ev74_flags { SK_EV74_FLAG_SCALAR = 1 }; /* a rank-0 request lowered to rank 1 */
 
 typedef struct sk_ev74_descriptor {
-    uint32_t conversion;          /* enum sk_quant_input */
+    uint32_t conversion; /* enum sk_quant_input */
     uint32_t rank;
     uint32_t flags;
-    uint32_t rounding;            /* enum sk_quant_rounding */
-    uint64_t input_address;       /* 0 in a relocatable packet */
+    uint32_t rounding;      /* enum sk_quant_rounding */
+    uint64_t input_address; /* 0 in a relocatable packet */
     uint64_t output_address;
-    uint64_t count;               /* logical elements; 0: empty, no numerical work */
-    uint64_t input_span;          /* accessed bytes */
+    uint64_t count;      /* logical elements; 0: empty, no numerical work */
+    uint64_t input_span; /* accessed bytes */
     uint64_t output_span;
     uint64_t extent[6];
     uint64_t input_stride[6];
     uint64_t output_stride[6];
     uint32_t multiplier_bits;
     int32_t zero_point;
-    int32_t entry;                /* numerical entry: conversion * 4 + rounding */
-    int32_t bound;                /* both address slots are set */
+    int32_t entry; /* numerical entry: conversion * 4 + rounding */
+    int32_t bound; /* both address slots are set */
 } sk_ev74_descriptor;
 
 /* Device-side validation of every field before an entry is selected:
  * SK_OK with *out filled, or SK_INVALID_DESCRIPTOR with a NUL-terminated
  * message naming the field (at most `capacity` bytes). */
-int sk_ev74_decode(const uint8_t *bytes, size_t length, sk_ev74_descriptor *out,
-                   char *message, size_t capacity);
+int sk_ev74_decode(const uint8_t *bytes, size_t length, sk_ev74_descriptor *out, char *message, size_t capacity);
 
 /* Host device model: the decoded entry's numerical core (the Quant leaves of
  * `route`, as the A65 backend runs them) on `n` packed elements, after the
@@ -422,9 +446,17 @@ int sk_ev74_run_span(const sk_ev74_descriptor *d, int route, const void *src, ui
 
 /* ---- Hurray per-tensor affine dequantization ----------------------------- */
 enum sk_hurray_storage {
-    SK_HURRAY_INT8 = 0, SK_HURRAY_UINT8 = 1, SK_HURRAY_INT16 = 2, SK_HURRAY_UINT16 = 3,
-    SK_HURRAY_INT32 = 4, SK_HURRAY_UINT32 = 5, SK_HURRAY_INT4 = 6, SK_HURRAY_UINT4 = 7,
-    SK_HURRAY_INT2 = 8, SK_HURRAY_UINT2 = 9, SK_HURRAY_STORAGE_COUNT = 10
+    SK_HURRAY_INT8 = 0,
+    SK_HURRAY_UINT8 = 1,
+    SK_HURRAY_INT16 = 2,
+    SK_HURRAY_UINT16 = 3,
+    SK_HURRAY_INT32 = 4,
+    SK_HURRAY_UINT32 = 5,
+    SK_HURRAY_INT4 = 6,
+    SK_HURRAY_UINT4 = 7,
+    SK_HURRAY_INT2 = 8,
+    SK_HURRAY_UINT2 = 9,
+    SK_HURRAY_STORAGE_COUNT = 10
 };
 /* x = scale * (q - zero_point): the difference in wrapping signed 32-bit
  * arithmetic, converted to binary32 (nearest-even), times the binary32 scale.

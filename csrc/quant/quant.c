@@ -4,7 +4,7 @@
 #include "../common/axis.h"
 #include "../common/fenv.h"
 
-#if SK_HAVE_SSE2  /* the x86 leaves' FTZ/DAZ threshold (sk_quant_ctx.fast_min) */
+#if SK_HAVE_SSE2 /* the x86 leaves' FTZ/DAZ threshold (sk_quant_ctx.fast_min) */
 /* floor(log2 |x * m|) of the exact product, x finite and nonzero. */
 static int32_t product_log2(const sk_quant_ctx *c, sk_q_decoded d) {
     return sk_q_bitlen64((uint64_t)d.sig * c->msig) - 1 + d.exp + c->mexp;
@@ -16,11 +16,13 @@ static int32_t product_log2(const sk_quant_ctx *c, sk_q_decoded d) {
 static uint32_t first_reaching(const sk_quant_ctx *c, int input, uint32_t lo, uint32_t hi, int32_t k) {
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
-        const sk_q_decoded d = input == SK_QUANT_F32 ? sk_q_decode_f32(mid)
-                             : input == SK_QUANT_BF16 ? sk_q_decode_bf16((uint16_t)mid)
-                                                      : sk_q_decode_f16((uint16_t)mid);
-        if (product_log2(c, d) >= k) hi = mid;
-        else lo = mid + 1;
+        const sk_q_decoded d = input == SK_QUANT_F32    ? sk_q_decode_f32(mid)
+                               : input == SK_QUANT_BF16 ? sk_q_decode_bf16((uint16_t)mid)
+                                                        : sk_q_decode_f16((uint16_t)mid);
+        if (product_log2(c, d) >= k)
+            hi = mid;
+        else
+            lo = mid + 1;
     }
     return lo;
 }
@@ -57,7 +59,7 @@ void sk_quant_ctx_flushing(sk_quant_ctx *c, int input, int flushes) {
     const uint32_t infinity = input == SK_QUANT_F32 ? 0x7f800000u : input == SK_QUANT_BF16 ? 0x7f80u : 0x7c00u;
     c->flushes = flushes;
     c->fast_min = infinity;
-#if SK_HAVE_SSE2  /* (the NEON leaves test each product's exponent instead) */
+#if SK_HAVE_SSE2 /* (the NEON leaves test each product's exponent instead) */
     if (!c->exact_only && flushes) c->fast_min = first_reaching(c, input, min_normal, infinity, -126);
 #else
     (void)min_normal;
@@ -65,8 +67,7 @@ void sk_quant_ctx_flushing(sk_quant_ctx *c, int input, int flushes) {
 }
 
 static int params_admitted(uint32_t bits, int32_t zero_point) {
-    return !(bits >> 31) && ((bits >> 23) & 0xffu) != 0xffu && bits != 0 && zero_point >= -128 &&
-           zero_point <= 127;
+    return !(bits >> 31) && ((bits >> 23) & 0xffu) != 0xffu && bits != 0 && zero_point >= -128 && zero_point <= 127;
 }
 
 static int prepare_axis(sk_quant_plan *plan);
@@ -74,8 +75,8 @@ static int prepare_axis(sk_quant_plan *plan);
 int sk_quant_prepare(sk_quant_plan *plan) {
     plan->prepared = 0;
     if (plan->input < 0 || plan->input > SK_QUANT_F16 || plan->rounding < 0 ||
-        plan->rounding > SK_QUANT_TOWARD_NEGATIVE || plan->route < 0 ||
-        plan->route >= SK_ROUTE_COUNT || !sk_route_compiled(plan->route))
+        plan->rounding > SK_QUANT_TOWARD_NEGATIVE || plan->route < 0 || plan->route >= SK_ROUTE_COUNT ||
+        !sk_route_compiled(plan->route))
         return SK_INVALID_OPERATION;
     if (plan->axis.count > 0) {
         const int status = prepare_axis(plan);
@@ -90,17 +91,17 @@ int sk_quant_prepare(sk_quant_plan *plan) {
 
 /* The kernel table (kernel.h): [route][input * 4 + rounding]. */
 #define ENTRY(isa, in, mode, strided, every_other, block) \
-    {sk_quant_##in##_i8_##mode##__##isa, strided, every_other, block}
+    { sk_quant_##in##_i8_##mode##__##isa, strided, every_other, block }
 #define EO(isa, in, mode) sk_quant_##in##_i8_##mode##_every_other__##isa
 #define STRIDED(isa, in, mode) sk_quant_##in##_i8_##mode##_strided__##isa
 #define NONE(isa, in, mode) NULL
-#define ROW(isa, in, st, eo, block)                                                                      \
-    ENTRY(isa, in, ne, st(isa, in, ne), eo(isa, in, ne), block),                                          \
-    ENTRY(isa, in, tz, st(isa, in, tz), eo(isa, in, tz), block),                                          \
-    ENTRY(isa, in, tp, st(isa, in, tp), eo(isa, in, tp), block),                                          \
-    ENTRY(isa, in, tn, st(isa, in, tn), eo(isa, in, tn), block)
+#define ROW(isa, in, st, eo, block)                                  \
+    ENTRY(isa, in, ne, st(isa, in, ne), eo(isa, in, ne), block),     \
+        ENTRY(isa, in, tz, st(isa, in, tz), eo(isa, in, tz), block), \
+        ENTRY(isa, in, tp, st(isa, in, tp), eo(isa, in, tp), block), \
+        ENTRY(isa, in, tn, st(isa, in, tn), eo(isa, in, tn), block)
 #define ROUTE(isa, st, eo, block) \
-    {ROW(isa, f32, st, eo, block), ROW(isa, bf16, st, eo, block), ROW(isa, f16, st, eo, block)}
+    { ROW(isa, f32, st, eo, block), ROW(isa, bf16, st, eo, block), ROW(isa, f16, st, eo, block) }
 static const sk_kernel quant_kernels[SK_ROUTE_COUNT][12] = {
 #if SK_HAVE_NEON
     [SK_ROUTE_NEON] = ROUTE(neon, NONE, EO, 2 * SK_BLOCK),
@@ -133,16 +134,17 @@ const sk_kernel *sk_quant_kernel(int route, int variant) {
  * flushes and one that does not (channel axis outside the inner run: the
  * route's leaves run each channel as a tensor of its own), then the
  * repeating table of the inner run's parameter-vector leaf. */
-#define AXIS_LEAVES(isa)                                                                                 \
-    {sk_quant_f32_i8_ne_axis__##isa, sk_quant_f32_i8_tz_axis__##isa, sk_quant_f32_i8_tp_axis__##isa,       \
-     sk_quant_f32_i8_tn_axis__##isa, sk_quant_bf16_i8_ne_axis__##isa, sk_quant_bf16_i8_tz_axis__##isa,     \
-     sk_quant_bf16_i8_tp_axis__##isa, sk_quant_bf16_i8_tn_axis__##isa, sk_quant_f16_i8_ne_axis__##isa,     \
-     sk_quant_f16_i8_tz_axis__##isa, sk_quant_f16_i8_tp_axis__##isa, sk_quant_f16_i8_tn_axis__##isa}
+#define AXIS_LEAVES(isa)                                                                                      \
+    {                                                                                                         \
+        sk_quant_f32_i8_ne_axis__##isa, sk_quant_f32_i8_tz_axis__##isa, sk_quant_f32_i8_tp_axis__##isa,       \
+            sk_quant_f32_i8_tn_axis__##isa, sk_quant_bf16_i8_ne_axis__##isa, sk_quant_bf16_i8_tz_axis__##isa, \
+            sk_quant_bf16_i8_tp_axis__##isa, sk_quant_bf16_i8_tn_axis__##isa, sk_quant_f16_i8_ne_axis__##isa, \
+            sk_quant_f16_i8_tz_axis__##isa, sk_quant_f16_i8_tp_axis__##isa, sk_quant_f16_i8_tn_axis__##isa    \
+    }
 static const sk_periodic_fn axis_leaves[SK_ROUTE_COUNT][12] = {
     [SK_ROUTE_SCALAR] = AXIS_LEAVES(scalar),
 #if SK_HAVE_SSE2
-    [SK_ROUTE_SSE2] = AXIS_LEAVES(sse2),
-    [SK_ROUTE_AVX2] = AXIS_LEAVES(avx2),
+    [SK_ROUTE_SSE2] = AXIS_LEAVES(sse2),     [SK_ROUTE_AVX2] = AXIS_LEAVES(avx2),
     [SK_ROUTE_AVX512] = AXIS_LEAVES(avx512),
 #endif
 #if SK_HAVE_NEON
@@ -150,7 +152,8 @@ static const sk_periodic_fn axis_leaves[SK_ROUTE_COUNT][12] = {
 #endif
 };
 #undef AXIS_LEAVES
-static const sk_runs_fn runs_leaves[SK_ROUTE_COUNT][12] = {  /* AArch64 only: x86 has no target there */
+/* Runs leaves: AArch64 only (x86 has no target there). */
+static const sk_runs_fn runs_leaves[SK_ROUTE_COUNT][12] = {
 #if SK_HAVE_NEON
     [SK_ROUTE_NEON] = {sk_quant_f32_i8_ne_runs__neon, sk_quant_f32_i8_tz_runs__neon, sk_quant_f32_i8_tp_runs__neon,
                        sk_quant_f32_i8_tn_runs__neon, sk_quant_bf16_i8_ne_runs__neon, sk_quant_bf16_i8_tz_runs__neon,
@@ -161,7 +164,7 @@ static const sk_runs_fn runs_leaves[SK_ROUTE_COUNT][12] = {  /* AArch64 only: x8
 
 typedef struct axis_space {
     sk_quant_ctx *ctx[2];  /* [flushes] */
-    sk_quant_table *table;  /* [flushes] */
+    sk_quant_table *table; /* [flushes] */
     float *multiplier;
     int32_t *zero_point;
     int64_t period;
@@ -202,7 +205,7 @@ static int prepare_axis(sk_quant_plan *plan) {
         sk_quant_ctx_flushing(&a.ctx[1][c], plan->input, 1);
     }
     for (int64_t i = 0, c = 0; i < a.period; ++i, c = c + 1 == axis->count ? 0 : c + 1) {
-        a.multiplier[i] = a.ctx[0][c].multiplier;  /* bits copied, no arithmetic */
+        a.multiplier[i] = a.ctx[0][c].multiplier; /* bits copied, no arithmetic */
         a.zero_point[i] = axis->zero_points[c];
     }
     a.table[0] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[0], axis->count, 0};
@@ -215,22 +218,24 @@ static void execute_axis(const sk_quant_plan *plan, const void *src, void *dst, 
     carve_axis(plan->axis.count, plan->axis.space, &a);
     const int variant = plan->input * 4 + plan->rounding;
     const sk_channels ch = {
-        .kernel = &quant_kernels[plan->route][variant], .ctx = (const char *)a.ctx[flushes != 0],
-        .ctx_size = sizeof(sk_quant_ctx), .periodic = axis_leaves[plan->route][variant], .runs = runs_leaves[plan->route][variant],
+        .kernel = &quant_kernels[plan->route][variant],
+        .ctx = (const char *)a.ctx[flushes != 0],
+        .ctx_size = sizeof(sk_quant_ctx),
+        .periodic = axis_leaves[plan->route][variant],
+        .runs = runs_leaves[plan->route][variant],
         .table = &a.table[flushes != 0],
         .period = a.period,
     };
     sk_walk_channels(&plan->walk, src, dst, &ch, plan->route);
 }
 
-int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_len, void *dst,
-                     uint64_t dst_len) {
+int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_len, void *dst, uint64_t dst_len) {
     if (!plan->prepared || plan->input < 0 || plan->input > SK_QUANT_F16 || plan->rounding < 0 ||
         plan->rounding > SK_QUANT_TOWARD_NEGATIVE || !sk_route_usable(plan->route))
         return SK_INVALID_OPERATION;
     const int status = sk_binding_check(&plan->binding, src, src_len, dst, dst_len);
     if (status != SK_OK) return status;
-    if (plan->walk.runs == 0) return SK_OK;  /* empty: nothing to compute */
+    if (plan->walk.runs == 0) return SK_OK; /* empty: nothing to compute */
     /* The product rounding needs nearest rounding and no trap may fire;
      * flush-to-zero/denormals-are-zero are repaired exactly.  One reading
      * of the control register serves the check and the leaves. */
@@ -249,7 +254,6 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
     c.exact_only = plan->exact_only;
     c.stream_elements = 0;
     sk_quant_ctx_flushing(&c, plan->input, sk_fenv_control_flushes(control));
-    sk_walk_go(&plan->walk, src, dst, &quant_kernels[plan->route][plan->input * 4 + plan->rounding], plan->route,
-               &c);
+    sk_walk_go(&plan->walk, src, dst, &quant_kernels[plan->route][plan->input * 4 + plan->rounding], plan->route, &c);
     return SK_OK;
 }

@@ -50,10 +50,12 @@ static inline __attribute__((always_inline)) __m256i twice_less1_16(__m256i x) {
 static inline __attribute__((always_inline)) __m256i every_other8(const void *src, size_t j, int input) {
     if (input == SK_QUANT_F32) {
         const __m128i *in = (const __m128i *)((const uint32_t *)src + 2 * j);
-        const __m256i a = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(in)), _mm_loadu_si128(in + 2), 1);
-        const __m256i b = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(in + 1)), _mm_loadu_si128(in + 3), 1);
-        return _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b),
-                                                     _MM_SHUFFLE(2, 0, 2, 0)));
+        const __m256i a =
+            _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(in)), _mm_loadu_si128(in + 2), 1);
+        const __m256i b =
+            _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(in + 1)), _mm_loadu_si128(in + 3), 1);
+        return _mm256_castps_si256(
+            _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(2, 0, 2, 0)));
     }
     return _mm256_loadu_si256((const __m256i *)((const uint16_t *)src + 2 * j));
 }
@@ -68,8 +70,8 @@ static inline __attribute__((always_inline)) __m256i every_other_less1(const voi
 
 /* The low test of a block (only under FTZ/DAZ): every lane zero or of
  * magnitude bits at least fast_min. */
-static inline __attribute__((always_inline)) int q_above_min(const void *src, size_t i, int input,
-                                                           uint32_t low, size_t step) {
+static inline __attribute__((always_inline)) int q_above_min(const void *src, size_t i, int input, uint32_t low,
+                                                             size_t step) {
     if (step == 2) {
         const __m256i lo = _mm256_min_epu32(
             _mm256_min_epu32(every_other_less1(src, i, input), every_other_less1(src, i + 8, input)),
@@ -86,9 +88,9 @@ static inline __attribute__((always_inline)) int q_above_min(const void *src, si
         return _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(lo, bound), lo)) == -1;
     }
     const __m256i *in = (const __m256i *)((const uint16_t *)src + i);
-    const __m256i lo = _mm256_min_epu16(twice_less1_16(_mm256_loadu_si256(in)),
-                                        twice_less1_16(_mm256_loadu_si256(in + 1)));
-    const __m256i short_of = _mm256_subs_epu16(_mm256_set1_epi16((short)low), lo);  /* 0 when lo >= low */
+    const __m256i lo =
+        _mm256_min_epu16(twice_less1_16(_mm256_loadu_si256(in)), twice_less1_16(_mm256_loadu_si256(in + 1)));
+    const __m256i short_of = _mm256_subs_epu16(_mm256_set1_epi16((short)low), lo); /* 0 when lo >= low */
     return _mm256_testz_si256(short_of, short_of);
 }
 
@@ -98,11 +100,14 @@ static inline __attribute__((always_inline)) int q_above_min(const void *src, si
  * exactly. */
 static inline __attribute__((always_inline)) __m256i to_int(__m256 p, int mode) {
     switch (mode) {
-    case SK_QUANT_NEAREST_EVEN: return _mm256_cvtps_epi32(p);
-    case SK_QUANT_TOWARD_ZERO: return _mm256_cvttps_epi32(p);
+    case SK_QUANT_NEAREST_EVEN:
+        return _mm256_cvtps_epi32(p);
+    case SK_QUANT_TOWARD_ZERO:
+        return _mm256_cvttps_epi32(p);
     case SK_QUANT_TOWARD_POSITIVE:
         return _mm256_cvtps_epi32(_mm256_round_ps(p, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
-    default: return _mm256_cvtps_epi32(_mm256_round_ps(p, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+    default:
+        return _mm256_cvtps_epi32(_mm256_round_ps(p, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
     }
 }
 
@@ -118,8 +123,7 @@ static inline __attribute__((always_inline)) __m256 every_other_f32(const void *
     return _mm256_castsi256_ps(input == SK_QUANT_BF16 ? _mm256_slli_epi32(x, 16) : x);
 }
 
-static inline __attribute__((always_inline)) void every_other_f16(const void *src, size_t j, __m256 *lo,
-                                                                  __m256 *hi) {
+static inline __attribute__((always_inline)) void every_other_f16(const void *src, size_t j, __m256 *lo, __m256 *hi) {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i words = _mm256_packus_epi32(_mm256_blend_epi16(every_other8(src, j, SK_QUANT_F16), zero, 0xaa),
                                               _mm256_blend_epi16(every_other8(src, j + 8, SK_QUANT_F16), zero, 0xaa));
@@ -134,8 +138,8 @@ static inline __attribute__((always_inline)) void every_other_f16(const void *sr
  * that, so *a holds elements 0-15 and *b 16-31 in order.  FP32/FP16 and
  * every other element: *a holds 0-3 8-11 4-7 12-15 and *b the same 16
  * later (see to_bytes). */
-static inline __attribute__((always_inline)) void q_products(const void *src, size_t i, int input, __m256 m,
-                                                             int mode, __m256i *a, __m256i *b, size_t step) {
+static inline __attribute__((always_inline)) void q_products(const void *src, size_t i, int input, __m256 m, int mode,
+                                                             __m256i *a, __m256i *b, size_t step) {
     __m256 v0, v1, v2, v3;
     if (step == 2 && input == SK_QUANT_F16) {
         every_other_f16(src, i, &v0, &v1);
@@ -151,7 +155,7 @@ static inline __attribute__((always_inline)) void q_products(const void *src, si
         v1 = _mm256_loadu_ps(in + 8);
         v2 = _mm256_loadu_ps(in + 16);
         v3 = _mm256_loadu_ps(in + 24);
-    } else if (input == SK_QUANT_BF16) {  /* the BF16 word is the upper FP32 half */
+    } else if (input == SK_QUANT_BF16) { /* the BF16 word is the upper FP32 half */
         const __m256i *in = (const __m256i *)((const uint16_t *)src + i);
         const __m256i x0 = _mm256_loadu_si256(in), x1 = _mm256_loadu_si256(in + 1);
         const __m256i zero = _mm256_setzero_si256();
@@ -159,7 +163,7 @@ static inline __attribute__((always_inline)) void q_products(const void *src, si
         v1 = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, x0));
         v2 = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, x1));
         v3 = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, x1));
-    } else {  /* F16C widens FP16 exactly */
+    } else { /* F16C widens FP16 exactly */
         const __m128i *in = (const __m128i *)((const uint16_t *)src + i);
         v0 = _mm256_cvtph_ps(_mm_loadu_si128(in));
         v1 = _mm256_cvtph_ps(_mm_loadu_si128(in + 1));
@@ -183,14 +187,14 @@ static inline __attribute__((always_inline)) int q_no_indefinite(__m256i a, __m2
 static inline __attribute__((always_inline)) __m256i to_bytes(__m256i a, __m256i b, __m256i zp, int input,
                                                               size_t step) {
     const __m256i bytes = _mm256_packs_epi16(_mm256_adds_epi16(a, zp), _mm256_adds_epi16(b, zp));
-    if (input == SK_QUANT_BF16 && step == 1)  /* 8-byte groups: 0-7, 16-23, 8-15, 24-31 */
+    if (input == SK_QUANT_BF16 && step == 1) /* 8-byte groups: 0-7, 16-23, 8-15, 24-31 */
         return _mm256_permute4x64_epi64(bytes, _MM_SHUFFLE(3, 1, 2, 0));
     /* 4-byte groups: 0-3, 8-11, 16-19, 24-27, then 4-7, 12-15, ... */
     return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-static inline __attribute__((always_inline)) void q_store(int8_t *out, __m256i a, __m256i b, __m256i zp,
-                                                          int input, size_t step, int stream) {
+static inline __attribute__((always_inline)) void q_store(int8_t *out, __m256i a, __m256i b, __m256i zp, int input,
+                                                          size_t step, int stream) {
     const __m256i v = to_bytes(a, b, zp, input, step);
     if (stream)
         _mm256_stream_si256((__m256i *)out, v);

@@ -52,8 +52,8 @@ static inline __attribute__((always_inline)) __m512i every_other_less1(const voi
 
 /* The low test of a block (only under FTZ/DAZ): every lane zero or of
  * magnitude bits at least fast_min; `low` is 2 fast_min - 1. */
-static inline __attribute__((always_inline)) int q_above_min(const void *src, size_t i, int input,
-                                                           uint32_t low, size_t step) {
+static inline __attribute__((always_inline)) int q_above_min(const void *src, size_t i, int input, uint32_t low,
+                                                             size_t step) {
     if (step == 2) {
         const __m512i lo = _mm512_min_epu32(
             _mm512_min_epu32(every_other_less1(src, i, input), every_other_less1(src, i + 16, input)),
@@ -64,13 +64,12 @@ static inline __attribute__((always_inline)) int q_above_min(const void *src, si
         const uint32_t *in = (const uint32_t *)src + i;
         const __m512i lo = _mm512_min_epu32(
             _mm512_min_epu32(twice_less1_32(_mm512_loadu_si512(in)), twice_less1_32(_mm512_loadu_si512(in + 16))),
-            _mm512_min_epu32(twice_less1_32(_mm512_loadu_si512(in + 32)),
-                             twice_less1_32(_mm512_loadu_si512(in + 48))));
+            _mm512_min_epu32(twice_less1_32(_mm512_loadu_si512(in + 32)), twice_less1_32(_mm512_loadu_si512(in + 48))));
         return _mm512_cmplt_epu32_mask(lo, _mm512_set1_epi32((int)low)) == 0;
     }
     const uint16_t *in = (const uint16_t *)src + i;
-    const __m512i lo = _mm512_min_epu16(twice_less1_16(_mm512_loadu_si512(in)),
-                                        twice_less1_16(_mm512_loadu_si512(in + 32)));
+    const __m512i lo =
+        _mm512_min_epu16(twice_less1_16(_mm512_loadu_si512(in)), twice_less1_16(_mm512_loadu_si512(in + 32)));
     return _mm512_cmplt_epu16_mask(lo, _mm512_set1_epi16((short)low)) == 0;
 }
 
@@ -79,10 +78,14 @@ static inline __attribute__((always_inline)) int q_above_min(const void *src, si
 static inline __attribute__((always_inline)) __m512i product(__m512 x, __m512 m, int mode) {
     const __m512 p = _mm512_mul_ps(x, m);
     switch (mode) {
-    case SK_QUANT_NEAREST_EVEN: return _mm512_cvt_roundps_epi32(p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    case SK_QUANT_TOWARD_ZERO: return _mm512_cvtt_roundps_epi32(p, _MM_FROUND_NO_EXC);
-    case SK_QUANT_TOWARD_POSITIVE: return _mm512_cvt_roundps_epi32(p, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-    default: return _mm512_cvt_roundps_epi32(p, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    case SK_QUANT_NEAREST_EVEN:
+        return _mm512_cvt_roundps_epi32(p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    case SK_QUANT_TOWARD_ZERO:
+        return _mm512_cvtt_roundps_epi32(p, _MM_FROUND_NO_EXC);
+    case SK_QUANT_TOWARD_POSITIVE:
+        return _mm512_cvt_roundps_epi32(p, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+    default:
+        return _mm512_cvt_roundps_epi32(p, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
     }
 }
 
@@ -114,8 +117,8 @@ static inline __attribute__((always_inline)) __m512 f16_widen16(const __m128i *i
 /* The block's rounded products saturated to int16, 32 lanes in each of *a
  * and *b, in the order the packs leave them (to_bytes restores element
  * order). */
-static inline __attribute__((always_inline)) void q_products(const void *src, size_t i, int input, __m512 m,
-                                                             int mode, __m512i *a, __m512i *b, size_t step) {
+static inline __attribute__((always_inline)) void q_products(const void *src, size_t i, int input, __m512 m, int mode,
+                                                             __m512i *a, __m512i *b, size_t step) {
     const enum widen w = widen_of(input, step);
     __m512 v0, v1, v2, v3;
     if (step == 2) {
@@ -156,11 +159,10 @@ static inline __attribute__((always_inline)) int q_no_indefinite(__m512i a, __m5
 /* Byte k of the packed block holds element PAIRS_ORDER[k] (the inverse is
  * applied): after the packs, 128-bit lane j holds elements 8j + {0, 2, 4,
  * 6, 1, 3, 5, 7} of the first 32, then the same of the last 32. */
-static const uint8_t pairs_order[64] = {
-    0, 4, 1, 5, 2, 6, 3, 7, 16, 20, 17, 21, 18, 22, 19, 23,
-    32, 36, 33, 37, 34, 38, 35, 39, 48, 52, 49, 53, 50, 54, 51, 55,
-    8, 12, 9, 13, 10, 14, 11, 15, 24, 28, 25, 29, 26, 30, 27, 31,
-    40, 44, 41, 45, 42, 46, 43, 47, 56, 60, 57, 61, 58, 62, 59, 63};
+static const uint8_t pairs_order[64] = {0,  4,  1,  5,  2,  6,  3,  7,  16, 20, 17, 21, 18, 22, 19, 23,
+                                        32, 36, 33, 37, 34, 38, 35, 39, 48, 52, 49, 53, 50, 54, 51, 55,
+                                        8,  12, 9,  13, 10, 14, 11, 15, 24, 28, 25, 29, 26, 30, 27, 31,
+                                        40, 44, 41, 45, 42, 46, 43, 47, 56, 60, 57, 61, 58, 62, 59, 63};
 
 /* The 64 INT8 results in element order (the zero point added at int16, as
  * in quant_avx2.c).  Loaded whole inputs leave 128-bit lane k holding
@@ -168,14 +170,12 @@ static const uint8_t pairs_order[64] = {
  * reordered byte by byte (vpermb, one shuffle like the dword permute). */
 static inline __attribute__((always_inline)) __m512i to_bytes(__m512i a, __m512i b, __m512i zp, enum widen w) {
     const __m512i bytes = _mm512_packs_epi16(_mm512_adds_epi16(a, zp), _mm512_adds_epi16(b, zp));
-    if (w == WIDE_PAIRS)
-        return _mm512_permutexvar_epi8(_mm512_loadu_si512(pairs_order), bytes);
-    return _mm512_permutexvar_epi32(
-        _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), bytes);
+    if (w == WIDE_PAIRS) return _mm512_permutexvar_epi8(_mm512_loadu_si512(pairs_order), bytes);
+    return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), bytes);
 }
 
-static inline __attribute__((always_inline)) void q_store(int8_t *out, __m512i a, __m512i b, __m512i zp,
-                                                          int input, size_t step, int stream) {
+static inline __attribute__((always_inline)) void q_store(int8_t *out, __m512i a, __m512i b, __m512i zp, int input,
+                                                          size_t step, int stream) {
     const __m512i v = to_bytes(a, b, zp, widen_of(input, step));
     if (stream)
         _mm512_stream_si512((void *)out, v);

@@ -21,8 +21,8 @@
 #include "../common/axis.h"
 
 /* The exact path for elements [i, end) at table positions from at + i. */
-static inline void axis_exact(const sk_quant_table *t, size_t at, const void *src, int8_t *out, size_t i,
-                              size_t end, int input, int mode) {
+static inline void axis_exact(const sk_quant_table *t, size_t at, const void *src, int8_t *out, size_t i, size_t end,
+                              int input, int mode) {
     int64_t c = (int64_t)((at + i) % (size_t)t->channels);
     for (; i < end; ++i) {
         out[i] = sk_quant_exact(&t->ctx[c], sk_q_decode_at(input, src, i), mode);
@@ -36,23 +36,21 @@ static inline __attribute__((always_inline)) void axis_exact_run(const void *tab
     axis_exact(table, at, src, dst, 0, n, input, mode);
 }
 
-#define LEAF(isa, run, in_name, input, mode_name, mode)                                                 \
-    SK_QUANT_AXIS_LEAF(sk_quant_##in_name##_i8_##mode_name##_axis__##isa) {                             \
-        run(table, at, src, dst, n, input, mode);                                                       \
-    }
-#define LEAVES_FOR(isa, run, in_name, input)                                                            \
-    LEAF(isa, run, in_name, input, ne, SK_QUANT_NEAREST_EVEN)                                           \
-    LEAF(isa, run, in_name, input, tz, SK_QUANT_TOWARD_ZERO)                                            \
-    LEAF(isa, run, in_name, input, tp, SK_QUANT_TOWARD_POSITIVE)                                        \
+#define LEAF(isa, run, in_name, input, mode_name, mode) \
+    SK_QUANT_AXIS_LEAF(sk_quant_##in_name##_i8_##mode_name##_axis__##isa) { run(table, at, src, dst, n, input, mode); }
+#define LEAVES_FOR(isa, run, in_name, input)                     \
+    LEAF(isa, run, in_name, input, ne, SK_QUANT_NEAREST_EVEN)    \
+    LEAF(isa, run, in_name, input, tz, SK_QUANT_TOWARD_ZERO)     \
+    LEAF(isa, run, in_name, input, tp, SK_QUANT_TOWARD_POSITIVE) \
     LEAF(isa, run, in_name, input, tn, SK_QUANT_TOWARD_NEGATIVE)
-#define LEAVES(isa, run)                                                                                \
-    LEAVES_FOR(isa, run, f32, SK_QUANT_F32)                                                             \
-    LEAVES_FOR(isa, run, bf16, SK_QUANT_BF16)                                                           \
+#define LEAVES(isa, run)                      \
+    LEAVES_FOR(isa, run, f32, SK_QUANT_F32)   \
+    LEAVES_FOR(isa, run, bf16, SK_QUANT_BF16) \
     LEAVES_FOR(isa, run, f16, SK_QUANT_F16)
-#define LEAVES_OF(isa, run) LEAVES(isa, run)  /* expands a macro naming the isa first */
+#define LEAVES_OF(isa, run) LEAVES(isa, run) /* expands a macro naming the isa first */
 
 LEAVES(scalar, axis_exact_run)
 
 /* One instantiation per vector route. */
-#define AXIS_BODY "../quant/quant_axis_body.h"  /* (from common/) */
+#define AXIS_BODY "../quant/quant_axis_body.h" /* (from common/) */
 #include "../common/axis_instances.h"

@@ -2,10 +2,9 @@
  * instruction set after ../common/axis_lanes.h (its types and moves). */
 /* Blocks from 0 while a whole one remains; returns where they stopped.
  * `flushes`: the control register flushes (the repair test runs). */
-static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_ISA)(const sk_quant_table *t,
-                                                                                    size_t at, const void *src,
-                                                                                    int8_t *out, size_t n,
-                                                                                    int input, int mode,
+static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_ISA)(const sk_quant_table *t, size_t at,
+                                                                                    const void *src, int8_t *out,
+                                                                                    size_t n, int input, int mode,
                                                                                     int flushes) {
     enum { LANES = AXIS_CAT(AXIS_LANES, AXIS_ISA), K = AXIS_CAT(AXIS_K, AXIS_ISA) };
     const float *multiplier = t->multiplier + at;
@@ -20,7 +19,7 @@ static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_I
 #pragma GCC unroll 4
         for (int k = 0; k < K; ++k) {
             const size_t j = i + (size_t)k * LANES;
-            AXIS_U32 bits, nonzero = {0};  /* the input's binary32 bits; its own bits' magnitude */
+            AXIS_U32 bits, nonzero = {0}; /* the input's binary32 bits; its own bits' magnitude */
             if (input == SK_QUANT_F32) {
                 bits = x32[k];
                 nonzero = bits & 0x7fffffffu;
@@ -35,10 +34,9 @@ static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_I
 #else
                     const AXIS_U32 mag = nonzero, e = mag >> 10;
                     const AXIS_U32 normal = (mag << 13) + (112u << 23);
-                    const AXIS_U32 special = normal + (112u << 23);  /* infinities and NaNs */
+                    const AXIS_U32 special = normal + (112u << 23); /* infinities and NaNs */
                     /* mag * 2^-24: an exact integer conversion, then a normal product */
-                    const AXIS_U32 subnormal =
-                        (AXIS_U32)(__builtin_convertvector((AXIS_I32)mag, AXIS_F32) * 0x1p-24f);
+                    const AXIS_U32 subnormal = (AXIS_U32)(__builtin_convertvector((AXIS_I32)mag, AXIS_F32) * 0x1p-24f);
                     const AXIS_I32 zero_e = e == 0, max_e = e == 31;
                     bits = (AXIS_U32)(((AXIS_I32)subnormal & zero_e) | ((AXIS_I32)special & max_e) |
                                       ((AXIS_I32)normal & ~(zero_e | max_e)));
@@ -59,16 +57,15 @@ static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_I
         AXIS_U32 z[K];
         AXIS_CAT(load64, AXIS_ISA)(zero_point + i, z);
 #pragma GCC unroll 4
-        for (int k = 0; k < K; ++k)  /* from 512 every zero point saturates: clamping keeps the conversion in range */
+        for (int k = 0; k < K; ++k) /* from 512 every zero point saturates: clamping keeps the conversion in range */
             r[k] = AXIS_CAT(to_int, AXIS_ISA)(AXIS_CAT(clamp512, AXIS_ISA)(p[k]), mode) + (AXIS_I32)z[k];
-        AXIS_CAT(narrow_i8, AXIS_ISA)(r, out + i);  /* saturates */
+        AXIS_CAT(narrow_i8, AXIS_ISA)(r, out + i); /* saturates */
     }
     return i;
 }
 
-static inline __attribute__((always_inline)) void AXIS_CAT(axis_run, AXIS_ISA)(const void *table, size_t at,
-                                                                               const void *src, void *dst,
-                                                                               size_t n, int input, int mode) {
+static inline __attribute__((always_inline)) void
+AXIS_CAT(axis_run, AXIS_ISA)(const void *table, size_t at, const void *src, void *dst, size_t n, int input, int mode) {
     const sk_quant_table *t = table;
     int8_t *out = dst;
     const size_t i = t->flushes ? AXIS_CAT(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 1)

@@ -25,10 +25,9 @@
 #include "../common/stream.h"
 
 /* Under FTZ/DAZ: blocks [i, end), each tested before its store. */
-static inline __attribute__((always_inline)) void q_blocks_tested(const sk_quant_ctx *c, const void *src,
-                                                                  int8_t *out, size_t i, size_t end,
-                                                                  int input, int mode, size_t step,
-                                                                  int stream) {
+static inline __attribute__((always_inline)) void q_blocks_tested(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                                  size_t i, size_t end, int input, int mode,
+                                                                  size_t step, int stream) {
     const q_mul m = q_multiplier(c);
     const q_vec zp = q_zero_point(c);
     const uint32_t low_bound = 2 * c->fast_min - 1;
@@ -50,10 +49,9 @@ static inline __attribute__((always_inline)) void q_blocks_tested(const sk_quant
  * indefinite lane is gone over again: the blocks that hold one are
  * recomputed by the exact path, over the fast path's bytes; the others
  * were right. */
-static inline __attribute__((always_inline)) void q_blocks_chunked(const sk_quant_ctx *c, const void *src,
-                                                                   int8_t *out, size_t i, size_t end,
-                                                                   int input, int mode, size_t step,
-                                                                   int stream) {
+static inline __attribute__((always_inline)) void q_blocks_chunked(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                                   size_t i, size_t end, int input, int mode,
+                                                                   size_t step, int stream) {
     const q_mul m = q_multiplier(c);
     const q_vec zp = q_zero_point(c);
     while (i < end) {
@@ -79,14 +77,18 @@ static inline __attribute__((always_inline)) void q_blocks_chunked(const sk_quan
 }
 
 static inline __attribute__((always_inline)) void q_blocks(const sk_quant_ctx *c, const void *src, int8_t *out,
-                                                           size_t i, size_t end, int input, int mode,
-                                                           size_t step, int stream) {
+                                                           size_t i, size_t end, int input, int mode, size_t step,
+                                                           int stream) {
     if (c->flushes) {
-        if (stream) q_blocks_tested(c, src, out, i, end, input, mode, step, 1);
-        else q_blocks_tested(c, src, out, i, end, input, mode, step, 0);
+        if (stream)
+            q_blocks_tested(c, src, out, i, end, input, mode, step, 1);
+        else
+            q_blocks_tested(c, src, out, i, end, input, mode, step, 0);
     } else {
-        if (stream) q_blocks_chunked(c, src, out, i, end, input, mode, step, 1);
-        else q_blocks_chunked(c, src, out, i, end, input, mode, step, 0);
+        if (stream)
+            q_blocks_chunked(c, src, out, i, end, input, mode, step, 1);
+        else
+            q_blocks_chunked(c, src, out, i, end, input, mode, step, 0);
     }
 }
 
@@ -98,31 +100,32 @@ static inline __attribute__((always_inline)) void q_blocks(const sk_quant_ctx *c
 static inline __attribute__((always_inline)) size_t q_steps(const sk_quant_ctx *c, const void *src, int8_t *out,
                                                             size_t n, int input, int mode, size_t step) {
     size_t i = 0;
-    const size_t reach = step == 2 && Q_GAP_AFTER ? n - 1 : n;  /* n >= 1 */
+    const size_t reach = step == 2 && Q_GAP_AFTER ? n - 1 : n; /* n >= 1 */
     if (!c->exact_only && reach >= QBLOCK) {
-        const int stream = sk_stream_run(sk_stream_count(c->stream_elements, n), step * (input == SK_QUANT_F32 ? 4 : 2), 1);
+        const int stream =
+            sk_stream_run(sk_stream_count(c->stream_elements, n), step * (input == SK_QUANT_F32 ? 4 : 2), 1);
         if (stream) {
             i = (size_t)(-(uintptr_t)out & (QALIGN - 1));
             sk_quant_exact_steps(c, src, out, 0, i, input, mode, step);
         }
         const size_t end = i + (reach - i) / QBLOCK * QBLOCK;
         q_blocks(c, src, out, i, end, input, mode, step, stream);
-        if (stream) _mm_sfence();  /* order the streamed stores before whatever follows */
+        if (stream) _mm_sfence(); /* order the streamed stores before whatever follows */
         i = end;
     }
     return i;
 }
 
 /* A dense run: the blocks, then the rest (and subnormal multipliers) exact. */
-static inline __attribute__((always_inline)) void q_run(const sk_quant_ctx *c, const void *src, int8_t *out,
-                                                        size_t n, int input, int mode) {
+static inline __attribute__((always_inline)) void q_run(const sk_quant_ctx *c, const void *src, int8_t *out, size_t n,
+                                                        int input, int mode) {
     sk_quant_exact_span(c, src, out, q_steps(c, src, out, n, input, mode, 1), n, input, mode);
 }
 
 /* Every other element: the blocks; the walk stages the rest through the
  * dense leaf (kernel.h), which gives a last whole block the fast path. */
-static inline __attribute__((always_inline)) size_t q_every_other(const sk_quant_ctx *c, const void *src,
-                                                                  int8_t *out, size_t n, int input, int mode) {
+static inline __attribute__((always_inline)) size_t q_every_other(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                                  size_t n, int input, int mode) {
     return q_steps(c, src, out, n, input, mode, 2);
 }
 

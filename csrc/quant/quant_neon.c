@@ -29,7 +29,9 @@
 
 /* Written out vector by vector: GCC 12 -O2 keeps 4-trip loops over arrays
  * of vectors rolled, through the stack. */
-typedef struct block { float32x4_t x0, x1, x2, x3; } block;
+typedef struct block {
+    float32x4_t x0, x1, x2, x3;
+} block;
 
 /* Four FP32 / eight 16-bit inputs at *p, packed (step 1) or every other
  * element (step 2, LD2), and *p moved past them: for LD2 an opaque moving
@@ -65,7 +67,7 @@ static inline __attribute__((always_inline)) block load_block(const void *src, s
         b.x3 = load_f32(p, step);
     } else {
         const uint16x8_t a = load_u16(p, step), c = load_u16(p, step);
-        if (input == SK_QUANT_BF16) {  /* the BF16 word is the upper FP32 half */
+        if (input == SK_QUANT_BF16) { /* the BF16 word is the upper FP32 half */
             b.x0 = vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(a), 16));
             b.x1 = vreinterpretq_f32_u32(vshll_high_n_u16(a, 16));
             b.x2 = vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(c), 16));
@@ -84,10 +86,14 @@ static inline __attribute__((always_inline)) block load_block(const void *src, s
 /* A product to int32 by the mode's rounding, saturating; NaN gives 0. */
 static inline __attribute__((always_inline)) int32x4_t to_int(float32x4_t p, int mode) {
     switch (mode) {
-    case SK_QUANT_NEAREST_EVEN: return vcvtnq_s32_f32(p);
-    case SK_QUANT_TOWARD_ZERO: return vcvtq_s32_f32(p);
-    case SK_QUANT_TOWARD_POSITIVE: return vcvtpq_s32_f32(p);
-    default: return vcvtmq_s32_f32(p);
+    case SK_QUANT_NEAREST_EVEN:
+        return vcvtnq_s32_f32(p);
+    case SK_QUANT_TOWARD_ZERO:
+        return vcvtq_s32_f32(p);
+    case SK_QUANT_TOWARD_POSITIVE:
+        return vcvtpq_s32_f32(p);
+    default:
+        return vcvtmq_s32_f32(p);
     }
 }
 
@@ -135,7 +141,7 @@ static inline __attribute__((always_inline)) size_t blocks(const sk_quant_ctx *c
                                                            size_t n, int input, int mode, int step) {
     size_t i = 0;
     if (c->exact_only) return 0;
-    const char *p = src;  /* block i's first element */
+    const char *p = src; /* block i's first element */
     const float32x4_t m = vdupq_n_f32(c->multiplier);
     const int16x8_t zp = vdupq_n_s16((int16_t)c->zero_point);
     if (!c->flushes) {
@@ -173,28 +179,35 @@ static inline __attribute__((always_inline)) size_t blocks(const sk_quant_ctx *c
  * its own (above), so the padding lanes change nothing, and the exact
  * path's ~70 instructions an element (a short row's whole cost) are not
  * needed.  Out of line, so that the leaves' own prologues stay lean. */
-static inline __attribute__((always_inline)) void padded(const sk_quant_ctx *c, const void *src, int8_t *out,
-                                                         size_t i, size_t n, int input, int mode) {
+static inline __attribute__((always_inline)) void padded(const sk_quant_ctx *c, const void *src, int8_t *out, size_t i,
+                                                         size_t n, int input, int mode) {
     const size_t size = input == SK_QUANT_F32 ? 4 : 2;
     _Alignas(16) char in[SK_BLOCK * 4] = {0};
     int8_t result[SK_BLOCK];
     memcpy(in, (const char *)src + i * size, (n - i) * size);
     const char *p = in;
     const block x = load_block(in, 0, &p, input, 1);
-    vst1q_s8(result, to_bytes(products(x, vdupq_n_f32(c->multiplier)), mode,
-                              vdupq_n_s16((int16_t)c->zero_point)));
+    vst1q_s8(result, to_bytes(products(x, vdupq_n_f32(c->multiplier)), mode, vdupq_n_s16((int16_t)c->zero_point)));
     memcpy(out + i, result, n - i);
 }
 
-#define PADDED(input)                                                                                  \
-    static __attribute__((noinline)) void padded_##input(const sk_quant_ctx *c, const void *src,        \
-                                                         int8_t *out, size_t i, size_t n, int mode) {    \
-        switch (mode) {                                                                                \
-        case SK_QUANT_NEAREST_EVEN: padded(c, src, out, i, n, input, SK_QUANT_NEAREST_EVEN); break;    \
-        case SK_QUANT_TOWARD_ZERO: padded(c, src, out, i, n, input, SK_QUANT_TOWARD_ZERO); break;      \
-        case SK_QUANT_TOWARD_POSITIVE: padded(c, src, out, i, n, input, SK_QUANT_TOWARD_POSITIVE); break; \
-        default: padded(c, src, out, i, n, input, SK_QUANT_TOWARD_NEGATIVE); break;                    \
-        }                                                                                              \
+#define PADDED(input)                                                                                         \
+    static __attribute__((noinline)) void padded_##input(const sk_quant_ctx *c, const void *src, int8_t *out, \
+                                                         size_t i, size_t n, int mode) {                      \
+        switch (mode) {                                                                                       \
+        case SK_QUANT_NEAREST_EVEN:                                                                           \
+            padded(c, src, out, i, n, input, SK_QUANT_NEAREST_EVEN);                                          \
+            break;                                                                                            \
+        case SK_QUANT_TOWARD_ZERO:                                                                            \
+            padded(c, src, out, i, n, input, SK_QUANT_TOWARD_ZERO);                                           \
+            break;                                                                                            \
+        case SK_QUANT_TOWARD_POSITIVE:                                                                        \
+            padded(c, src, out, i, n, input, SK_QUANT_TOWARD_POSITIVE);                                       \
+            break;                                                                                            \
+        default:                                                                                              \
+            padded(c, src, out, i, n, input, SK_QUANT_TOWARD_NEGATIVE);                                       \
+            break;                                                                                            \
+        }                                                                                                     \
     }
 PADDED(SK_QUANT_F32)
 PADDED(SK_QUANT_BF16)
@@ -203,24 +216,28 @@ PADDED(SK_QUANT_F16)
 
 /* A dense leaf's tail: one padded block, or, under flushing and for a
  * subnormal multiplier, the exact path. */
-static inline __attribute__((always_inline)) void tail(const sk_quant_ctx *c, const void *src, int8_t *out,
-                                                       size_t i, size_t n, int input, int mode) {
+static inline __attribute__((always_inline)) void tail(const sk_quant_ctx *c, const void *src, int8_t *out, size_t i,
+                                                       size_t n, int input, int mode) {
     if (i == n) return;
-    if (c->flushes || c->exact_only) sk_quant_exact_span(c, src, out, i, n, input, mode);
-    else if (input == SK_QUANT_F32) padded_SK_QUANT_F32(c, src, out, i, n, mode);
-    else if (input == SK_QUANT_BF16) padded_SK_QUANT_BF16(c, src, out, i, n, mode);
-    else padded_SK_QUANT_F16(c, src, out, i, n, mode);
+    if (c->flushes || c->exact_only)
+        sk_quant_exact_span(c, src, out, i, n, input, mode);
+    else if (input == SK_QUANT_F32)
+        padded_SK_QUANT_F32(c, src, out, i, n, mode);
+    else if (input == SK_QUANT_BF16)
+        padded_SK_QUANT_BF16(c, src, out, i, n, mode);
+    else
+        padded_SK_QUANT_F16(c, src, out, i, n, mode);
 }
 
-static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src, int8_t *out,
-                                                      size_t n, int input, int mode) {
+static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src, int8_t *out, size_t n,
+                                                      int input, int mode) {
     tail(c, src, out, blocks(c, src, out, n, input, mode, 1), n, input, mode);
 }
 
 /* Every other element: the blocks while another element follows (the last
  * LD2 reads the gap after its last element). */
-static inline __attribute__((always_inline)) size_t run_every_other(const sk_quant_ctx *c, const void *src,
-                                                                    int8_t *out, size_t n, int input, int mode) {
+static inline __attribute__((always_inline)) size_t run_every_other(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                                    size_t n, int input, int mode) {
     return blocks(c, src, out, n - 1, input, mode, 2);
 }
 
@@ -230,8 +247,8 @@ SK_QUANT_EVERY_OTHER_ENTRIES(neon, run_every_other)
 /* Per-axis plans: `count` packed runs of n elements, channels from
  * `channel` on (kernel.h sk_runs_fn), each with its channel's context,
  * inlined. */
-static inline __attribute__((always_inline)) void runs(const void *table, size_t channel, const void *src,
-                                                       void *dst, size_t n, size_t count, int input, int mode) {
+static inline __attribute__((always_inline)) void runs(const void *table, size_t channel, const void *src, void *dst,
+                                                       size_t n, size_t count, int input, int mode) {
     const sk_quant_table *t = table;
     const char *in = src;
     int8_t *out = dst;
@@ -241,9 +258,9 @@ static inline __attribute__((always_inline)) void runs(const void *table, size_t
         c = c + 1 == (size_t)t->channels ? 0 : c + 1;
     }
 }
-#define RUNS_ENTRY(isa, runner, in_name, input, mode_name, mode)                                        \
-    SK_QUANT_RUNS_LEAF(sk_quant_##in_name##_i8_##mode_name##_runs__##isa) {                             \
-        runner(table, channel, src, dst, n, count, input, mode);                                        \
+#define RUNS_ENTRY(isa, runner, in_name, input, mode_name, mode)            \
+    SK_QUANT_RUNS_LEAF(sk_quant_##in_name##_i8_##mode_name##_runs__##isa) { \
+        runner(table, channel, src, dst, n, count, input, mode);            \
     }
 SK_QUANT_ENTRIES_OF(RUNS_ENTRY, neon, runs)
 #undef RUNS_ENTRY

@@ -11,7 +11,9 @@
 #if SK_HAVE_SSE2
 #include <emmintrin.h>
 
-typedef struct quad { __m128i v[4]; } quad;
+typedef struct quad {
+    __m128i v[4];
+} quad;
 
 static inline __m128i widen_bf16_lo(__m128i h) { return _mm_unpacklo_epi16(_mm_setzero_si128(), h); }
 static inline __m128i widen_bf16_hi(__m128i h) { return _mm_unpackhi_epi16(_mm_setzero_si128(), h); }
@@ -31,8 +33,7 @@ static inline __m128i widen_f16(__m128i h) {
     const __m128i normal = _mm_or_si128(_mm_slli_epi32(_mm_add_epi32(e, _mm_set1_epi32(112)), 23), f13);
     const __m128i special = _mm_or_si128(_mm_set1_epi32(0x7f800000), f13);
     const __m128i sub = _mm_andnot_si128(_mm_cmpeq_epi32(f, _mm_setzero_si128()),
-                                         _mm_sub_epi32(_mm_castps_si128(_mm_cvtepi32_ps(f)),
-                                                       _mm_set1_epi32(24 << 23)));
+                                         _mm_sub_epi32(_mm_castps_si128(_mm_cvtepi32_ps(f)), _mm_set1_epi32(24 << 23)));
     const __m128i is_special = _mm_cmpeq_epi32(e, _mm_set1_epi32(31));
     const __m128i is_sub = _mm_cmpeq_epi32(e, _mm_setzero_si128());
     return _mm_or_si128(sign, select(is_special, special, select(is_sub, sub, normal)));
@@ -49,7 +50,7 @@ static inline __attribute__((always_inline)) quad load_block(const void *src, si
     } else {
         const __m128i *in = (const __m128i *)((const uint16_t *)src + i);
         const __m128i a = _mm_loadu_si128(in), b = _mm_loadu_si128(in + 1);
-        if (input == SK_QUANT_BF16) {  /* the BF16 word is the upper FP32 half */
+        if (input == SK_QUANT_BF16) { /* the BF16 word is the upper FP32 half */
             x.v[0] = widen_bf16_lo(a);
             x.v[1] = widen_bf16_hi(a);
             x.v[2] = widen_bf16_lo(b);
@@ -74,8 +75,12 @@ static inline __attribute__((always_inline)) __m128i finish(__m128 p, int mode, 
     const __m128 c = _mm_max_ps(_mm_min_ps(p, _mm_set1_ps(1024.0f)), _mm_set1_ps(-1024.0f));
     __m128i t;
     switch (mode) {
-    case SK_QUANT_NEAREST_EVEN: t = _mm_cvtps_epi32(c); break;  /* MXCSR: nearest, checked */
-    case SK_QUANT_TOWARD_ZERO: t = _mm_cvttps_epi32(c); break;
+    case SK_QUANT_NEAREST_EVEN:
+        t = _mm_cvtps_epi32(c);
+        break; /* MXCSR: nearest, checked */
+    case SK_QUANT_TOWARD_ZERO:
+        t = _mm_cvttps_epi32(c);
+        break;
     case SK_QUANT_TOWARD_POSITIVE:
         t = _mm_cvttps_epi32(c);
         t = _mm_sub_epi32(t, _mm_castps_si128(_mm_cmplt_ps(_mm_cvtepi32_ps(t), c)));
@@ -93,8 +98,7 @@ static inline __attribute__((always_inline)) __m128i finish(__m128 p, int mode, 
  * that is subnormal (DAZ could flush it) or whose product has a zero
  * exponent (subnormal, or flushed by FTZ).  Infinite and NaN inputs keep
  * nonzero exponents in the product, so "nonzero" is enough. */
-static inline __attribute__((always_inline)) __m128i step(__m128i x, __m128 m, __m128i zp, int mode,
-                                                          __m128i *repair) {
+static inline __attribute__((always_inline)) __m128i step(__m128i x, __m128 m, __m128i zp, int mode, __m128i *repair) {
     const __m128i abs_mask = _mm_set1_epi32(0x7fffffff), min_normal = _mm_set1_epi32(0x00800000);
     const __m128 p = _mm_mul_ps(_mm_castsi128_ps(x), m);
     /* Magnitudes as int32 are nonnegative, so signed compares order them. */
@@ -105,8 +109,8 @@ static inline __attribute__((always_inline)) __m128i step(__m128i x, __m128 m, _
     return finish(p, mode, zp);
 }
 
-static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src,
-                                                       int8_t *out, size_t n, int input, int mode) {
+static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src, int8_t *out, size_t n,
+                                                      int input, int mode) {
     size_t i = 0;
     if (!c->exact_only) {
         const __m128 m = _mm_set1_ps(c->multiplier);

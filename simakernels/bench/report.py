@@ -238,7 +238,8 @@ def plot(data: Dict[str, Any], path: str) -> None:
     styles: Dict[str, Any] = {"dense": "-", "strided": "--", "transposed": ":", "axis-outer": "-.",
                               "axis-inner": (0, (5, 1, 1, 1, 1, 1))}
     # ml_dtypes only ever repeats NumPy's Cast measurement: not drawn twice
-    runners = [n for n in dict.fromkeys(n for r in results for n in r["ns_per_elem"]) if n not in ("memcpy", "ml_dtypes")]
+    named = dict.fromkeys(n for r in results for n in r["ns_per_elem"])
+    runners = [n for n in named if n not in ("memcpy", "ml_dtypes")]
     colours = {name: f"C{i}" for i, name in enumerate(runners)}
 
     def gbps(r: Dict[str, Any], name: str) -> float:

@@ -91,10 +91,10 @@ def run(routes: Sequence[str], ops: Sequence[Op], n: int, threads: int, rounds: 
     for op in ops:
         x = make_parent(op.src, (n,))
         for route in routes:
-            row = overlap(lambda: ours(op, x.copy(), route)[0].call, threads, rounds)
+            row = overlap(lambda op=op, x=x, route=route: ours(op, x.copy(), route)[0].call, threads, rounds)
             print(f"{route:<8} {op.label:<22} {row['reps']:>5} {row['one_ms']:>12.2f} {row['many_ms']:>13.2f} "
                   f"{row['overlap']:>7.2f}x {row['cores']:>10.2f}", file=out, flush=True)
-        row = overlap(lambda: memcpy(n, op).call, threads, rounds)
+        row = overlap(lambda op=op: memcpy(n, op).call, threads, rounds)
         print(f"{'memcpy':<8} {'(same traffic)':<22} {row['reps']:>5} {row['one_ms']:>12.2f} {row['many_ms']:>13.2f} "
               f"{row['overlap']:>7.2f}x {row['cores']:>10.2f}", file=out, flush=True)
 

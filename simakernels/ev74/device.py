@@ -240,7 +240,9 @@ class Device:
             done.extend(self._run_worker(desc, cpu, chunks[cpu]))
         return Completion(n_workers, tuple(done))
 
-    def _run_worker(self, desc: ev_quant.Descriptor, cpu: int, units: List[Tuple[str, int, int, int]]) -> List[WorkUnit]:
+    def _run_worker(
+        self, desc: ev_quant.Descriptor, cpu: int, units: List[Tuple[str, int, int, int]]
+    ) -> List[WorkUnit]:
         item = desc.conversion.itemsize
         block = DMA_BLOCK[desc.conversion]
         local_in = [bytearray(INPUT_SLOT_BYTES) for _ in range(2)]    # ping-pong slots

@@ -12,7 +12,7 @@ device model completes such a submission at once without dispatching work.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Sequence, Tuple, Union
 
 from .. import _rules
 from .._ffi import ffi, lib
@@ -197,7 +197,8 @@ def bind(packet: Packet, plan: Plan, inputs: Sequence[DeviceRegion],
                                                 f"{want:#x}: the packet was not encoded from this plan")
     inputs, outputs = tuple(inputs), tuple(outputs)
     if len(inputs) != 1 or len(outputs) != 1:
-        return Error(ErrorCode.INVALID_ARITY, f"bind takes 1 input and 1 output region, got {len(inputs)} and {len(outputs)}")
+        return Error(ErrorCode.INVALID_ARITY,
+                     f"bind takes 1 input and 1 output region, got {len(inputs)} and {len(outputs)}")
     (need_in,), (need_out,) = plan.input_requirements(), plan.output_requirements()
     if not plan.shared.empty:
         views = []

@@ -159,7 +159,9 @@ class PerTensorAffine:
         try:
             raw = memoryview(data).tobytes()  # bytes-like only: bytes(16) would be sixteen zeros
         except TypeError:
-            raise HurrayFormatError(f"data must be bytes-like (the 16 descriptor bytes), got {type_name(data)}") from None
+            raise HurrayFormatError(
+                f"data must be bytes-like (the 16 descriptor bytes), got {type_name(data)}"
+            ) from None
         if len(raw) != SIZE:
             raise HurrayFormatError(f"length: {len(raw)} bytes, expected {SIZE}")
         tag, version, flags, scale_bits, zero_point, reserved = _LAYOUT.unpack(raw)

@@ -23,7 +23,8 @@ SEQUENCES = [[2.0], np.float32([2.0])]  # per-axis values without axis=
 
 def expected_start(name, value):
     if any(value is v for v in SEQUENCES):
-        return f"{name} is a sequence of 1 values ({type(value).__name__}): one value per index along an axis needs axis="
+        return (f"{name} is a sequence of 1 values ({type(value).__name__}): "
+                "one value per index along an axis needs axis=")
     return f"{name} {value!r} ({type(value).__name__}) must be a real number"
 
 

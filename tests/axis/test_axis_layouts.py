@@ -230,7 +230,7 @@ def test_outer_runs_streamed(route):
     slice of one output, starting anywhere in a line)."""
     cases = []
     for k, n in enumerate((33, 64, 65, 257, 2049)):
-        for name, shape, axis, in_el, out_el in outer_layouts(3, n)[:4]:
+        for _name, shape, axis, in_el, out_el in outer_layouts(3, n)[:4]:
             cases += [op_case(route, op, shape, axis, in_el, out_el, k) for op in OPS]
     with streaming(True):
         reports = run_all(cases, "streamed")

@@ -86,7 +86,7 @@ def test_pickled_plans_give_the_same_bits(route):
 @pytest.mark.parametrize("route", ROUTES)
 def test_pickled_shared_plans_prepare_again(route):
     """The backend-neutral plan pickles too; each route prepares the loaded one."""
-    for what, plan, src, dst, shape, axis, params, mode, ins, outs in every_plan(route)[::3]:
+    for _what, plan, src, dst, shape, axis, params, mode, ins, outs in every_plan(route)[::3]:
         shared = pickle.loads(pickle.dumps(plan.shared))
         again = module_of(src).prepare(shared, route=route)
         assert not isinstance(again, sk.Error), again
@@ -146,7 +146,7 @@ def test_workspace_lives_with_the_plan(route):
     oracle's bits with its own parameters."""
     built = []
     for op, (src, dst, mode) in OPS.items():
-        for name, shape, axis, _, _ in ARRANGEMENTS[:2]:
+        for _name, shape, axis, _, _ in ARRANGEMENTS[:2]:
             params = params_of(src, shape[axis])
             built.append((op, src, dst, shape, axis, params, mode,
                           _plan_alone(route, src, dst, shape, axis, params, mode)))
@@ -171,7 +171,7 @@ def test_large_channel_counts(route):
     assert [axis_period(c) for c in LARGE_COUNTS] == [4096, 4097, 65537]
     cases = []
     for k, count in enumerate(LARGE_COUNTS):
-        for op, (src, dst, mode) in OPS.items():
+        for _op, (src, dst, mode) in OPS.items():
             params = params_of(src, count)
             for shape, axis in (((2, count), 1), ((count, 2), 0)):
                 cases.append(make_case(route, shape, src, dst, axis, params, mode, seed=k, in_excess=1,

@@ -62,7 +62,6 @@ def test_bases_are_valid():
 
 # (id, descriptor bytes, tokens the message must contain)
 def _corruptions():
-    base = fields()
     cases = []
 
     def add(name, data, *tokens):

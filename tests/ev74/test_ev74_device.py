@@ -254,7 +254,8 @@ def test_ring_order_and_ping_pong(device):
 def test_configured_ring(workgroups, ring):
     """The complete configured ring starts, capped at four."""
     with sk.ev74.Device(size=1 << 20, workgroups=workgroups) as d:
-        for shape, si, so, units in (((40,), (4,), None, 40), ((5, 200), (210 * 2, 2), None, 5), ((16,), None, None, 1)):
+        cases = (((40,), (4,), None, 40), ((5, 200), (210 * 2, 2), None, 5), ((16,), None, None, 1))
+        for shape, si, so, units in cases:
             c = run_on_device(d, shape, BF16, si, so, expect_units=units).completion
             assert c.workgroups == (1 if units == 1 else ring)
             order = [u.cpu for u in c.units]

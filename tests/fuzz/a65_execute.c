@@ -20,12 +20,12 @@
 
 #include "simakernels.h"
 
-#define CHECK(cond, what)                                                        \
-    do {                                                                         \
-        if (!(cond)) {                                                           \
-            fprintf(stderr, "a65_execute fuzz: property violated: %s\n", what);  \
-            abort();                                                             \
-        }                                                                        \
+#define CHECK(cond, what)                                                       \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            fprintf(stderr, "a65_execute fuzz: property violated: %s\n", what); \
+            abort();                                                            \
+        }                                                                       \
     } while (0)
 
 enum { MAX_AXES = 4, SENTINEL = 0xA5 };
@@ -53,7 +53,7 @@ static uint32_t next32(reader *r) {
 static int64_t layout(reader *r, int rank, const int64_t *extent, int64_t item, int64_t *stride) {
     int order[MAX_AXES];
     for (int i = 0; i < rank; ++i) order[i] = i;
-    for (int i = rank - 1; i > 0; --i) {  /* Fisher-Yates driven by the input */
+    for (int i = rank - 1; i > 0; --i) { /* Fisher-Yates driven by the input */
         const int j = (int)(next(r) % (unsigned)(i + 1));
         const int t = order[i];
         order[i] = order[j];
@@ -63,7 +63,7 @@ static int64_t layout(reader *r, int rank, const int64_t *extent, int64_t item, 
     for (int k = 0; k < rank; ++k) {
         const int a = order[k];
         if (extent[a] == 1) {
-            stride[a] = 0;  /* normalised, as admission does */
+            stride[a] = 0; /* normalised, as admission does */
             continue;
         }
         stride[a] = covered + item * (int64_t)(next(r) % 3);
@@ -73,7 +73,7 @@ static int64_t layout(reader *r, int rank, const int64_t *extent, int64_t item, 
 }
 
 typedef struct op {
-    int kind;  /* 0 cast, 1 dequant, 2 quant */
+    int kind; /* 0 cast, 1 dequant, 2 quant */
     sk_cast_plan cast;
     sk_dequant_plan dequant;
     sk_quant_plan quant;
@@ -85,10 +85,12 @@ static sk_binding *binding_of(op *o) {
 
 static int run(op *o, int route, const void *src, uint64_t src_len, void *dst, uint64_t dst_len) {
     switch (o->kind) {
-    case 0: o->cast.route = route; return sk_cast_execute(&o->cast, src, src_len, dst, dst_len);
+    case 0:
+        o->cast.route = route;
+        return sk_cast_execute(&o->cast, src, src_len, dst, dst_len);
     case 1:
         o->dequant.route = route;
-        CHECK(sk_dequant_prepare(&o->dequant) == SK_OK, "dequant prepare");  /* per-route table */
+        CHECK(sk_dequant_prepare(&o->dequant) == SK_OK, "dequant prepare"); /* per-route table */
         return sk_dequant_execute(&o->dequant, src, src_len, dst, dst_len);
     default:
         o->quant.route = route;
@@ -110,10 +112,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         out_size = 6 - in_size;
     } else if (o.kind == 1) {
         o.dequant.output = (int32_t)(sub % 2);
-        o.dequant.zero_point = (int32_t)next32(&r) >> (next(&r) % 32);  /* any int32, often small */
+        o.dequant.zero_point = (int32_t)next32(&r) >> (next(&r) % 32); /* any int32, often small */
         o.dequant.scale_bits = next32(&r);
         if (o.dequant.scale_bits >> 31 || ((o.dequant.scale_bits >> 23) & 0xff) == 0xff || !o.dequant.scale_bits)
-            o.dequant.scale_bits = 0x3E800000u;  /* admission refuses those: not this harness's subject */
+            o.dequant.scale_bits = 0x3E800000u; /* admission refuses those: not this harness's subject */
         in_size = 1;
         out_size = o.dequant.output == SK_DEQUANT_F32 ? 4 : 2;
     } else {
@@ -121,7 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         o.quant.rounding = (int32_t)((sub / 3) % 4);
         o.quant.zero_point = (int32_t)(int8_t)next(&r);
         o.quant.multiplier_bits = next32(&r);
-        if (o.quant.multiplier_bits >> 31 || ((o.quant.multiplier_bits >> 23) & 0xff) == 0xff || !o.quant.multiplier_bits)
+        if (o.quant.multiplier_bits >> 31 || ((o.quant.multiplier_bits >> 23) & 0xff) == 0xff ||
+            !o.quant.multiplier_bits)
             o.quant.multiplier_bits = 0x3F800000u;
         in_size = o.quant.input == SK_QUANT_F32 ? 4 : 2;
         out_size = 1;
@@ -131,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (sk_route_compiled(route) && sk_route_available(route)) routes[n_routes++] = route;
     const int route = routes[next(&r) % (unsigned)n_routes];
     const unsigned stream = next(&r);
-    sk_stream_override(stream % 4 == 0 ? 64 : 0);  /* sometimes stream from 64 bytes on */
+    sk_stream_override(stream % 4 == 0 ? 64 : 0); /* sometimes stream from 64 bytes on */
 
     const int rank = (int)(next(&r) % (MAX_AXES + 1));
     int64_t extent[MAX_AXES] = {0}, in_stride[MAX_AXES] = {0}, out_stride[MAX_AXES] = {0};

@@ -19,5 +19,5 @@ int sk_fuzz_cpu_supports(const char *feature) {
     if (!strcmp(feature, "avx512vl")) return __builtin_cpu_supports("avx512vl");
     if (!strcmp(feature, "avx512dq")) return __builtin_cpu_supports("avx512dq");
     if (!strcmp(feature, "avx512vbmi")) return __builtin_cpu_supports("avx512vbmi");
-    return 0;  /* a feature this shim does not know: the route is not offered */
+    return 0; /* a feature this shim does not know: the route is not offered */
 }

@@ -23,12 +23,12 @@
 
 #include "simakernels.h"
 
-#define CHECK(cond, what)                                                          \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            fprintf(stderr, "ev74_decode fuzz: property violated: %s\n", what);    \
-            abort();                                                               \
-        }                                                                          \
+#define CHECK(cond, what)                                                       \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            fprintf(stderr, "ev74_decode fuzz: property violated: %s\n", what); \
+            abort();                                                            \
+        }                                                                       \
     } while (0)
 
 static const unsigned __int128 DOMAIN = (unsigned __int128)1 << 32;
@@ -84,7 +84,8 @@ static unsigned __int128 port_span(const sk_ev74_descriptor *d, const uint64_t *
             offsets[i] = off;
         }
         qsort(offsets, d->count, sizeof *offsets, cmp_u64);
-        for (uint64_t i = 1; i < d->count; ++i) CHECK(offsets[i] - offsets[i - 1] >= item, "accepted overlapping elements");
+        for (uint64_t i = 1; i < d->count; ++i)
+            CHECK(offsets[i] - offsets[i - 1] >= item, "accepted overlapping elements");
         CHECK(offsets[d->count - 1] + item == span, "span is not the last element's end");
         free(offsets);
     }
@@ -139,7 +140,7 @@ static void check_message(const char *message, size_t capacity) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    uint8_t *bytes = malloc(size ? size : 1);  /* exact size: ASan sees any over-read */
+    uint8_t *bytes = malloc(size ? size : 1); /* exact size: ASan sees any over-read */
     CHECK(bytes, "out of memory");
     memcpy(bytes, data, size);
     sk_ev74_descriptor d;

@@ -1,8 +1,8 @@
 """Inputs that take every other element (a[::2], a[:, ::2]) into packed
 outputs: the AVX2, AVX-512 and NEON routes read them in place with
 every_other leaves (csrc/common/kernel.h; NEON by de-interleaving LD2
-loads; the walk stages what a leaf leaves), the others stage them.  Every op, dtype and rounding mode on every route, bit for bit
-against the oracle:
+loads; the walk stages what a leaf leaves), the others stage them.  Every
+op, dtype and rounding mode on every route, bit for bit against the oracle:
 
 * run lengths 1..80 and around the leaves' blocks (8/16/32/64 elements),
   the staging chunk (2048) and 4096, with the input buffer ending at the

@@ -321,7 +321,7 @@ def test_sizes_offsets_and_streaming(route, step, input, stream):
 def test_streaming_under_ftz_daz(route, step):
     """The streamed blocks with the low test (FTZ/DAZ), every input."""
     reports = []
-    for input, dtype in INPUTS.items():
+    for _input, dtype in INPUTS.items():
         m = 0x3F7FFFFF if dtype is not F16 else pow2(-126)
         t = low_bound(dtype, m)
         values = in_every_lane(fast_pool(dtype, m), [t - 1, t, 1], seed=5)

@@ -143,7 +143,8 @@ def test_array_layer_from_threads():
                     backing[:, ::2]).view(NUMPY_VIEW[op.src])
                 out = np.full((ROWS, COLS), SENTINEL, WORD[op.dst]).view(NUMPY_VIEW[op.dst])
                 call(x, out)
-                problems += mismatch(out.view(WORD[op.dst]), expected, f"thread {t} iteration {i} {name} {variant.label}")
+                what = f"thread {t} iteration {i} {name} {variant.label}"
+                problems += mismatch(out.view(WORD[op.dst]), expected, what)
         return problems
 
     problems = run_threads(work)
@@ -204,7 +205,7 @@ def test_ev74_one_packet_bound_by_every_thread():
             regions = [(device.allocate(plan.input_requirements()[0].nbytes),
                         device.allocate(plan.output_requirements()[0].nbytes)) for _, _, _, plan, _ in jobs]
             for i in range(ITERATIONS):
-                for (name, op, variant, plan, packet), (src, dst) in zip(jobs, regions):
+                for (name, _op, variant, plan, packet), (src, dst) in zip(jobs, regions):
                     values, expected = variant.draw(draws, (ROWS, COLS), tame=i % 2 == 0)
                     device.write(src, values)
                     device.write(dst, bytes([SENTINEL]) * dst.capacity)
@@ -244,7 +245,7 @@ def test_another_thread_runs_during_a_call():
         out[:] = bytes([SENTINEL]) * n
         finished = threading.Event()
 
-        def poll() -> None:
+        def poll(finished: threading.Event = finished) -> None:
             while not finished.is_set():
                 if out[0] != SENTINEL and out[-1] == SENTINEL:
                     seen.append(True)

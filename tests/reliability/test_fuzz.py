@@ -257,7 +257,7 @@ def _assert_disjoint(shape, strides, item, nbytes, what):
 def test_admission_is_a_consistent_plan_or_an_error(case, route):
     op, ports, params = case
     specs = {"input": [], "output": []}
-    for role, shape, dtype, layout, strides in ports:
+    for role, shape, dtype, layout, _strides in ports:
         if len(shape) > sk.core.MAX_RANK:
             with pytest.raises(ValueError, match="rank"):
                 sk.TensorSpec(shape, dtype, layout)
@@ -315,6 +315,12 @@ ARENA = 1 << 16       # bytes; both views of a case live in one arena
 OUT_FILL = 0xA5
 
 
+
+def _layout(strides):
+    """A port's layout: strided when strides were drawn, else contiguous."""
+    return sk.Strided(strides) if strides is not None else sk.Contiguous()
+
+
 @st.composite
 def prepared_plans(draw):
     op = draw(st.sampled_from(sorted(OPS)))
@@ -332,9 +338,8 @@ def prepared_plans(draw):
         else:
             params = sk.ops.quant.Params.from_bits(bits, draw(st.integers(-128, 127)),
                                                    draw(st.sampled_from(QUANT_MODES)))
-    layout = (lambda s: sk.Strided(s) if s is not None else sk.Contiguous())
-    request = OPS[op][0].Request([sk.TensorSpec(shape, src_dtype, layout(si))],
-                                 [sk.TensorSpec(shape, dst_dtype, layout(so))], params)
+    request = OPS[op][0].Request([sk.TensorSpec(shape, src_dtype, _layout(si))],
+                                 [sk.TensorSpec(shape, dst_dtype, _layout(so))], params)
     route = draw(st.sampled_from(ROUTES))
     plan = OPS[op][1].check_inference(request, route=route)
     assert not isinstance(plan, sk.Error), plan
@@ -491,11 +496,10 @@ def ev74_plans(draw):
     dtype = draw(st.sampled_from([F32, BF16, F16]))
     shape = draw(small_shapes(max_rank=4))
     si, so = draw(admissible_strides(shape, dtype.itemsize)), draw(admissible_strides(shape, 1))
-    layout = (lambda s: sk.Strided(s) if s is not None else sk.Contiguous())
     params = sk.ops.quant.Params.from_bits(draw(st.integers(1, 0x7F7FFFFF)), draw(st.integers(-128, 127)),
                                            draw(st.sampled_from(QUANT_MODES)))
-    request = sk.ops.quant.Request([sk.TensorSpec(shape, dtype, layout(si))],
-                                   [sk.TensorSpec(shape, I8, layout(so))], params)
+    request = sk.ops.quant.Request([sk.TensorSpec(shape, dtype, _layout(si))],
+                                   [sk.TensorSpec(shape, I8, _layout(so))], params)
     plan = sk.ev74.quant.check_inference(request)
     assert isinstance(plan, sk.ev74.quant.Plan), plan
     return plan

@@ -374,7 +374,8 @@ def format_hex(data: bytes, title: str) -> str:
             raw = data[off:off + f.width]
             label = f.name if f.count == 1 else f"{f.name}[{i}]"
             value = struct.unpack("<" + f.code, raw)[0]
-            shown = f"{value:#x}" if f.name in ("magic", "multiplier", "input_address", "output_address") else str(value)
+            hexadecimal = f.name in ("magic", "multiplier", "input_address", "output_address")
+            shown = f"{value:#x}" if hexadecimal else str(value)
             lines.append(f"{raw.hex():<18} # {off:03d} {label} = {shown}")
     return "\n".join(lines) + "\n"
 
@@ -883,7 +884,8 @@ def decode_check(data) -> Tuple[str, Optional[str]]:
         if got.code is not ErrorCode.INVALID_DESCRIPTOR:
             return "rejected", f"code {got.code.name}: {got.message}"
         if reason is None and certain:
-            return "rejected", f"rejected a descriptor the documented rules accept: {got.message}\n{describe(bytes(data))}"
+            return "rejected", (f"rejected a descriptor the documented rules accept: {got.message}\n"
+                                f"{describe(bytes(data))}")
         word = "descriptor length" if got.message.startswith("descriptor length") else got.message.split("(")[0].strip()
         return word, None
     if not isinstance(got, ev.Descriptor):

@@ -18,8 +18,8 @@ import numpy as np
 import oracle
 import simakernels as sk
 from support.guarded import FLUSHES, GuardedRegion, Log, Regions, c_strides, image_report, span
-from support.oracle_pools import (BF16, F16, F32, FORMAT, H, HURRAY_SCALES, I8, MODES, OPERATIONS, WORD, Operation, Variant,
-                          float_pool, hurray_descriptor, hurray_pack, hurray_pool, rng, spec)
+from support.oracle_pools import (BF16, F16, F32, FORMAT, H, HURRAY_SCALES, I8, MODES, OPERATIONS, WORD, Operation,
+                                  Variant, float_pool, hurray_descriptor, hurray_pack, hurray_pool, rng, spec)
 
 SENTINEL = 0xA5      # output region bytes before a run
 INPUT_FILL = 0x3C    # input region bytes around the elements
@@ -183,7 +183,8 @@ def run_ev74(log: Log, lengths: Iterable[int] = LENGTHS, extra: Iterable[int] = 
                 for input_first in (True, False):
                     at_in = 0 if input_first else memory.size - need_in
                     at_out = memory.size - need_out if input_first else 0
-                    where = f"{what} input {'lower' if input_first else 'upper'} output {'upper' if input_first else 'lower'}"
+                    lower, upper = ("lower", "upper") if input_first else ("upper", "lower")
+                    where = f"{what} input {lower} output {upper}"
                     log.announce(where)
                     memory.bytes[:] = SENTINEL
                     memory.words(at_in, WORD[src], shape, s_in)[...] = pool[pick].reshape(shape)

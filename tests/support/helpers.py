@@ -286,7 +286,9 @@ def assert_bits_equal(got, expected, inputs, what: str = "", shape=None, limit: 
         pytest.fail(report, pytrace=False)
 
 
-def untouched_report(buf: np.ndarray, fill: int, mask: Optional[np.ndarray] = None, what: str = "buffer") -> Optional[str]:
+def untouched_report(
+    buf: np.ndarray, fill: int, mask: Optional[np.ndarray] = None, what: str = "buffer"
+) -> Optional[str]:
     """None when every byte of ``buf`` (where ``mask`` is true) still holds
     ``fill``, else a report of the changed bytes."""
     changed = buf != fill

@@ -176,7 +176,8 @@ def test_version(tmp_path):
 MARKUP = re.compile(r"``|`[^`\s]+`|:(?:func|class|mod|meth|attr):|\*\*")
 
 
-@pytest.mark.parametrize("command", [[], ["info"], ["demo"], ["selftest"], ["bench"]], ids=lambda c: c[0] if c else "top")
+@pytest.mark.parametrize("command", [[], ["info"], ["demo"], ["selftest"], ["bench"]],
+                         ids=lambda c: c[0] if c else "top")
 def test_help_is_plain_text(command, capsys):
     with pytest.raises(SystemExit) as stop:
         cli.main([*command, "--help"])

@@ -145,7 +145,8 @@ def test_python_blocks_parser():
 
 def test_a_failing_block_is_reported_with_its_line(tmp_path, monkeypatch):
     page = tmp_path / "page.md"
-    page.write_text("# Page\n\n```python\nvalue = 41\n```\n\nText.\n\n```python\nvalue += 1\nassert value == 43, value\n```\n")
+    page.write_text("# Page\n\n```python\nvalue = 41\n```\n\n"
+                    "Text.\n\n```python\nvalue += 1\nassert value == 43, value\n```\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     work = tmp_path / "work"
     work.mkdir()

@@ -44,7 +44,7 @@ def test_floor_builds_and_prints_every_row(tmp_path):
         pytest.skip(f"the tool built but has nothing to measure on this CPU: {text.strip()}")
     assert re.search(r"clock \d+\.\d\d GHz", text), text
     for row in ROWS:
-        line = next((l for l in text.splitlines() if l.startswith(row)), None)
+        line = next((text_line for text_line in text.splitlines() if text_line.startswith(row)), None)
         assert line is not None, f"no row {row!r} in:\n{text}"
         figures = [float(f) for f in line[len(row):].split()]
         assert figures and all(f > 0 for f in figures), line

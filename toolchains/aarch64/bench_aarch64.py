@@ -138,7 +138,9 @@ def build_plugin(out_dir: pathlib.Path) -> pathlib.Path:
     return plugin
 
 
-def run_cases(cases: List[Dict[str, Any]], plugin: pathlib.Path, pkg: pathlib.Path, cpu: str) -> Tuple[Dict[str, Any], List[List[int]]]:
+def run_cases(
+    cases: List[Dict[str, Any]], plugin: pathlib.Path, pkg: pathlib.Path, cpu: str
+) -> Tuple[Dict[str, Any], List[List[int]]]:
     with tempfile.TemporaryDirectory() as tmp:
         counts_path = pathlib.Path(tmp, "counts.txt")
         cases_path = pathlib.Path(tmp, "cases.json")

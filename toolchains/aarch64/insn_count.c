@@ -33,17 +33,25 @@
 typedef uint64_t qemu_plugin_id_t;
 typedef struct qemu_info_t {
     const char *target_name;
-    struct { int min; int cur; } version;
+    struct {
+        int min;
+        int cur;
+    } version;
     bool system_emulation;
-    union { struct { int smp_vcpus; int max_vcpus; } system; };
+    union {
+        struct {
+            int smp_vcpus;
+            int max_vcpus;
+        } system;
+    };
 } qemu_info_t;
 struct qemu_plugin_tb;
 struct qemu_plugin_insn;
 enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
 typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
-typedef void (*qemu_plugin_vcpu_syscall_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num,
-                                              uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
-                                              uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8);
+typedef void (*qemu_plugin_vcpu_syscall_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_index, int64_t num, uint64_t a1,
+                                              uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
+                                              uint64_t a7, uint64_t a8);
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
 void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb, enum qemu_plugin_op op, void *ptr,
@@ -67,21 +75,21 @@ enum { LDST, BRANCH, SIMD, SCALAR, CLASSES };
  * op0 = bits 28:25). */
 static int class_of(uint32_t insn) {
     const uint32_t op0 = (insn >> 25) & 0xf;
-    if ((op0 & 0x5) == 0x4) return LDST;               /* x1x0: loads and stores */
-    if ((op0 & 0x7) == 0x7) return SIMD;               /* x111: SIMD and FP data processing */
-    if ((op0 & 0xe) == 0xa) {                          /* 101x: branches, exceptions, system */
-        if ((insn & 0x7c000000u) == 0x14000000u) return BRANCH;  /* B, BL */
-        if ((insn & 0xff000010u) == 0x54000000u) return BRANCH;  /* B.cond */
-        if ((insn & 0x7e000000u) == 0x34000000u) return BRANCH;  /* CBZ, CBNZ */
-        if ((insn & 0x7e000000u) == 0x36000000u) return BRANCH;  /* TBZ, TBNZ */
-        if ((insn & 0xfe000000u) == 0xd6000000u) return BRANCH;  /* BR, BLR, RET */
+    if ((op0 & 0x5) == 0x4) return LDST;                        /* x1x0: loads and stores */
+    if ((op0 & 0x7) == 0x7) return SIMD;                        /* x111: SIMD and FP data processing */
+    if ((op0 & 0xe) == 0xa) {                                   /* 101x: branches, exceptions, system */
+        if ((insn & 0x7c000000u) == 0x14000000u) return BRANCH; /* B, BL */
+        if ((insn & 0xff000010u) == 0x54000000u) return BRANCH; /* B.cond */
+        if ((insn & 0x7e000000u) == 0x34000000u) return BRANCH; /* CBZ, CBNZ */
+        if ((insn & 0x7e000000u) == 0x36000000u) return BRANCH; /* TBZ, TBNZ */
+        if ((insn & 0xfe000000u) == 0xd6000000u) return BRANCH; /* BR, BLR, RET */
     }
-    return SCALAR;                                     /* integer data processing, system */
+    return SCALAR; /* integer data processing, system */
 }
 
 typedef struct block {
     uint64_t vaddr;
-    uint64_t executions;  /* incremented by the translated code */
+    uint64_t executions; /* incremented by the translated code */
     uint32_t count[CLASSES];
 } block;
 
@@ -126,8 +134,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
     qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->executions, 1);
 }
 
-static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t command, uint64_t a,
-                       uint64_t b, uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8) {
+static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t command, uint64_t a, uint64_t b,
+                       uint64_t a4, uint64_t a5, uint64_t a6, uint64_t a7, uint64_t a8) {
     (void)id, (void)vcpu, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
     if (num != INSN_COUNT_SYSCALL) return;
     pthread_mutex_lock(&lock);
@@ -146,18 +154,16 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
                     for (int i = 0; i < CLASSES; ++i) sum[i] += x->executions * x->count[i];
             }
         fprintf(out, "%llu %llu %llu %llu %llu %llu\n", (unsigned long long)a,
-                (unsigned long long)(sum[LDST] + sum[BRANCH] + sum[SIMD] + sum[SCALAR]),
-                (unsigned long long)sum[LDST], (unsigned long long)sum[BRANCH], (unsigned long long)sum[SIMD],
-                (unsigned long long)sum[SCALAR]);
+                (unsigned long long)(sum[LDST] + sum[BRANCH] + sum[SIMD] + sum[SCALAR]), (unsigned long long)sum[LDST],
+                (unsigned long long)sum[BRANCH], (unsigned long long)sum[SIMD], (unsigned long long)sum[SCALAR]);
         if (command == STOP_PROFILE)
             for (chunk *c = chunks; c; c = c->next)
                 for (size_t k = 0; k < c->used; ++k) {
                     const block *x = &c->blocks[k];
                     if (x->executions && x->vaddr >= range_lo && x->vaddr < range_hi)
                         fprintf(out, "+ %llu %llu\n", (unsigned long long)(x->vaddr - b),
-                                (unsigned long long)(x->executions *
-                                                     (x->count[LDST] + x->count[BRANCH] + x->count[SIMD] +
-                                                      x->count[SCALAR])));
+                                (unsigned long long)(x->executions * (x->count[LDST] + x->count[BRANCH] +
+                                                                      x->count[SIMD] + x->count[SCALAR])));
                 }
         fflush(out);
     }
@@ -171,7 +177,7 @@ static void on_exit_(qemu_plugin_id_t id, void *userdata) {
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv) {
-    if (info->system_emulation) return -1;  /* a user-mode tool */
+    if (info->system_emulation) return -1; /* a user-mode tool */
     for (int i = 0; i < argc; ++i)
         if (strncmp(argv[i], "out=", 4) == 0) out = fopen(argv[i] + 4, "w");
     if (!out) {

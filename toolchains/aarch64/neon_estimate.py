@@ -503,7 +503,8 @@ def main() -> int:
     text = table(results, models_seen)
     (out_dir / "table.md").write_text(text)
     sys.stdout.write(text)
-    sys.stdout.write(f"compiler flags: {CC} {' '.join(os.path.relpath(f, ROOT) if f.startswith('/') else f for f in flags)} -S\n")
+    shown = " ".join(os.path.relpath(f, ROOT) if f.startswith("/") else f for f in flags)
+    sys.stdout.write(f"compiler flags: {CC} {shown} -S\n")
     return 0
 
 

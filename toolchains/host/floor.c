@@ -31,23 +31,23 @@ static double seconds(void) {
 }
 
 #define REP8(x) x x x x x x x x
-#define CLOBBERS                                                                                   \
-    "xmm8", "xmm9", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", \
-        "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", "memory"
+#define CLOBBERS                                                                                                       \
+    "xmm8", "xmm9", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", \
+        "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", "memory"
 
 static long iterations = 20000000;
 
 /* Seconds per loop iteration of `body` (the best of five runs). */
-#define TIME_LOOP(result, body, ...)                                  \
-    do {                                                              \
-        double best_ = 1e30;                                          \
-        for (int run_ = 0; run_ < 5; ++run_) {                        \
-            const double t_ = seconds();                              \
+#define TIME_LOOP(result, body, ...)                                                     \
+    do {                                                                                 \
+        double best_ = 1e30;                                                             \
+        for (int run_ = 0; run_ < 5; ++run_) {                                           \
+            const double t_ = seconds();                                                 \
             for (long i_ = 0; i_ < iterations; ++i_) __asm__ volatile(body __VA_ARGS__); \
-            const double e_ = (seconds() - t_) / (double)iterations;  \
-            if (e_ < best_) best_ = e_;                               \
-        }                                                             \
-        (result) = best_;                                             \
+            const double e_ = (seconds() - t_) / (double)iterations;                     \
+            if (e_ < best_) best_ = e_;                                                  \
+        }                                                                                \
+        (result) = best_;                                                                \
     } while (0)
 
 /* Cycles per second: eight dependent one-cycle adds per iteration. */
@@ -66,22 +66,25 @@ static double clock_hz(void) {
 
 /* One 64-element Quant block without loads and stores: every operation of
  * quant_avx512.c's fast path, on independent registers. */
-#define WIDEN_F16 "vcvtph2ps %%ymm8, %%zmm16\n vcvtph2ps %%ymm9, %%zmm17\n vcvtph2ps %%ymm8, %%zmm18\n vcvtph2ps %%ymm9, %%zmm19\n"
-#define WIDEN_BF16 "vpslld $16, %%zmm8, %%zmm16\n vpandd %%zmm9, %%zmm8, %%zmm17\n vpslld $16, %%zmm9, %%zmm18\n vpandd %%zmm8, %%zmm9, %%zmm19\n"
-#define QUANT_REST                                                                                 \
-    "vmulps %%zmm8, %%zmm9, %%zmm20\n vmulps %%zmm8, %%zmm9, %%zmm21\n"                            \
-    "vmulps %%zmm8, %%zmm9, %%zmm22\n vmulps %%zmm8, %%zmm9, %%zmm23\n"                            \
+#define WIDEN_F16 \
+    "vcvtph2ps %%ymm8, %%zmm16\n vcvtph2ps %%ymm9, %%zmm17\n vcvtph2ps %%ymm8, %%zmm18\n vcvtph2ps %%ymm9, %%zmm19\n"
+#define WIDEN_BF16                                                                                                 \
+    "vpslld $16, %%zmm8, %%zmm16\n vpandd %%zmm9, %%zmm8, %%zmm17\n vpslld $16, %%zmm9, %%zmm18\n vpandd %%zmm8, " \
+    "%%zmm9, %%zmm19\n"
+#define QUANT_REST                                                                                                    \
+    "vmulps %%zmm8, %%zmm9, %%zmm20\n vmulps %%zmm8, %%zmm9, %%zmm21\n"                                               \
+    "vmulps %%zmm8, %%zmm9, %%zmm22\n vmulps %%zmm8, %%zmm9, %%zmm23\n"                                               \
     "vcvtps2dq %%zmm9, %%zmm24\n vcvtps2dq %%zmm8, %%zmm25\n vcvtps2dq %%zmm9, %%zmm26\n vcvtps2dq %%zmm8, %%zmm27\n" \
-    "vpackssdw %%zmm8, %%zmm9, %%zmm28\n vpackssdw %%zmm9, %%zmm8, %%zmm29\n"                      \
-    "vpminsw %%zmm8, %%zmm9, %%zmm30\n vpminsw %%zmm9, %%zmm8, %%zmm31\n"                          \
-    "vpaddsw %%zmm8, %%zmm9, %%zmm28\n vpaddsw %%zmm9, %%zmm8, %%zmm29\n"                          \
+    "vpackssdw %%zmm8, %%zmm9, %%zmm28\n vpackssdw %%zmm9, %%zmm8, %%zmm29\n"                                         \
+    "vpminsw %%zmm8, %%zmm9, %%zmm30\n vpminsw %%zmm9, %%zmm8, %%zmm31\n"                                             \
+    "vpaddsw %%zmm8, %%zmm9, %%zmm28\n vpaddsw %%zmm9, %%zmm8, %%zmm29\n"                                             \
     "vpacksswb %%zmm8, %%zmm9, %%zmm30\n vpermd %%zmm8, %%zmm9, %%zmm31\n"
 
 /* The rounds of a 64 x 64 byte transpose for one 64-byte register: four
  * within 128-bit lanes (bytes, words, dwords, qwords), two across them. */
-#define TRANSPOSE_BYTES64                                                                          \
-    "vpunpcklbw %%zmm8, %%zmm9, %%zmm16\n vpunpcklwd %%zmm9, %%zmm8, %%zmm17\n"                  \
-    "vpunpckldq %%zmm8, %%zmm9, %%zmm18\n vpunpcklqdq %%zmm9, %%zmm8, %%zmm19\n"                 \
+#define TRANSPOSE_BYTES64                                                        \
+    "vpunpcklbw %%zmm8, %%zmm9, %%zmm16\n vpunpcklwd %%zmm9, %%zmm8, %%zmm17\n"  \
+    "vpunpckldq %%zmm8, %%zmm9, %%zmm18\n vpunpcklqdq %%zmm9, %%zmm8, %%zmm19\n" \
     "vshufi64x2 $0x44, %%zmm8, %%zmm9, %%zmm16\n vshufi64x2 $0xee, %%zmm9, %%zmm8, %%zmm17\n"
 
 /* Everything that touches 512-bit registers, only called once the CPU is
@@ -90,11 +93,11 @@ __attribute__((target("avx512f,avx512bw"))) static void measure(double hz) {
     __asm__ volatile("vpxord %%zmm8, %%zmm8, %%zmm8\n vpxord %%zmm9, %%zmm9, %%zmm9" ::: "xmm8", "xmm9");
 
     printf("%-44s %s\n", "instruction (512-bit, independent)", "cycles each");
-#define SINGLE(label, body)                                  \
-    do {                                                     \
-        double t_;                                           \
-        TIME_LOOP(t_, REP8(body), ::: CLOBBERS);            \
-        printf("%-44s %.2f\n", label, t_ * hz / 32.0);      \
+#define SINGLE(label, body)                           \
+    do {                                              \
+        double t_;                                    \
+        TIME_LOOP(t_, REP8(body), ::: CLOBBERS);      \
+        printf("%-44s %.2f\n", label, t_ *hz / 32.0); \
     } while (0)
     SINGLE("vmulps zmm", FOUR("vmulps", "%%zmm8, %%zmm9", "%%zmm9, %%zmm8"));
     SINGLE("vcvtps2dq zmm", FOUR("vcvtps2dq", "%%zmm8", "%%zmm9"));
@@ -114,9 +117,12 @@ __attribute__((target("avx512f,avx512bw"))) static void measure(double hz) {
     TIME_LOOP(fp16, WIDEN_F16 QUANT_REST WIDEN_F16 QUANT_REST, ::: CLOBBERS);
     const double cyc_ns = 1e9 / hz;
     printf("\n%-44s %-12s %s\n", "Quant fast-path block, no memory (64 elements)", "cycles", "ns/elem");
-    const struct { const char *name; double t; } blocks[] = {
-        {"FP32 -> INT8 (16 operations)", fp32}, {"BF16 -> INT8 (20 operations)", bf16},
-        {"FP16 -> INT8 (20 operations)", fp16}};
+    const struct {
+        const char *name;
+        double t;
+    } blocks[] = {{"FP32 -> INT8 (16 operations)", fp32},
+                  {"BF16 -> INT8 (20 operations)", bf16},
+                  {"FP16 -> INT8 (20 operations)", fp16}};
     for (int i = 0; i < 3; ++i) {
         const double cycles = blocks[i].t * hz / 2.0;
         printf("%-44s %-12.2f %.4f\n", blocks[i].name, cycles, cycles * cyc_ns / 64.0);
@@ -133,10 +139,12 @@ __attribute__((target("avx512f,avx512bw"))) static void measure(double hz) {
     TIME_LOOP(bf16_t, WIDEN_BF16 QUANT_REST TRANSPOSE_BYTES64 WIDEN_BF16 QUANT_REST TRANSPOSE_BYTES64, ::: CLOBBERS);
     TIME_LOOP(fp16_t, WIDEN_F16 QUANT_REST TRANSPOSE_BYTES64 WIDEN_F16 QUANT_REST TRANSPOSE_BYTES64, ::: CLOBBERS);
     printf("\n%-44s %-12s %s\n", "64 x 64 byte transpose, fewest shuffles", "cycles/64", "ns/elem");
-    const struct { const char *name; double cycles; } tr[] = {
-        {"alone (6 per 64 bytes)", transpose * hz / 8.0},
-        {"with the BF16 -> INT8 block", bf16_t * hz / 2.0},
-        {"with the FP16 -> INT8 block", fp16_t * hz / 2.0}};
+    const struct {
+        const char *name;
+        double cycles;
+    } tr[] = {{"alone (6 per 64 bytes)", transpose * hz / 8.0},
+              {"with the BF16 -> INT8 block", bf16_t * hz / 2.0},
+              {"with the FP16 -> INT8 block", fp16_t * hz / 2.0}};
     for (int i = 0; i < 3; ++i) printf("%-44s %-12.2f %.4f\n", tr[i].name, tr[i].cycles, tr[i].cycles * cyc_ns / 64.0);
 
     /* A 64 KiB table (one entry per 16-bit input) by vpgatherdd, 16 lanes
@@ -150,7 +158,8 @@ __attribute__((target("avx512f,avx512bw"))) static void measure(double hz) {
     TIME_LOOP(gather,
               REP8("kxnorw %%k0, %%k0, %%k1\n vpgatherdd (%0, %%zmm8, 1), %%zmm16%{%%k1%}\n"
                    "kxnorw %%k0, %%k0, %%k2\n vpgatherdd (%0, %%zmm8, 1), %%zmm17%{%%k2%}\n"),
-              ::"r"(table) : "k1", "k2", CLOBBERS);
+              ::"r"(table)
+              : "k1", "k2", CLOBBERS);
     const double per16 = gather * hz / 16.0;
     printf("\n%-44s %-12s %s\n", "table lookup by gather", "cycles/16", "ns/elem");
     printf("%-44s %-12.2f %.4f\n", "vpgatherdd zmm, 64 KiB table", per16, per16 * cyc_ns / 16.0);
@@ -170,9 +179,10 @@ __attribute__((target("avx512f,avx512bw"))) static void measure(double hz) {
             const double t = seconds();
             for (long r = 0; r < reps; ++r)
                 for (size_t i = 0; i < bytes; i += 256)
-                    __asm__ volatile("vpord (%0), %%zmm16, %%zmm16\n vpord 64(%0), %%zmm17, %%zmm17\n"
-                                     "vpord 128(%0), %%zmm18, %%zmm18\n vpord 192(%0), %%zmm19, %%zmm19\n"
-                                     ::"r"(buf + i) : "xmm16", "xmm17", "xmm18", "xmm19");
+                    __asm__ volatile(
+                        "vpord (%0), %%zmm16, %%zmm16\n vpord 64(%0), %%zmm17, %%zmm17\n"
+                        "vpord 128(%0), %%zmm18, %%zmm18\n vpord 192(%0), %%zmm19, %%zmm19\n" ::"r"(buf + i)
+                        : "xmm16", "xmm17", "xmm18", "xmm19");
             const double e = (seconds() - t) / (double)reps;
             if (e < best) best = e;
         }
@@ -184,7 +194,7 @@ __attribute__((target("avx512f,avx512bw"))) static void measure(double hz) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) iterations = atol(argv[1]);  /* fewer for a quick check */
+    if (argc > 1) iterations = atol(argv[1]); /* fewer for a quick check */
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
         !__builtin_cpu_supports("avx512vbmi") || !__builtin_cpu_supports("f16c")) {
