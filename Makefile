@@ -15,8 +15,13 @@ NATIVE_STAMP  := build/.native-$(shell uname -m)
 run: build
 	$(PY) -m simakernels demo
 
+# pytest-xdist: JOBS workers (default: one per core), whole modules per
+# worker so that each module's fixtures and oracle results stay in one process.
+JOBS ?= auto
+XDIST = -n $(JOBS) --dist loadfile
+
 test: build
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q $(XDIST) $(PYTEST_ARGS)
 
 # mypy --strict over the package (settings in pyproject.toml [tool.mypy]);
 # needs no native build: the compiled core is untyped to mypy.
@@ -128,8 +133,8 @@ $(AARCH64_DIR)/.env: toolchains/aarch64/host-packages.sh toolchains/aarch64/sysr
 # Installs the wheel with the emulated pip (proving its tag is accepted), then
 # runs the suite's NEON-route cases (SIMAKERNELS_TEST_ROUTES=neon, read by
 # tests/support/helpers.py) on an ARMv8.2 model (cortex-a76, closest to the A65) on
-# two pytest-xdist workers (one per core; whole modules per worker, so that
-# each module's fixtures and oracle results stay in one process), all but
+# JOBS pytest-xdist workers (default one per core; whole modules per worker,
+# as for make test), all but
 # the modules that do not depend on the target (tests/conftest.py HOST_ONLY:
 # pure-Python admission and its messages, docs, CLI, benchmark tooling);
 # then, on the ARMv8.0 baseline (cortex-a53), the selftest (every route,
@@ -148,7 +153,7 @@ A53_TESTS   = tests/tools/test_build.py \
               tests/layouts/test_dense_leaves.py
 test-aarch64: $(AARCH64_DIR)/pkg/.installed
 	QEMU_CPU=cortex-a76 $(QEMU_RUN) -m simakernels info
-	SIMAKERNELS_TEST_ROUTES=neon QEMU_CPU=cortex-a76 $(QEMU_RUN) $(QEMU_PYTEST) -n 2 --dist loadfile \
+	SIMAKERNELS_TEST_ROUTES=neon QEMU_CPU=cortex-a76 $(QEMU_RUN) $(QEMU_PYTEST) $(XDIST) \
 	    -m "$(QEMU_MARKS)" tests \
 	    > $(AARCH64_DIR)/a76.log 2>&1; status=$$?; \
 	    echo "---- cortex-a76 ----"; tail -n 15 $(AARCH64_DIR)/a76.log; test $$status -eq 0
@@ -204,7 +209,7 @@ sanitize: $(VENV)/.checkout-install  # the metadata; build/sanitize holds the co
 	SIMAKERNELS_EXTRA_CFLAGS="$(SAN_FLAGS)" $(PY) setup.py -q build_py --build-lib $(SAN_DIR) \
 	    build_ext --build-lib $(SAN_DIR) --build-temp build/temp-sanitize --force
 	$(SAN_ENV) PYTHONPATH=$(SAN_DIR) SIMAKERNELS_EXPECT_INSTALLED=1 $(PY) -P -m pytest -q -p no:cacheprovider \
-	    --ignore=tests/oracle $(PYTEST_ARGS) tests
+	    $(XDIST) --ignore=tests/oracle $(PYTEST_ARGS) tests
 
 clean:
 	rm -rf build dist *.egg-info simakernels/_native*.so simakernels/_native.c .pytest_cache .hypothesis .mypy_cache

@@ -10,8 +10,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 python3
 WORKDIR /src
 COPY requirements.txt requirements-dev.txt pyproject.toml /src/
 COPY tests /src/tests
-COPY dist/simakernels-*-manylinux2014_aarch64.whl /src/dist/
+COPY dist/simakernels-*_aarch64.whl /src/dist/
 RUN python3 -m venv /venv && /venv/bin/pip install -q -r requirements-dev.txt \
-    && /venv/bin/pip install -q --no-deps dist/simakernels-*-manylinux2014_aarch64.whl
+    && /venv/bin/pip install -q --no-deps dist/simakernels-*_aarch64.whl
 ENV SIMAKERNELS_EXPECT_INSTALLED=1
 CMD ["sh", "-c", "/venv/bin/python -P -m simakernels selftest && /venv/bin/python -P -m pytest -q -p no:cacheprovider tests"]

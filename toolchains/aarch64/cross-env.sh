@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # Source from bash (`. toolchains/aarch64/cross-env.sh`) to cross-compile
-# setuptools/cffi extensions for aarch64 with the HOST python3 (3.11, same
-# ABI as the target's 3.11). Uses $AARCH64_DIR (default <repo>/.aarch64),
-# built by sysroot.sh. From make or sh, use the `cross-python` wrapper.
+# setuptools/cffi extensions for aarch64 with the HOST python3 (the core is
+# built for the limited API, cp39-abi3, against the target's 3.11 headers).
+# Uses $AARCH64_DIR (default <repo>/.aarch64), built by sysroot.sh. From
+# make or sh, use the `cross-python` wrapper.
 # No `set -euo pipefail` here: a sourced file would impose it on the caller.
 _x_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 AARCH64_DIR=${AARCH64_DIR:-$(cd "$_x_here/../.." && pwd)/.aarch64}
@@ -13,9 +14,8 @@ if [ ! -f "$AARCH64_DIR/cross/_sysconfigdata__aarch64-linux-gnu.py" ]; then
   return 1 2>/dev/null || exit 1
 fi
 export AARCH64_DIR
-# sysconfig/distutils then read the target's config vars: EXT_SUFFIX
-# .cpython-311-aarch64-linux-gnu.so, SOABI (wheel ABI tag cp311) and
-# get_platform() == linux-aarch64 (build dirs, wheel platform). Setting only
+# sysconfig/distutils then read the target's config vars: EXT_SUFFIX,
+# SOABI and get_platform() == linux-aarch64 (build dirs, wheel platform). Setting only
 # CC/LDSHARED gives an aarch64 ELF named *.cpython-311-x86_64-linux-gnu.so.
 export _PYTHON_HOST_PLATFORM=linux-aarch64
 export _PYTHON_SYSCONFIGDATA_NAME=_sysconfigdata__aarch64-linux-gnu

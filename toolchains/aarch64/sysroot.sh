@@ -31,7 +31,8 @@ if [ "$(cat "$DIR/.sysroot.stamp" 2>/dev/null)" = "$sr_key" ] &&
 fi
 
 # The host interpreter must be 3.11 too: it writes the target's .pyc (one
-# magic number for all 3.11.x) and later cross-builds its extensions.
+# magic number for all 3.11.x).  The wheel it cross-builds is cp39-abi3,
+# the same file for a DevKit with any CPython from 3.9.
 PY=${HOST_PYTHON:-python3}
 "$PY" -c 'import sys; assert sys.version_info[:2] == (3, 11), sys.version' ||
   { echo "sysroot.sh: $PY is not Python 3.11" >&2; exit 1; }
