@@ -28,6 +28,9 @@ setup(
     long_description_content_type="text/markdown",
     packages=find_packages(include=["simakernels", "simakernels.*"]),
     package_data={"simakernels": ["py.typed"]},
+    # A core built in place by `make build` never rides along with
+    # `pip install .`: the build's own is the one installed.
+    exclude_package_data={"simakernels": ["_native*.so"]},
     python_requires=f">={OLDEST}",
     install_requires=["cffi>=2.0", "numpy>=2.0", "ml_dtypes>=0.5"],
     extras_require={"dask": []},

@@ -7,7 +7,8 @@ dependencies from the index (the oldest version with every dependency at
 its floor, so the floors are tested, not just declared), runs the selftest
 (every route of this CPU against the exhaustive patterns) and checks that
 importlib.metadata agrees with the imported package.  The newest version
-also builds and installs the sdist and selftests that.  Finally pip is asked
+also builds and installs the sdist, and the one before it the checkout
+itself (`pip install .`), each selftested.  Finally pip is asked
 whether the AArch64 wheel would install on each version of an aarch64
 DevKit (its tags and Requires-Python), and that it refuses the version
 below the floor.  Interpreters come from pyenv ($PYENV_ROOT, default
@@ -147,6 +148,9 @@ def main() -> int:
             if version == claimed[-1]:
                 line = install_and_check(venv(python, f"{version}-sdist"), sdist, [])
                 print(f"  sdist {version:5} ok  {line}")
+            if version == claimed[-2]:
+                line = install_and_check(venv(python, f"{version}-checkout"), ROOT, [])
+                print(f"  pip install . {version} ok  {line}")
         except RuntimeError as error:
             failures.append(f"Python {version}: {error}")
     below = claimed[0].split(".")
