@@ -18,6 +18,7 @@ when other processes keep the overlap down.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import math
 import os
@@ -25,6 +26,8 @@ import sys
 import threading
 import time
 from typing import Callable, Dict, List, Optional, Sequence, TextIO, Tuple
+
+import numpy as np
 
 from .. import a65
 from .cases import OPS, Op, make_parent, memcpy, ours, parse_size, size_label
@@ -53,6 +56,15 @@ def wall(calls: Sequence[Callable[[], object]], reps: int) -> Tuple[float, float
     for thread in threads:
         thread.join()
     return time.perf_counter() - t0, time.process_time() - c0
+
+
+def _our_call(op: Op, x: np.ndarray, route: str) -> Callable[[], object]:
+    """One thread's call: our runner on its own copy of ``x``."""
+    return ours(op, x.copy(), route)[0].call
+
+
+def _memcpy_call(n: int, op: Op) -> Callable[[], object]:
+    return memcpy(n, op).call
 
 
 def overlap(make: Callable[[], Callable[[], object]], threads: int, rounds: int) -> Dict[str, float]:
@@ -91,10 +103,10 @@ def run(routes: Sequence[str], ops: Sequence[Op], n: int, threads: int, rounds: 
     for op in ops:
         x = make_parent(op.src, (n,))
         for route in routes:
-            row = overlap(lambda op=op, x=x, route=route: ours(op, x.copy(), route)[0].call, threads, rounds)
+            row = overlap(functools.partial(_our_call, op, x, route), threads, rounds)
             print(f"{route:<8} {op.label:<22} {row['reps']:>5} {row['one_ms']:>12.2f} {row['many_ms']:>13.2f} "
                   f"{row['overlap']:>7.2f}x {row['cores']:>10.2f}", file=out, flush=True)
-        row = overlap(lambda op=op: memcpy(n, op).call, threads, rounds)
+        row = overlap(functools.partial(_memcpy_call, n, op), threads, rounds)
         print(f"{'memcpy':<8} {'(same traffic)':<22} {row['reps']:>5} {row['one_ms']:>12.2f} {row['many_ms']:>13.2f} "
               f"{row['overlap']:>7.2f}x {row['cores']:>10.2f}", file=out, flush=True)
 
