@@ -271,8 +271,10 @@ def _admit(operation: Any, request: Any) -> None:
 
 def _per_tensor(x: da.Array, out: DType, token: str, block: Callable[..., np.ndarray], **options: Any) -> da.Array:
     """Each block through ``block`` with the same ``options``; the output's
-    dtype and chunks declared (no call on sample data)."""
-    return _map_blocks(block, x, token=token, dtype=numpy_dtype(out), meta=_meta(x, out), **options)
+    dtype and chunks declared (no call on sample data).  The key is named
+    here: map_blocks' ``token=`` was deprecated for a while (2024)."""
+    name = f"{token}-{dask.base.tokenize(block, x, **options)}"
+    return _map_blocks(block, x, name=name, dtype=numpy_dtype(out), meta=_meta(x, out), **options)
 
 
 def _per_channel(x: da.Array, out: DType, token: str, block: Callable[..., np.ndarray], axis: Any,

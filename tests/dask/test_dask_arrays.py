@@ -239,7 +239,7 @@ def test_blocks_run_on_the_worker_processes(client):
     assert_same(q, sk.quantize(x, [2.0] * 8, axis=0), x, "on the workers")
 
 
-@pytest.mark.parametrize("name", ["cast", "dequantize", "quantize"])
+@pytest.mark.parametrize("name", ["cast", "choose_qparams", "dequantize", "quantize"])
 def test_docstring_examples_run(client, name):
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     tests = doctest.DocTestFinder().find(getattr(skd, name), name, globs={})
