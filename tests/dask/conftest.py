@@ -19,7 +19,7 @@ import pytest
 def client():
     """A ``distributed.Client`` of a LocalCluster with worker processes;
     while it is open it is also Dask's default scheduler, so ``.compute()``
-    and ``sk.dask.choose_qparams`` run on its workers."""
+    and ``simakernels.dask.choose_qparams`` run on its workers."""
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
