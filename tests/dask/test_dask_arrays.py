@@ -14,8 +14,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-da = pytest.importorskip("dask.array")
-distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")  # distributed: the client fixture's (tests/dask/conftest.py)
 
 import simakernels as sk  # noqa: E402
 import simakernels.dask as skd  # noqa: E402
@@ -230,10 +229,11 @@ def test_building_the_graph_runs_no_kernel(monkeypatch):
 
 
 def test_blocks_run_on_the_worker_processes(client):
+    from distributed import get_task_stream
     pids = client.run(os.getpid)
     assert len(pids) == 2 and os.getpid() not in pids.values()
     x = floats((8, 8), np.float32, seed=2)
-    with distributed.get_task_stream(client) as stream:
+    with get_task_stream(client) as stream:
         q, = computed(client, skd.quantize(lazy(x, 3), [2.0] * 8, axis=0))
     assert stream.data and {t["worker"] for t in stream.data} <= set(pids)
     assert_same(q, sk.quantize(x, [2.0] * 8, axis=0), x, "on the workers")

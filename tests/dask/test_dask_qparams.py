@@ -10,8 +10,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-da = pytest.importorskip("dask.array")
-pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")  # distributed: the client fixture's (tests/dask/conftest.py)
 
 import simakernels as sk  # noqa: E402
 import simakernels.dask as skd  # noqa: E402
@@ -89,9 +88,9 @@ def test_all_nan_array_and_broadcast_blocks(client):
 
 
 def test_the_range_is_reduced_on_the_workers(client):
-    distributed = pytest.importorskip("distributed")
+    from distributed import get_task_stream
     x = data("f32", seed=3)
-    with distributed.get_task_stream(client) as stream:
+    with get_task_stream(client) as stream:
         skd.choose_qparams(da.from_array(x, chunks=CHUNKS["uneven"]), axis=1)
     assert stream.data and {t["worker"] for t in stream.data} <= set(client.scheduler_info()["workers"])
 
