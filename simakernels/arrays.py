@@ -54,15 +54,22 @@ def to_dtype(dtype: Any) -> DType:
 
 
 def _spec(array: np.ndarray, name: str) -> TensorSpec:
-    dtype = _FROM_NUMPY.get(array.dtype)
-    if dtype is None:
+    return TensorSpec(array.shape, _port_dtype(array.dtype, array.ndim, name), Strided(array.strides))
+
+
+def _port_dtype(dtype: np.dtype, ndim: int, name: str) -> DType:
+    """The DType of a port holding a NumPy ``dtype`` at rank ``ndim``, or
+    the KernelError the array functions raise (simakernels.dask checks a
+    Dask array's metadata with it)."""
+    found = _FROM_NUMPY.get(dtype)
+    if found is None:
         hint = "; Python floats and lists become float64: pass np.asarray(x, np.float32)" \
-            if array.dtype == np.float64 else ""
-        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"{name}: NumPy dtype {array.dtype} is not a "
+            if dtype == np.float64 else ""
+        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"{name}: NumPy dtype {dtype} is not a "
                                 f"simakernels dtype ({_SUPPORTED}){hint}"))
-    if array.ndim > 6:
-        raise KernelError(Error(ErrorCode.INVALID_SHAPE, f"{name}: rank {array.ndim} exceeds 6"))
-    return TensorSpec(array.shape, dtype, Strided(array.strides))
+    if ndim > 6:
+        raise KernelError(Error(ErrorCode.INVALID_SHAPE, f"{name}: rank {ndim} exceeds 6"))
+    return found
 
 
 def _view(array: np.ndarray, nbytes: int, writable: bool) -> Any:

@@ -112,47 +112,84 @@ def choose_qparams(x: npt.ArrayLike, *, symmetric: bool = False, axis: Optional[
     ([-128, -1, 126], [-1.003937005996704, 0.4960629940032959, 1.996062994003296])
     """
     array = _array(x)
-    if not isinstance(symmetric, bool):
-        raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"symmetric must be a bool, got {symmetric!r}"))
-    if axis is None:
-        lo, hi = _ranges(array.reshape(1, -1))
-        (scale, zero_point, multiplier), = _choose(lo, hi, symmetric)
-        return QParams(_binary32.from_bits(scale), zero_point, _binary32.from_bits(multiplier), None, symmetric)
-    channel_axis = check_axis(axis, array.shape)  # the rule per-axis Quant and Dequant apply
-    if isinstance(channel_axis, Error):
-        raise KernelError(channel_axis)
-    channels = np.moveaxis(array, channel_axis, 0)
-    lo, hi = _ranges(channels.reshape(channels.shape[0], int(np.prod(channels.shape[1:]))))
-    chosen = _choose(lo, hi, symmetric)
-    scales = np.array([c[0] for c in chosen], np.uint32).view(np.float32)
-    zero_points = np.array([c[1] for c in chosen], np.int32)
-    multipliers = np.array([c[2] for c in chosen], np.uint32).view(np.float32)
-    return QParams(scales, zero_points, multipliers, channel_axis, symmetric)
+    channel_axis = _check_options(array.shape, symmetric, axis)
+    least, greatest = _keys(_rows(array, channel_axis))
+    return _from_keys(least, greatest, array.dtype, symmetric, channel_axis)
 
+
+# The steps, shared with the Dask layer (simakernels.dask), which runs
+# _rows and _keys per block, merges the blocks' keys by min and max (exact:
+# they are integers) and calls _from_keys once: one rule, one place.
 
 def _array(x: Any) -> np.ndarray:
     array = _input(x)  # the array layer's: masked arrays are refused
-    if array.dtype not in _FORMATS:
-        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"x: dtype {array.dtype} is not FLOAT32, FLOAT16 or "
-                                                             f"BFLOAT16 ({type_name(x)})"))
+    _check_dtype(array.dtype, x)
     return array
 
 
-def _ranges(rows: np.ndarray) -> Tuple[List[Fraction], List[Fraction]]:
-    """Each row's least and greatest finite value, with 0, exactly: on
-    sign-magnitude keys of the representation bits (integer comparisons)."""
+def _check_dtype(dtype: np.dtype, x: Any) -> None:
+    """UNSUPPORTED_DTYPE unless ``dtype`` is one the rule reads (``x`` named
+    by its type in the message)."""
+    if dtype not in _FORMATS:
+        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"x: dtype {dtype} is not FLOAT32, FLOAT16 or "
+                                                             f"BFLOAT16 ({type_name(x)})"))
+
+
+def _check_options(shape: Tuple[int, ...], symmetric: Any, axis: Any) -> Optional[int]:
+    """The channel axis as an index of ``shape`` (None per tensor), after
+    checking ``symmetric`` and ``axis``; raises KernelError."""
+    if not isinstance(symmetric, bool):
+        raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"symmetric must be a bool, got {symmetric!r}"))
+    if axis is None:
+        return None
+    channel_axis = check_axis(axis, shape)  # the rule per-axis Quant and Dequant apply
+    if isinstance(channel_axis, Error):
+        raise KernelError(channel_axis)
+    return channel_axis
+
+
+def _rows(array: np.ndarray, channel_axis: Optional[int]) -> np.ndarray:
+    """``array`` as one row per channel (one row per tensor when
+    ``channel_axis`` is None), for :func:`_keys`."""
+    if channel_axis is None:
+        return array.reshape(1, -1)
+    channels = np.moveaxis(array, channel_axis, 0)
+    return channels.reshape(channels.shape[0], int(np.prod(channels.shape[1:])))
+
+
+def _keys(rows: np.ndarray) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Each row's least and greatest finite value, with 0, as sign-magnitude
+    keys of the representation bits: integers that order as the values do,
+    so the range of a row split into parts is the min and max of the
+    parts' keys, exactly."""
     exponent_bits, fraction_bits = _FORMATS[rows.dtype]
     width = 1 + exponent_bits + fraction_bits
     bits = rows.view(np.uint16 if width == 16 else np.uint32).astype(np.int64)
     magnitude = bits & ((1 << (width - 1)) - 1)
     key = np.where(bits >> (width - 1) != 0, -magnitude, magnitude)
     finite = magnitude < ((1 << exponent_bits) - 1) << fraction_bits
-    least = np.where(finite, key, 0).min(axis=1, initial=0)
-    greatest = np.where(finite, key, 0).max(axis=1, initial=0)
+    kept = np.where(finite, key, 0)
+    return kept.min(axis=1, initial=0), kept.max(axis=1, initial=0)
+
+
+def _from_keys(least: npt.NDArray[np.int64], greatest: npt.NDArray[np.int64], dtype: np.dtype, symmetric: bool,
+               channel_axis: Optional[int]) -> QParams:
+    """The parameters for each channel's range keys (one channel when
+    ``channel_axis`` is None): the keys decoded exactly, then the rule."""
+    exponent_bits, fraction_bits = _FORMATS[dtype]
+
     def decode(key: int) -> Fraction:
         value = _binary32.magnitude_value(abs(key), exponent_bits, fraction_bits)
         return -value if key < 0 else value
-    return [decode(int(k)) for k in least], [decode(int(k)) for k in greatest]
+
+    chosen = _choose([decode(int(k)) for k in least], [decode(int(k)) for k in greatest], symmetric)
+    if channel_axis is None:
+        (scale, zero_point, multiplier), = chosen
+        return QParams(_binary32.from_bits(scale), zero_point, _binary32.from_bits(multiplier), None, symmetric)
+    scales = np.array([c[0] for c in chosen], np.uint32).view(np.float32)
+    zero_points = np.array([c[1] for c in chosen], np.int32)
+    multipliers = np.array([c[2] for c in chosen], np.uint32).view(np.float32)
+    return QParams(scales, zero_points, multipliers, channel_axis, symmetric)
 
 
 def _choose(lo: List[Fraction], hi: List[Fraction], symmetric: bool) -> List[Tuple[int, int, int]]:

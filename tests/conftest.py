@@ -2,7 +2,8 @@
 
 The tests are grouped by concern into packages (numerics/, layouts/, fenv/,
 admission/, binding/, arrays/, axis/ (per-axis parameters), ev74/, hurray/,
-reliability/, and tools/ for
+reliability/, dask/ (simakernels.dask on a local cluster; a plain directory,
+not a package: dask/conftest.py says why), and tools/ for
 the project's tooling); their shared helpers are the package support/.  The
 tests directory goes on ``sys.path`` so that ``import oracle``,
 ``from support.helpers import ...`` and ``from tools.test_cli import ...``
@@ -41,7 +42,8 @@ settings.load_profile("simakernels-fuzz" if os.environ.get("SIMAKERNELS_FUZZ_EXA
 
 # Modules whose tests do not depend on the target: pure-Python admission
 # and its messages, descriptor packing, the docs, the CLI, the package
-# metadata and the benchmark and estimate tooling.  They run on the host; the emulated AArch64 runs
+# metadata, the benchmark and estimate tooling, and the Dask layer (its
+# blocks run the array functions the other modules test on the target).  They run on the host; the emulated AArch64 runs
 # deselect them (-m "not host_only"), spending QEMU's time on what the
 # target decides: routes and leaves, staging, the FP environment, guard
 # pages, binding checks, the EV74 decoder and the selftest.  The paths are
@@ -53,6 +55,7 @@ HOST_ONLY = frozenset({
     "hurray/test_hurray_descriptor.py", "arrays/test_array_plan_cache.py",
     "tools/test_docs.py", "tools/test_cli.py", "tools/test_metadata.py", "tools/test_bench.py",
     "tools/test_bench_aarch64.py", "tools/test_neon_estimate.py", "tools/test_floor.py",
+    "dask/test_dask_arrays.py", "dask/test_dask_qparams.py", "dask/test_dask_import.py",
 })
 
 

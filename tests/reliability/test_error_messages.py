@@ -130,6 +130,16 @@ def split(fn, *args, **kwargs):
         return fn(*args, **kwargs)
 
 
+def on_dask(call):
+    """The rejection of ``call(simakernels.dask, dask.array)``; a skip where
+    the optional Dask layer's packages (requirements-dask.txt) are missing."""
+    def trigger():
+        da = pytest.importorskip("dask.array")
+        import simakernels.dask as skd
+        return raised(lambda: call(skd, da))()
+    return trigger
+
+
 def cached_then_readonly(fn):
     """Calls ``fn(out)`` once with a writable ``out`` (the plan is cached),
     then with a read-only array of the same layout."""
@@ -218,6 +228,7 @@ QP, OPB = "simakernels/qparams.py", "simakernels/ops/_base.py"
 ARR, SPL = "simakernels/arrays.py", "simakernels/_split.py"
 BACK, ROUTES_PY = "simakernels/a65/_backend.py", "simakernels/a65/_routes.py"
 EVQ, EVD, HUR = "simakernels/ev74/quant.py", "simakernels/ev74/device.py", "simakernels/formats/hurray.py"
+DSK = "simakernels/dask.py"
 DEC = "csrc/ev74/decode.c"
 BIG = 1 << 63
 
@@ -408,6 +419,16 @@ ROWS: List[Row] = [
     Row("qparams symmetric", QP, "symmetric must be a bool, got {}",
         raised(lambda: sk.choose_qparams(np.float32([1.0]), symmetric="yes")), E.INVALID_PARAMS, "symmetric",
         "'yes'"),
+    # ---- the Dask layer (its other rejections are the array layer's, from the same code)
+    Row("dask rounding", DSK, "<dynamic>",
+        on_dask(lambda skd, da: skd.quantize(da.zeros(4, dtype=np.float32, chunks=2), 1.0, rounding="sideways")),
+        E.INVALID_PARAMS, "rounding", "'sideways'"),
+    Row("dask unknown chunks", DSK, "x: shape {} has unknown chunk sizes; call x.compute_chunk_sizes() first",
+        on_dask(lambda skd, da: skd.cast(da.arange(4, dtype=np.float32, chunks=2)[da.arange(4, chunks=2) > 1], BF16)),
+        E.INVALID_SHAPE, "x", "(nan,)"),
+    Row("dask parameters", DSK, "{} is a dask.array.Array; pass its values as a NumPy array ({}.compute())",
+        on_dask(lambda skd, da: skd.dequantize(da.zeros(4, dtype=np.int8, chunks=2), da.ones(4, chunks=2), axis=0)),
+        E.INVALID_PARAMS, "scale", "dask.array.Array"),
     # ---- EV74 host codec
     Row("ev74 request type", EVQ, "ev74.quant.check_inference takes an ops.quant Request or Plan, got {}",
         lambda: ev.check_inference("nope"), E.INVALID_OPERATION, "ops.quant Request", "str"),
