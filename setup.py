@@ -33,7 +33,9 @@ setup(
     exclude_package_data={"simakernels": ["_native*.so"]},
     python_requires=f">={OLDEST}",
     install_requires=["cffi>=2.0", "numpy>=2.0", "ml_dtypes>=0.5"],
-    extras_require={"dask": []},
+    # simakernels.dask; the floors are what make test-pythons installs on
+    # the oldest Python.
+    extras_require={"dask": ["dask[array]>=2024.8.0", "distributed>=2024.8.0"]},
     cffi_modules=["csrc/ffi_build.py:ffibuilder"],
     options={"bdist_wheel": {"py_limited_api": "cp" + OLDEST.replace(".", "")}},
     classifiers=[

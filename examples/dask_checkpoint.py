@@ -33,7 +33,7 @@ def main() -> None:
     lazy = da.from_array(weights, chunks=chunks)
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
         qp = skd.choose_qparams(lazy, axis=1, symmetric=True)          # computes: 96 ranges
         q = skd.quantize(lazy, qp.multiplier, qp.zero_point, axis=1)   # lazy, int8, the same chunks
         back = skd.dequantize(q, qp.scale, qp.zero_point, axis=1)      # lazy, float32

@@ -78,6 +78,7 @@ def test_checkout_install_writes_an_editable_dist_info(tmp_path):
     foreign = tmp_path / "other-1.0.dist-info"
     foreign.mkdir()
     (foreign / "INSTALLER").write_text("pip\n")
+    (foreign / "METADATA").write_text("Metadata-Version: 2.1\nName: other\nVersion: 1.0\n")
     _install(tmp_path)
     _install(tmp_path)  # again: still one dist-info
     assert not ours_before.exists() and foreign.is_dir()

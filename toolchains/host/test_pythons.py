@@ -3,8 +3,9 @@
 The versions are the wheel's own classifiers (setup.py PYTHONS) and its
 dependency floors its Requires-Dist: nothing is listed twice.  For each
 version, a fresh venv under build/pythons installs the host wheel with its
-dependencies from the index (the oldest version with every dependency at
-its floor, so the floors are tested, not just declared), runs the selftest
+dependencies from the index (the oldest version with the dask extra and
+every dependency at its floor, so the floors are tested, not just
+declared, and runs the Dask example there too), runs the selftest
 (every route of this CPU against the exhaustive patterns) and checks that
 importlib.metadata agrees with the imported package.  The newest version
 also builds and installs the sdist, and the one before it the checkout
@@ -32,6 +33,7 @@ import zipfile
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DIST = ROOT / "dist"
 VENVS = ROOT / "build" / "pythons"
+DASK_EXAMPLE = ROOT / "examples" / "dask_checkpoint.py"
 CHECK_METADATA = (
     "import importlib.metadata as m, simakernels as sk, sys; "
     "v = m.version('simakernels'); "
@@ -60,15 +62,14 @@ def versions(meta: email.message.Message) -> list[str]:
 
 
 def floors(meta: email.message.Message) -> list[str]:
-    """``name==floor`` for every unconditional ``name>=floor`` dependency."""
+    """``name==floor`` for every ``name[extras]>=floor`` dependency, the
+    extras' too (a constraint names no extras)."""
     pins = []
     for requirement in meta.get_all("Requires-Dist") or []:
-        if ";" in requirement:
-            continue  # an extra's dependency
-        match = re.fullmatch(r"([\w.-]+)\s*>=\s*([\w.]+)", requirement.strip())
+        match = re.fullmatch(r"([\w.-]+)(\[[\w,]+\])?\s*>=\s*([\w.]+)\s*(;.*)?", requirement.strip())
         if not match:
             sys.exit(f"test_pythons: Requires-Dist {requirement!r} has no floor to test")
-        pins.append(f"{match.group(1)}=={match.group(2)}")
+        pins.append(f"{match.group(1)}=={match.group(3)}")
     return pins
 
 
@@ -94,17 +95,19 @@ def venv(python: str, version: str) -> pathlib.Path:
     return where / "bin" / "python"
 
 
-def install_and_check(python: pathlib.Path, target: pathlib.Path, constraints: list[str]) -> str:
+def install_and_check(python: pathlib.Path, target: pathlib.Path, constraints: list[str], extra: str = "") -> str:
     pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     with tempfile.TemporaryDirectory() as tmp:
         if constraints:
             pins = pathlib.Path(tmp) / "floors.txt"
             pins.write_text("\n".join(constraints) + "\n")
             pip += ["-c", str(pins)]
-        run(pip + [str(target)])
+        run(pip + [f"{target}[{extra}]" if extra else str(target)])
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
         # From an empty directory: the checkout is never on the path.
         run([str(python), "-m", "simakernels", "selftest", "--quiet"], cwd=tmp, env=env)
+        if extra == "dask":
+            run([str(python), str(DASK_EXAMPLE)], cwd=tmp, env=env)
         return run([str(python), "-c", CHECK_METADATA], cwd=tmp, env=env).strip()
 
 
@@ -143,8 +146,13 @@ def main() -> int:
             continue
         oldest = version == claimed[0]
         try:
-            line = install_and_check(venv(python, version), host, pins if oldest else [])
-            print(f"  wheel {version:5} ok  {line}{' (dependencies at their floors)' if oldest else ''}")
+            if oldest:
+                line = install_and_check(venv(python, version), host, pins, extra="dask")
+                print(f"  wheel {version:5} ok  {line} (with [dask], every dependency at its floor; "
+                      f"{DASK_EXAMPLE.name} ran)")
+            else:
+                line = install_and_check(venv(python, version), host, [])
+                print(f"  wheel {version:5} ok  {line}")
             if version == claimed[-1]:
                 line = install_and_check(venv(python, f"{version}-sdist"), sdist, [])
                 print(f"  sdist {version:5} ok  {line}")
