@@ -110,15 +110,17 @@ sdist: dist/.sdist
 
 dist/.sdist: $(DIST_INPUTS)
 	rm -f dist/simakernels-*.tar.gz
+	mkdir -p build
 	$(PY) -m build --sdist --no-isolation --outdir dist . > build/sdist.log 2>&1 || { cat build/sdist.log; exit 1; }
 	ls dist/simakernels-*.tar.gz
 	touch $@
 
 # Every CPython the wheel claims (setup.py PYTHONS, read back from the
 # wheel's classifiers), each in a clean venv: the host wheel installed with
-# its dependencies (the oldest Python with the oldest versions setup.py
-# admits), the selftest and the metadata checked; the sdist built and
-# selftested on the newest; the AArch64 wheel's tags accepted for each
+# its dependencies (the oldest Python with the dask extra and the oldest
+# versions setup.py admits, the Dask example run), the selftest and the
+# metadata checked; the sdist built and selftested on the newest, `pip
+# install .` on the one before; the AArch64 wheel's tags accepted for each
 # version (toolchains/host/test_pythons.py).
 test-pythons: $(WHEEL_HOST) $(WHEEL_ARM) dist/.sdist
 	$(PY) toolchains/host/test_pythons.py
