@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import pathlib
 import platform
 import sys
 from typing import Callable, Dict, List, Optional
@@ -71,9 +72,38 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return run_command(args)
 
 
+def cmd_ev74_vectors(args: argparse.Namespace) -> int:
+    """Writes a kit, or (--check) compares a device's dumps with one."""
+    from .ev74 import vectors
+
+    if args.check:
+        if len(args.paths) != 2:
+            print("ev74-vectors --check takes the kit and the results directory: --check OUT RESULTS",
+                  file=sys.stderr)
+            return 2
+        try:
+            checked, failures = vectors.check(*args.paths)
+        except (OSError, ValueError) as exc:
+            print(f"ev74-vectors: {exc}", file=sys.stderr)
+            return 2
+        for failure in failures:
+            print(f"FAIL {failure.case}: {failure.message}")
+        print(f"{checked - len(failures)} of {checked} cases match; {len(failures)} failed")
+        return 1 if failures else 0
+    if len(args.paths) != 1:
+        print("ev74-vectors writes one kit: ev74-vectors OUT [--quick]", file=sys.stderr)
+        return 2
+    manifest = vectors.write(args.paths[0], quick=args.quick)
+    size = sum(pathlib.Path(args.paths[0], name).stat().st_size for name in manifest["files"])
+    print(f"{len(manifest['cases'])} cases, {len(manifest['files'])} files, {size / 1e6:.2f} MB in {args.paths[0]} "
+          f"({'quick' if args.quick else 'full'} kit, version {manifest['version']}, seed {manifest['seed']:#x})")
+    return 0
+
+
 # Plain text: argparse prints it as it is, so no reST markup.
 DESCRIPTION = ("simakernels on this machine: its build and routes (info), a demonstration (demo), "
-               "an on-target correctness check (selftest) and throughput (bench).")
+               "an on-target correctness check (selftest), throughput (bench) and the EV74 conformance "
+               "vectors (ev74-vectors).")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -88,8 +118,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     selftest.add_argument("--quiet", action="store_true",
                           help="no progress bar on stderr (drawn only when stderr is a terminal)")
     add_bench_parser(sub)
+    vectors = sub.add_parser("ev74-vectors", help="EV74 conformance vectors for the device (docs/ev74_vectors.md)",
+                             description="ev74-vectors OUT [--quick]: writes OUT/manifest.json and the case files. "
+                                         "ev74-vectors --check OUT RESULTS: compares RESULTS/<id>.bin, the output "
+                                         "region a device left for each case, with the expected bytes; exit "
+                                         "status 1 if any case fails or is missing.")
+    vectors.add_argument("paths", nargs="+", metavar="OUT [RESULTS]")
+    vectors.add_argument("--quick", action="store_true", help="the quick kit (a subset of every group, under 1 MB)")
+    vectors.add_argument("--check", action="store_true", help="compare RESULTS with the kit OUT")
     commands: Dict[str, Callable[[argparse.Namespace], int]] = {
         "info": cmd_info, "demo": cmd_demo, "selftest": cmd_selftest, "bench": cmd_bench,
+        "ev74-vectors": cmd_ev74_vectors,
     }
     args = parser.parse_args(argv)
     if args.command is None:
