@@ -51,7 +51,7 @@ settings.load_profile("simakernels-fuzz" if os.environ.get("SIMAKERNELS_FUZZ_EXA
 HOST_ONLY = frozenset({
     "admission/test_admission.py", "admission/test_op_admission.py", "admission/test_dequant_admission.py",
     "admission/test_quant_admission.py", "axis/test_axis_admission.py", "reliability/test_error_messages.py",
-    "ev74/test_ev74_descriptor.py",
+    "ev74/test_ev74_descriptor.py", "ev74/test_ev74_vectors.py",
     "hurray/test_hurray_descriptor.py", "arrays/test_array_plan_cache.py",
     "tools/test_docs.py", "tools/test_cli.py", "tools/test_metadata.py", "tools/test_bench.py",
     "tools/test_bench_aarch64.py", "tools/test_neon_estimate.py", "tools/test_floor.py",

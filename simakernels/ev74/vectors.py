@@ -112,8 +112,11 @@ def _patterns(spec: CaseSpec, count: int) -> np.ndarray:
         fill = rng.integers(0, 1 << (8 * np.dtype(bits).itemsize), count, dtype=np.uint64).astype(bits)
         fill[:min(count, special.size)] = special[:count]
         return fill
+    # Products spread evenly over [-160, 160] (a few saturate).  Integers
+    # and IEEE operations only (no libm): the same values on every machine.
     multiplier = float(np.array(spec.multiplier_bits, np.uint32).view(np.float32))
-    values = rng.standard_normal(count) * (96.0 / multiplier)
+    steps = rng.integers(-(1 << 24), 1 << 24, count, dtype=np.int64)
+    values = steps * ((160.0 / multiplier) / (1 << 24))
     return values.astype(np.float32).astype(_NUMPY[spec.dtype]).view(bits)
 
 

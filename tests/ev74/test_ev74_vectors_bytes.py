@@ -1,0 +1,39 @@
+"""The EV74 conformance kit's bytes are the same on every machine and
+route: the quick kit's manifest (which records every file's sha256) hashes
+to the digest recorded in tests/data.  Not host-only: the suite also runs
+this on AArch64 under QEMU, from the installed wheel, so x86-64 and the
+DevKit build must write byte-identical kits."""
+import hashlib
+import pathlib
+
+import pytest
+
+from simakernels.ev74 import vectors
+
+QUICK_DIGEST = pathlib.Path(__file__).resolve().parents[1] / "data" / "ev74_vectors_quick.sha256"
+QUICK_LIMIT = 1_000_000
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("quick-kit")
+    return out, vectors.write(out, quick=True)
+
+
+def test_the_quick_kit_is_the_same_bytes_on_every_machine(quick):
+    """The manifest records every file's sha256; its own digest is recorded
+    here, so x86-64 and AArch64 (the suite runs under QEMU) must write the
+    same bytes.  A deliberate change of the case list updates the digest
+    and bumps vectors.VERSION."""
+    kit, manifest = quick
+    assert manifest["seed"] == vectors.SEED and manifest["version"] == vectors.VERSION
+    digest = hashlib.sha256((kit / "manifest.json").read_bytes()).hexdigest()
+    assert digest == QUICK_DIGEST.read_text().split()[0], (
+        f"the quick kit's manifest hashes to {digest}; if the case list or the generator changed on purpose, "
+        f"bump vectors.VERSION and record the new digest in {QUICK_DIGEST}")
+    assert vectors.read(kit) == manifest
+
+
+def test_quick_kit_size(quick):
+    kit, _ = quick
+    assert sum(f.stat().st_size for f in kit.iterdir()) < QUICK_LIMIT
