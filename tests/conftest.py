@@ -52,6 +52,7 @@ HOST_ONLY = frozenset({
     "admission/test_admission.py", "admission/test_op_admission.py", "admission/test_dequant_admission.py",
     "admission/test_quant_admission.py", "axis/test_axis_admission.py", "reliability/test_error_messages.py",
     "ev74/test_ev74_descriptor.py", "ev74/test_ev74_vectors.py",
+    "ev74/test_ev74_case_example.py",
     "hurray/test_hurray_descriptor.py", "arrays/test_array_plan_cache.py",
     "tools/test_docs.py", "tools/test_cli.py", "tools/test_metadata.py", "tools/test_bench.py",
     "tools/test_bench_aarch64.py", "tools/test_neon_estimate.py", "tools/test_floor.py",

@@ -30,7 +30,7 @@ from oracle.quant import quant_many, quant_table
 from simakernels.ev74 import descriptor as wire
 from simakernels.ev74 import quant as ev_quant
 from simakernels.ev74 import vectors
-from simakernels.ev74.region import DeviceRegion
+from support.ev74_kit import run_on_device
 
 FORMATS = {sk.DType.FLOAT32: BINARY32, sk.DType.BFLOAT16: BFLOAT16, sk.DType.FLOAT16: BINARY16}
 WORDS = {sk.DType.FLOAT32: "<u4", sk.DType.BFLOAT16: "<u2", sk.DType.FLOAT16: "<u2"}
@@ -78,32 +78,6 @@ def oracle_report(kit, case):
     oracle[out_at] = np.array(want, np.int64).astype(np.int8).view(np.uint8)
     diff = np.flatnonzero(oracle != expected)
     return None if diff.size == 0 else f"{diff.size} bytes differ from the oracle, first at offset {diff[0]}"
-
-
-def run_on_device(kit, manifest, results):
-    """Each case on a fresh host device model, its output region dumped to
-    results/<id>.bin; the unit kinds it ran, per case."""
-    results.mkdir(exist_ok=True)
-    kinds = {}
-    device = sk.ev74.Device()  # 16 MiB at 0x1000_0000: holds both region pairs of every case
-    try:
-        for case in manifest["cases"]:
-            inputs = (kit / case["input"]["file"]).read_bytes()
-            initial = (kit / case["output"]["initial"]).read_bytes()
-            device.write(case["input"]["address"], inputs)
-            device.write(case["output"]["address"], initial)
-            data = bytes.fromhex(case["descriptor"])
-            desc = ev_quant.decode(data)
-            end_in, end_out = case["input"]["address"] + len(inputs), case["output"]["address"] + len(initial)
-            bound = ev_quant.BoundPacket(data, (DeviceRegion(desc.input_address, end_in - desc.input_address),),
-                                         (DeviceRegion(desc.output_address, end_out - desc.output_address),))
-            done = device.submit(bound).result()
-            assert not isinstance(done, sk.Error), (case["id"], done)
-            kinds[case["id"]] = {unit.kind for unit in done.units}
-            (results / f"{case['id']}.bin").write_bytes(device.read(case["output"]["address"], len(initial)))
-    finally:
-        device.close()
-    return kinds
 
 
 Result = collections.namedtuple("Result", "returncode stdout stderr")

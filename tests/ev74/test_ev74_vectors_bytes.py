@@ -2,13 +2,15 @@
 route: the quick kit's manifest (which records every file's sha256) hashes
 to the digest recorded in tests/data.  Not host-only: the suite also runs
 this on AArch64 under QEMU, from the installed wheel, so x86-64 and the
-DevKit build must write byte-identical kits."""
+DevKit build must write byte-identical kits, and the device model of each
+(its arithmetic on the best route there) must pass every case."""
 import hashlib
 import pathlib
 
 import pytest
 
 from simakernels.ev74 import vectors
+from support.ev74_kit import run_on_device
 
 QUICK_DIGEST = pathlib.Path(__file__).resolve().parents[1] / "data" / "ev74_vectors_quick.sha256"
 QUICK_LIMIT = 1_000_000
@@ -37,3 +39,10 @@ def test_the_quick_kit_is_the_same_bytes_on_every_machine(quick):
 def test_quick_kit_size(quick):
     kit, _ = quick
     assert sum(f.stat().st_size for f in kit.iterdir()) < QUICK_LIMIT
+
+
+def test_the_device_model_passes_every_quick_case(quick, tmp_path):
+    kit, manifest = quick
+    run_on_device(kit, manifest, tmp_path)
+    checked, failures = vectors.check(kit, tmp_path)
+    assert checked == len(manifest["cases"]) and not failures, failures[:3]
