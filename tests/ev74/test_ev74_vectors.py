@@ -13,10 +13,11 @@ simakernels ev74-vectors`): properties of the generator, not of one run.
   vector/direct/DMA boundaries (every unit kind of the device model),
   scatter, rank 0..6, address phases, one packet rebound to two region
   pairs, gaps.
-* The full kit (slow part): within 50 MB, every case against the oracle
+* The full kit (slow part): every case against the oracle
   and the device model.
 
-The bytes themselves (the same on every machine) are test_ev74_vectors_bytes.py's.
+The bytes themselves (the same on every machine) and the sizes are
+test_ev74_vectors_bytes.py's.
 """
 import collections
 
@@ -34,7 +35,6 @@ from support.ev74_kit import run_on_device
 
 FORMATS = {sk.DType.FLOAT32: BINARY32, sk.DType.BFLOAT16: BFLOAT16, sk.DType.FLOAT16: BINARY16}
 WORDS = {sk.DType.FLOAT32: "<u4", sk.DType.BFLOAT16: "<u2", sk.DType.FLOAT16: "<u2"}
-FULL_LIMIT = 50_000_000
 
 
 @pytest.fixture(scope="module")
@@ -194,10 +194,9 @@ def test_every_element_byte_can_show_an_unwritten_element(quick):
 
 
 @pytest.mark.slow
-def test_the_full_kit_within_its_size_matches_the_oracle_and_the_device_model(tmp_path):
+def test_the_full_kit_matches_the_oracle_and_the_device_model(tmp_path):
     kit = tmp_path / "kit"
     manifest = vectors.write(kit)
-    assert sum(f.stat().st_size for f in kit.iterdir()) < FULL_LIMIT
     assert {tag for c in manifest["cases"] for tag in c["covers"]} >= {"all-patterns", "dma-block"}
     failures = {c["id"]: r for c in manifest["cases"] if (r := oracle_report(kit, c)) is not None}
     assert not failures, failures

@@ -12,8 +12,13 @@ import pytest
 from simakernels.ev74 import vectors
 from support.ev74_kit import run_on_device
 
-QUICK_DIGEST = pathlib.Path(__file__).resolve().parents[1] / "data" / "ev74_vectors_quick.sha256"
-QUICK_LIMIT = 1_000_000
+DIGESTS = pathlib.Path(__file__).resolve().parents[1] / "data" / "ev74_vectors.sha256"
+LIMITS = {"quick": 1_000_000, "full": 50_000_000}
+
+
+def recorded(kind):
+    lines = [line.split() for line in DIGESTS.read_text().splitlines() if line and not line.startswith("#")]
+    return {name: digest for digest, name in lines}[kind]
 
 
 @pytest.fixture(scope="module")
@@ -22,23 +27,20 @@ def quick(tmp_path_factory):
     return out, vectors.write(out, quick=True)
 
 
-def test_the_quick_kit_is_the_same_bytes_on_every_machine(quick):
+@pytest.mark.parametrize("kind", ["quick", "full"])
+def test_the_kit_is_the_same_bytes_on_every_machine_and_within_its_size(kind, quick, tmp_path):
     """The manifest records every file's sha256; its own digest is recorded
-    here, so x86-64 and AArch64 (the suite runs under QEMU) must write the
-    same bytes.  A deliberate change of the case list updates the digest
-    and bumps vectors.VERSION."""
-    kit, manifest = quick
+    in tests/data, so x86-64 and AArch64 (the suite runs under QEMU) must
+    write the same bytes.  A deliberate change of the case list updates the
+    digests and bumps vectors.VERSION."""
+    kit, manifest = quick if kind == "quick" else (tmp_path, vectors.write(tmp_path))
     assert manifest["seed"] == vectors.SEED and manifest["version"] == vectors.VERSION
     digest = hashlib.sha256((kit / "manifest.json").read_bytes()).hexdigest()
-    assert digest == QUICK_DIGEST.read_text().split()[0], (
-        f"the quick kit's manifest hashes to {digest}; if the case list or the generator changed on purpose, "
-        f"bump vectors.VERSION and record the new digest in {QUICK_DIGEST}")
-    assert vectors.read(kit) == manifest
-
-
-def test_quick_kit_size(quick):
-    kit, _ = quick
-    assert sum(f.stat().st_size for f in kit.iterdir()) < QUICK_LIMIT
+    assert digest == recorded(kind), (
+        f"the {kind} kit's manifest hashes to {digest}; if the case list or the generator changed on purpose, "
+        f"bump vectors.VERSION and record the new digest in {DIGESTS}")
+    assert vectors.read(kit) == manifest  # every file as the manifest records it
+    assert sum(f.stat().st_size for f in kit.iterdir()) < LIMITS[kind]
 
 
 def test_the_device_model_passes_every_quick_case(quick, tmp_path):
