@@ -167,10 +167,6 @@ def _exact(value: Fraction, dtype: DType) -> List[int]:
 
 # ---- one case's bytes ------------------------------------------------------------
 
-def _span(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> int:
-    return sum((e - 1) * s for e, s in zip(shape, strides)) + itemsize
-
-
 def _element_offsets(shape: Sequence[int], strides: Sequence[int]) -> np.ndarray:
     """Each element's byte offset from element 0, in logical order."""
     offsets = np.zeros(shape, np.int64)
@@ -196,9 +192,9 @@ def _checked(value: Any, spec: CaseSpec) -> Any:
 def build(spec: CaseSpec) -> Case:
     """The case's bytes: the descriptor bound to its two regions, the whole
     input region, the output region before and after the run."""
-    item = spec.dtype.itemsize
-    in_span = _span(spec.shape, spec.in_strides, item)
-    out_span = _span(spec.shape, spec.out_strides, 1)
+    # One admission of the request; the spans are the ports' accessed bytes.
+    shared = _checked(ops_quant.check_inference(_request(spec)), spec)
+    in_span, out_span = shared.admitted.inputs[0].nbytes, shared.admitted.outputs[0].nbytes
     in_capacity = spec.in_offset + in_span + spec.spare
     out_capacity = spec.out_offset + out_span + spec.spare
     if max(in_capacity, out_capacity) > REGION_LIMIT:
@@ -211,7 +207,7 @@ def build(spec: CaseSpec) -> Case:
     elements[...] = _patterns(spec, in_offsets.size).reshape(spec.shape)
 
     expected = np.full(out_capacity, PREFERRED_SENTINEL, np.uint8)
-    plan = _checked(a65.quant.check_inference(_request(spec), "scalar"), spec)
+    plan = _checked(a65.quant.prepare(shared, "scalar"), spec)
     src = ConstHostBuffer.from_address(input_region.ctypes.data + spec.in_offset, in_span, keepalive=input_region)
     dst = HostBuffer.from_address(expected.ctypes.data + spec.out_offset, out_span, keepalive=expected)
     _checked(a65.quant.execute(plan, [src], [dst]), spec)
@@ -223,7 +219,7 @@ def build(spec: CaseSpec) -> Case:
     initial = np.full(out_capacity, sentinel, np.uint8)
     expected[~owned] = sentinel
 
-    device_plan = _checked(ev_quant.check_inference(_request(spec)), spec)
+    device_plan = _checked(ev_quant.check_inference(shared), spec)
     packet = _checked(ev_quant.encode_relocatable(device_plan), spec)
     bound = _checked(ev_quant.bind(packet, device_plan,
                                    [DeviceRegion(spec.input_address + spec.in_offset, in_capacity - spec.in_offset)],
@@ -244,11 +240,8 @@ def _sentinel(values: np.ndarray) -> int:
 # ---- the case list -----------------------------------------------------------------
 
 def _dense(shape: Sequence[int], item: int) -> Tuple[int, ...]:
-    strides, step = [], item
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= max(extent, 1)
-    return tuple(reversed(strides))
+    """C-order byte strides of ``item``-byte elements."""
+    return tuple(np.empty(shape, f"V{item}").strides)
 
 
 def _name(dtype: DType) -> str:

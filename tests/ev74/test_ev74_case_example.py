@@ -30,6 +30,7 @@ import pytest
 
 import simakernels as sk
 from simakernels.ev74 import vectors
+from support.ev74_kit import output_offsets
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "examples" / "ev74_case.c"
@@ -122,16 +123,6 @@ def report(root, case, d):
     return [f"{name:<16}{value}" for name, value in rows]
 
 
-def element_offsets(case, d):
-    """Each element's output byte, as an offset in the output region (C order)."""
-    offsets = np.zeros(d.extents, np.int64)
-    for axis, (extent, stride) in enumerate(zip(d.extents, d.output_strides)):
-        shape = [1] * d.rank
-        shape[axis] = extent
-        offsets = offsets + np.arange(extent).reshape(shape) * stride
-    return d.output_address - case["output"]["address"] + offsets.reshape(-1)
-
-
 def test_fields_ok_and_first_difference(program, kit, tmp_path):
     root, manifest = kit
     cases = selected(manifest)
@@ -149,7 +140,7 @@ def test_fields_ok_and_first_difference(program, kit, tmp_path):
         assert ok.returncode == 0, f"{case['id']}:\n{ok.stdout}{ok.stderr}"
         assert ok.stdout.splitlines()[-1] == f"ok {case['id']}: {len(expected)} bytes match"
 
-        offsets = element_offsets(case, d)
+        offsets = output_offsets(case, d)
         changes = []
         if d.count:
             element = d.count // 2

@@ -31,7 +31,7 @@ from oracle.quant import quant_many, quant_table
 from simakernels.ev74 import descriptor as wire
 from simakernels.ev74 import quant as ev_quant
 from simakernels.ev74 import vectors
-from support.ev74_kit import run_on_device
+from support.ev74_kit import input_offsets, output_offsets, run_on_device
 
 FORMATS = {sk.DType.FLOAT32: BINARY32, sk.DType.BFLOAT16: BFLOAT16, sk.DType.FLOAT16: BINARY16}
 WORDS = {sk.DType.FLOAT32: "<u4", sk.DType.BFLOAT16: "<u2", sk.DType.FLOAT16: "<u2"}
@@ -41,15 +41,6 @@ WORDS = {sk.DType.FLOAT32: "<u4", sk.DType.BFLOAT16: "<u2", sk.DType.FLOAT16: "<
 def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("quick-kit")
     return out, vectors.write(out, quick=True)
-
-
-def element_offsets(extents, strides):
-    offsets = np.zeros(extents, np.int64)
-    for axis, (extent, stride) in enumerate(zip(extents, strides)):
-        shape = [1] * len(extents)
-        shape[axis] = extent
-        offsets = offsets + np.arange(extent).reshape(shape) * stride
-    return offsets.reshape(-1)
 
 
 def oracle_report(kit, case):
@@ -62,8 +53,7 @@ def oracle_report(kit, case):
     expected = np.frombuffer((kit / case["output"]["expected"]).read_bytes(), np.uint8)
     if initial.size != expected.size or np.unique(initial).size != 1:
         return "the initial region is not one sentinel byte repeated, or its size differs"
-    in_at = desc.input_address - case["input"]["address"] + element_offsets(desc.extents, desc.input_strides)
-    out_at = desc.output_address - case["output"]["address"] + element_offsets(desc.extents, desc.output_strides)
+    in_at, out_at = input_offsets(case, desc), output_offsets(case, desc)
     item = desc.conversion.itemsize
     if in_at.min() < 0 or in_at.max() + item > len(inputs) or out_at.min() < 0 or out_at.max() >= expected.size:
         return "an element lies outside its region"
@@ -188,7 +178,7 @@ def test_every_element_byte_can_show_an_unwritten_element(quick):
     for case in manifest["cases"]:
         initial = (kit / case["output"]["initial"]).read_bytes()
         desc = ev_quant.decode(bytes.fromhex(case["descriptor"]))
-        at = desc.output_address - case["output"]["address"] + element_offsets(desc.extents, desc.output_strides)
+        at = output_offsets(case, desc)
         values = set(np.frombuffer((kit / case["output"]["expected"]).read_bytes(), np.uint8)[at].tolist())
         assert len(values) == 256 or initial[0] not in values, case["id"]
 

@@ -1,5 +1,7 @@
 """Running an EV74 conformance kit (simakernels.ev74.vectors) on the host
 device model, as a device team would run it on the EV74."""
+import numpy as np
+
 import simakernels as sk
 from simakernels.ev74 import quant as ev_quant
 from simakernels.ev74.region import DeviceRegion
@@ -29,3 +31,23 @@ def run_on_device(kit, manifest, results):
     finally:
         device.close()
     return kinds
+
+
+def element_offsets(extents, strides):
+    """Each element's byte offset from element 0, in C order."""
+    offsets = np.zeros(extents, np.int64)
+    for axis, (extent, stride) in enumerate(zip(extents, strides)):
+        shape = [1] * len(extents)
+        shape[axis] = extent
+        offsets = offsets + np.arange(extent).reshape(shape) * stride
+    return offsets.reshape(-1)
+
+
+def input_offsets(case, desc):
+    """Each element's input bytes, as offsets in the case's input region."""
+    return desc.input_address - case["input"]["address"] + element_offsets(desc.extents, desc.input_strides)
+
+
+def output_offsets(case, desc):
+    """Each element's output byte, as an offset in the case's output region."""
+    return desc.output_address - case["output"]["address"] + element_offsets(desc.extents, desc.output_strides)
