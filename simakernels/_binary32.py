@@ -3,27 +3,75 @@ use integer arithmetic only, so validation, route selection and plan caching
 never depend on the caller's FP modes (rounding, flush-to-zero, traps)."""
 from __future__ import annotations
 
-import math
 import numbers
+import struct
+import sys
 from fractions import Fraction
-from typing import Any
+from typing import Any, Dict, Optional, Tuple
 
 import ml_dtypes
 import numpy as np
 
+from .fenv import default_state
+
 _EMIN, _PRECISION = -126, 24          # binary32: normal exponent range, significand bits
 
 
-def _round_to_bits(x: float) -> int:
-    """Exact nearest-even rounding of a double to binary32 bits, with
-    gradual underflow and overflow to infinity, from its integer ratio."""
-    sign = 0x80000000 if math.copysign(1.0, x) < 0 else 0
-    if math.isnan(x):
-        return sign | 0x7FC00000
-    if math.isinf(x):
-        return sign | 0x7F800000
-    num, den = abs(x).as_integer_ratio()  # exact; den is a power of two
-    return ratio_bits(sign, num, den)
+def _ieee_bits(bits: int, exponent_bits: int, fraction_bits: int, explicit_one: bool = False,
+               top_is_finite: bool = False) -> int:
+    """Nearest-even binary32 bits of the value a binary format encodes in
+    ``bits`` (sign above the exponent): integer arithmetic only.  NaN gives
+    the quiet NaN of its sign.  ``explicit_one``: the significand's leading
+    bit is stored (x87 extended); ``top_is_finite``: the all-ones exponent
+    holds finite values and only the all-ones magnitude is NaN (float8_e4m3fn)."""
+    sign = 0x80000000 if bits >> (exponent_bits + fraction_bits) & 1 else 0
+    biased = (bits >> fraction_bits) & ((1 << exponent_bits) - 1)
+    fraction = bits & ((1 << fraction_bits) - 1)
+    if biased == (1 << exponent_bits) - 1:
+        if not top_is_finite:
+            nan = fraction & ((1 << (fraction_bits - 1)) - 1) if explicit_one else fraction
+            return sign | (0x7FC00000 if nan else 0x7F800000)
+        if fraction == (1 << fraction_bits) - 1:
+            return sign | 0x7FC00000
+    bias = (1 << (exponent_bits - 1)) - 1
+    sig = fraction if explicit_one or not biased else fraction | (1 << fraction_bits)
+    exponent = max(biased, 1) - bias - fraction_bits + explicit_one  # the stored leading bit is a fraction bit
+    return ratio_bits(sign, sig << max(exponent, 0), 1 << max(-exponent, 0))
+
+
+def _int_bits(value: int) -> int:
+    return ratio_bits(0x80000000 if value < 0 else 0, abs(value), 1)
+
+
+# Binary formats of NumPy and ml_dtypes scalars: (unsigned view, exponent
+# bits, fraction bits, explicit leading bit, all-ones exponent finite).
+_SCALAR_FORMATS: Dict[np.dtype, Tuple[Any, int, int, bool, bool]] = {
+    np.dtype(np.float16): (np.uint16, 5, 10, False, False),
+    np.dtype(np.float64): (np.uint64, 11, 52, False, False),
+    np.dtype(ml_dtypes.bfloat16): (np.uint16, 8, 7, False, False),
+    np.dtype(ml_dtypes.float8_e5m2): (np.uint8, 5, 2, False, False),
+    np.dtype(ml_dtypes.float8_e4m3fn): (np.uint8, 4, 3, False, True),
+}
+# (x87 extended stores its leading significand bit: 64 fraction bits.)
+_LONG_DOUBLE = {52: (11, 52, False), 63: (15, 64, True), 112: (15, 112, False)}.get(np.finfo(np.longdouble).nmant)
+_DOUBLE = struct.Struct("<d")
+_U64 = struct.Struct("<Q")
+
+
+def _scalar_bits(value: np.generic) -> Optional[int]:
+    """Binary32 bits of a NumPy or ml_dtypes floating scalar from its
+    representation, or None for a format not known here."""
+    form = _SCALAR_FORMATS.get(value.dtype)
+    if form is not None:
+        view, exponent_bits, fraction_bits, explicit, top_finite = form
+        raw = int(np.array(value).view(view))
+        return _ieee_bits(raw, exponent_bits, fraction_bits, explicit, top_finite)
+    if value.dtype == np.longdouble and _LONG_DOUBLE is not None:
+        exponent_bits, fraction_bits, explicit = _LONG_DOUBLE
+        width = 1 + exponent_bits + fraction_bits
+        raw = int.from_bytes(np.array(value).tobytes(), sys.byteorder) & ((1 << width) - 1)
+        return _ieee_bits(raw, exponent_bits, fraction_bits, explicit)
+    return None
 
 
 def fraction_bits(value: Fraction) -> int:
@@ -100,18 +148,41 @@ def is_real(value: Any) -> bool:
 
 
 def bits_of(value: Any) -> int:
-    """The binary32 bits of ``value`` rounded nearest-even (what
-    ``numpy.float32(value)`` gives in the default FP environment).  A NumPy
-    binary32 value keeps its bits; an overflowing value becomes infinity and
-    is rejected by admission, not here."""
+    """The binary32 bits of ``value``'s exact value rounded nearest-even
+    (what ``numpy.float32(value)`` gives in the default FP environment, but
+    without double rounding for integers beyond 2**53), from its
+    representation with integer arithmetic only: no FP operation runs, so
+    the caller's rounding mode, flush modes and traps change nothing and
+    raise nothing.  A NumPy binary32 value keeps its bits; NaN becomes the
+    quiet NaN of its sign; an overflowing value becomes infinity (admission
+    rejects both)."""
+    if isinstance(value, np.ndarray):
+        value = value[()]  # a 0-d array's scalar
     if isinstance(value, np.float32):
         return int(np.array(value).view(np.uint32))
-    if isinstance(value, np.ndarray) and value.shape == () and value.dtype == np.float32:
-        return int(value.view(np.uint32))
-    try:
-        return _round_to_bits(float(value))
-    except OverflowError:            # an int beyond the double range
-        return (0x80000000 if value < 0 else 0) | 0x7F800000
+    if isinstance(value, (int, np.integer)):
+        return _int_bits(int(value))
+    if isinstance(value, float):  # Python floats and numpy.float64
+        return _ieee_bits(_U64.unpack(_DOUBLE.pack(value))[0], 11, 52)
+    if isinstance(value, np.generic):
+        bits = _scalar_bits(value)
+        if bits is not None:
+            return bits
+    if isinstance(value, numbers.Rational):  # fractions.Fraction: exact
+        num, den = int(value.numerator), int(value.denominator)
+        return ratio_bits(0x80000000 if num < 0 else 0, abs(num), den)
+    if not isinstance(value, numbers.Real):
+        raise TypeError(f"{value!r} is not {REAL_NUMBER}")
+    with default_state():  # another numbers.Real: its own float conversion
+        double = float(value)
+    return _ieee_bits(_U64.unpack(_DOUBLE.pack(double))[0], 11, 52)
+
+
+def text(bits: int) -> str:
+    """``repr`` of the binary32 value as a Python float, for messages: the
+    same text under any FP state of the caller."""
+    with default_state():
+        return repr(float(from_bits(bits)))
 
 
 def from_bits(bits: int) -> np.float32:

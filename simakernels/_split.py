@@ -23,7 +23,7 @@ import numpy as np
 
 from ._ffi import lib
 from .buffers import ConstHostBuffer, HostBuffer, bind
-from .core import Error, ErrorCode, KernelError
+from .core import Error, ErrorCode, KernelError, describe
 from .fenv import describe_unmet
 
 
@@ -54,7 +54,7 @@ def check_workers(workers: Any) -> int:
         value = None
     if value is None or value < 1:
         raise KernelError(Error(ErrorCode.INVALID_PARAMS,
-                                f"workers {workers!r} ({type(workers).__name__}) must be a positive integer"))
+                                f"workers {describe(workers)} ({type(workers).__name__}) must be a positive integer"))
     return value
 
 

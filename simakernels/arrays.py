@@ -11,6 +11,7 @@ import struct
 from typing import Any, Callable, Dict, Optional, Union
 
 import numpy as np
+import numpy.ma  # noqa: F401  (loaded now: a lazy import on the first call would run under the caller's FP state)
 import numpy.typing as npt
 
 from . import _split, a65
@@ -18,7 +19,7 @@ from ._ffi import lib
 from .a65._backend import _CHAR_ARRAY, _NOT_A_PLAIN_BUFFER, _from_buffer
 from . import storage
 from .buffers import ConstHostBuffer, HostBuffer
-from .core import DType, Error, ErrorCode, KernelError, Strided, TensorSpec
+from .core import DType, Error, ErrorCode, KernelError, Strided, TensorSpec, describe
 from .ops import cast as ops_cast
 from .ops import dequant as ops_dequant
 from .ops import quant as ops_quant
@@ -49,7 +50,7 @@ def to_dtype(dtype: Any) -> DType:
         found = None
     if found is None:
         raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE,
-                                f"no simakernels dtype for {dtype!r}; supported: {_SUPPORTED}"))
+                                f"no simakernels dtype for {describe(dtype)}; supported: {_SUPPORTED}"))
     return found
 
 

@@ -6,7 +6,7 @@ from typing import Any, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from . import _rules, storage
 from ._ffi import ffi
-from .core import INT64_MAX, DType, Error, ErrorCode, Requirement
+from .core import INT64_MAX, DType, Error, ErrorCode, Requirement, describe
 
 _ADDRESS_LIMIT = 1 << 64
 
@@ -41,7 +41,7 @@ class ConstHostBuffer:
         Out-of-range values are reported by ``execute`` as errors."""
         for name, value in (("address", address), ("nbytes", nbytes)):
             if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"{name} must be an int, got {value!r}")
+                raise TypeError(f"{name} must be an int, got {describe(value)}")
         view = cls.__new__(cls)
         view.address = address
         view.nbytes = nbytes

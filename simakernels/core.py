@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Iterable, Tuple, Union
+from typing import Any, Iterable, Optional, Tuple, Union
+
+import numpy as np
 
 from ._ffi import lib
+from .fenv import default_state
 
 MAX_RANK = lib.SK_MAX_RANK
 INT64_MAX = (1 << 63) - 1
@@ -52,7 +55,7 @@ Layout = Union[Contiguous, Strided]
 
 def _as_int(value: object, what: str) -> int:
     if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise TypeError(f"{what} must be an integer, got {value!r}")
+        raise TypeError(f"{what} must be an integer, got {describe(value)}")
     index: int = value.__index__()
     return index
 
@@ -74,9 +77,9 @@ class TensorSpec:
         if len(dims) > MAX_RANK:
             raise ValueError(f"TensorSpec supports rank 0..{MAX_RANK}, got rank {len(dims)}")
         if not isinstance(dtype, DType):
-            raise TypeError(f"dtype must be a simakernels.DType, got {dtype!r}")
+            raise TypeError(f"dtype must be a simakernels.DType, got {describe(dtype)}")
         if not isinstance(layout, (Contiguous, Strided)):
-            raise TypeError(f"layout must be Contiguous() or Strided(...), got {layout!r}")
+            raise TypeError(f"layout must be Contiguous() or Strided(...), got {describe(layout)}")
         object.__setattr__(self, "shape", dims)
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "layout", layout)
@@ -157,3 +160,49 @@ class Requirement:
 
     nbytes: int
     alignment: int
+
+
+@dataclass(frozen=True)
+class QParams:
+    """INT8 parameters (``sk.choose_qparams`` makes them): ``scale``
+    (binary32, for ``sk.dequantize``), ``zero_point`` (int) and
+    ``multiplier`` (binary32, the reciprocal of ``scale``, for
+    ``sk.quantize``); NumPy arrays along ``axis`` (float32, int32, float32)
+    when ``axis`` is not None.  ``sk.quantize(x, qp)`` and
+    ``sk.dequantize(q, qp)`` take the whole object."""
+
+    scale: Any
+    zero_point: Any
+    multiplier: Any
+    axis: Optional[int] = None
+    symmetric: bool = False
+
+    def __repr__(self) -> str:
+        return (f"QParams(scale={describe(self.scale)}, zero_point={describe(self.zero_point)}, "
+                f"multiplier={describe(self.multiplier)}, axis={self.axis}, symmetric={self.symmetric})")
+
+
+_SHOWN = 3      # entries of an array or sequence a message shows
+_LONGEST = 100  # characters of any other value's repr a message shows
+
+
+def describe(value: object) -> str:
+    """A caller's value for a message, bounded whatever its size: an array
+    by shape, dtype and first entries, a long list or tuple by length and
+    first entries, anything else by its repr cut to 100 characters.  Formatted
+    in the default FP state (float reprs under the caller's traps would raise
+    SIGFPE)."""
+    with default_state():
+        return _describe(value)
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, np.ndarray) and value.ndim > 0:
+        first = ", ".join(repr(v) for v in value.reshape(-1)[:_SHOWN].tolist())
+        more = ", ..." if value.size > _SHOWN else ""
+        return f"array of shape {value.shape} and dtype {value.dtype} [{first}{more}]"
+    if isinstance(value, (list, tuple)) and len(value) > _SHOWN:
+        first = ", ".join(_describe(v) for v in value[:_SHOWN])
+        return f"{type(value).__name__} of {len(value)} entries [{first}, ...]"
+    text = repr(value)
+    return text if len(text) <= _LONGEST else text[:_LONGEST - 3] + "..."

@@ -4,9 +4,11 @@ Execution only reads it; :func:`simakernels.testing.fp_environment` changes it
 for tests."""
 from __future__ import annotations
 
+import contextlib
 import enum
+import functools
 from dataclasses import dataclass
-from typing import Any, FrozenSet
+from typing import Any, Callable, FrozenSet, Iterator, TypeVar
 
 from ._ffi import ffi, lib
 
@@ -72,3 +74,38 @@ def describe_unmet(unmet: int) -> str:
         names = ", ".join(sorted(t.name for t in state.traps))
         parts.append(f"FP traps are enabled ({names}), all traps must be masked")
     return "; ".join(parts)
+
+
+@contextlib.contextmanager
+def default_state() -> Iterator[None]:
+    """Runs the body in the state threads start in (nearest, gradual
+    underflow, every trap masked) and restores the caller's environment,
+    status flags included, on exit.  For the Python layer's own float work
+    (formatting a value in a message, ``float()`` of a foreign number):
+    Python's float code assumes the default state, and a trap enabled by the
+    caller would turn its inexact results into SIGFPE."""
+    saved = ffi.new("sk_fenv_saved *")
+    lib.sk_fenv_enter_default(saved)
+    try:
+        yield
+    finally:
+        lib.sk_fenv_restore(saved)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def in_default_state(function: _F) -> _F:
+    """``function`` run under :func:`default_state`: for admission, which
+    formats the caller's values (floats among them) into its messages."""
+
+    @functools.wraps(function)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        saved = ffi.new("sk_fenv_saved *")
+        lib.sk_fenv_enter_default(saved)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            lib.sk_fenv_restore(saved)
+
+    return run  # type: ignore[return-value]

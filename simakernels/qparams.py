@@ -30,7 +30,6 @@ The rule (docs/qparams.md has it with examples):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -40,7 +39,7 @@ import numpy.typing as npt
 
 from . import _binary32
 from .arrays import _input
-from .core import Error, ErrorCode, KernelError, type_name
+from .core import Error, ErrorCode, KernelError, QParams, describe, type_name
 from .ops._base import check_axis
 
 # Bits of each input format: (exponent bits, fraction bits).
@@ -66,20 +65,6 @@ def _least_scale_bits() -> int:
 
 
 _LEAST_SCALE = _least_scale_bits()
-
-
-@dataclass(frozen=True)
-class QParams:
-    """INT8 parameters: ``scale`` (binary32, for ``sk.dequantize``),
-    ``zero_point`` (int) and ``multiplier`` (binary32, the reciprocal of
-    ``scale``, for ``sk.quantize``); NumPy arrays along ``axis`` (float32,
-    int32, float32) when ``axis`` is not None."""
-
-    scale: Any
-    zero_point: Any
-    multiplier: Any
-    axis: Optional[int] = None
-    symmetric: bool = False
 
 
 def choose_qparams(x: npt.ArrayLike, *, symmetric: bool = False, axis: Optional[int] = None) -> QParams:
@@ -139,7 +124,7 @@ def _check_options(shape: Tuple[int, ...], symmetric: Any, axis: Any) -> Optiona
     """The channel axis as an index of ``shape`` (None per tensor), after
     checking ``symmetric`` and ``axis``; raises KernelError."""
     if not isinstance(symmetric, bool):
-        raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"symmetric must be a bool, got {symmetric!r}"))
+        raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"symmetric must be a bool, got {describe(symmetric)}"))
     if axis is None:
         return None
     channel_axis = check_axis(axis, shape)  # the rule per-axis Quant and Dequant apply

@@ -169,6 +169,12 @@ int sk_fenv_save(sk_fenv_saved *saved) {
 
 int sk_fenv_restore(const sk_fenv_saved *saved) { return fesetenv((const fenv_t *)(const void *)saved->opaque); }
 
+int sk_fenv_enter_default(sk_fenv_saved *saved) {
+    if (sk_fenv_save(saved) != 0) return -1;
+    const sk_fenv_state st = {.rounding = SK_ROUND_NEAREST, .flush_to_zero = 0, .denormals_are_zero = 0, .traps = 0};
+    return set_state(&st);
+}
+
 /* Sets the state, then reads it back: a CPU that ignores part of the
  * request (many Arm cores hard-wire the trap enables to zero) reports -1
  * with the previous state restored, so tests never run in a state they

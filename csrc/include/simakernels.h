@@ -122,6 +122,11 @@ typedef struct sk_fenv_saved {
 int sk_fenv_save(sk_fenv_saved *saved);
 int sk_fenv_restore(const sk_fenv_saved *saved);
 int sk_fenv_set(const sk_fenv_state *state);
+/* Saves the whole environment, then sets the state threads start in
+ * (nearest, gradual underflow, every trap masked): the Python layer formats
+ * numbers and imports nothing under the caller's state.  0, or -1 where the
+ * state cannot be set; sk_fenv_restore(saved) undoes it either way. */
+int sk_fenv_enter_default(sk_fenv_saved *saved);
 
 /* ---- Streaming stores --------------------------------------------------- */
 /* Output bytes of one dense run from which leaves use non-temporal stores

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
+from ..fenv import in_default_state
 from .._ffi import lib
 from ..core import DType, Error
 from ..ops import cast as ops_cast
@@ -34,6 +35,7 @@ def prepare(shared: ops_cast.Plan, route: Optional[str] = None) -> Union[Plan, E
     return _backend.prepare(shared, ops_cast.Plan, Plan, "cast", route, "sk_cast_plan *", _fill)
 
 
+@in_default_state
 def check_inference(request: ops_cast.Request, route: Optional[str] = None) -> Union[Plan, Error]:
     """Admission and preparation in one step."""
     shared = ops_cast.check_inference(request)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
+from ..fenv import in_default_state
 from .._ffi import lib
 from ..core import DType, Error
 from ..ops import dequant as ops_dequant
@@ -53,6 +54,7 @@ def prepare(shared: ops_dequant.Plan, route: Optional[str] = None) -> Union[Plan
     return _backend.prepare(shared, ops_dequant.Plan, Plan, "dequant", route, "sk_dequant_plan *", _fill)
 
 
+@in_default_state
 def check_inference(request: ops_dequant.Request, route: Optional[str] = None) -> Union[Plan, Error]:
     """Admission and preparation in one step."""
     shared = ops_dequant.check_inference(request)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional, Union
 
+from ..fenv import in_default_state
 from .._ffi import lib
 from ..core import DType, Error
 from ..ops import quant as ops_quant
@@ -41,6 +42,7 @@ def prepare(shared: ops_quant.Plan, route: Optional[str] = None) -> Union[Plan, 
     return _backend.prepare(shared, ops_quant.Plan, Plan, "quant", route, "sk_quant_plan *", _fill)
 
 
+@in_default_state
 def check_inference(request: ops_quant.Request, route: Optional[str] = None) -> Union[Plan, Error]:
     """Admission and preparation in one step."""
     shared = ops_quant.check_inference(request)

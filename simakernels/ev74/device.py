@@ -32,7 +32,7 @@ from .. import _rules
 from .._ffi import ffi, lib
 from ..a65 import _routes
 from ..arrays import DTypeSpec, numpy_dtype, to_dtype
-from ..core import DType, Error, ErrorCode, KernelError, type_name
+from ..core import DType, Error, ErrorCode, KernelError, describe, type_name
 from . import quant as ev_quant
 from .region import DeviceRegion
 
@@ -108,9 +108,9 @@ class Device:
         """A new region of ``nbytes`` (an int >= 0) at an address aligned to
         ``alignment`` (a power of two); MemoryError when the model is full."""
         if type(nbytes) is not int or nbytes < 0:  # (bool is no size either)
-            raise ValueError(f"allocate: nbytes must be an int >= 0, got {nbytes!r}")
+            raise ValueError(f"allocate: nbytes must be an int >= 0, got {describe(nbytes)}")
         if type(alignment) is not int or alignment < 1 or alignment & (alignment - 1):
-            raise ValueError(f"allocate: alignment must be a power of two, got {alignment!r}")
+            raise ValueError(f"allocate: alignment must be a power of two, got {describe(alignment)}")
         with self._lock:
             start = -(-self._next // alignment) * alignment
             if start + nbytes > self.base + self.size:
@@ -180,7 +180,7 @@ class Device:
         else:
             dims = (shape,) if isinstance(shape, int) else tuple(shape)
             if any(type(d) is not int or d < 0 for d in dims):  # (bool is no extent either)
-                raise ValueError(f"read_array: shape must be ints >= 0, got {shape!r}")
+                raise ValueError(f"read_array: shape must be ints >= 0, got {describe(shape)}")
         count = 1
         for d in dims:
             count *= d

@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence, Tuple, Union
 
+from ..fenv import in_default_state
 from .. import _rules
 from .._ffi import ffi, lib
-from ..core import DType, Error, ErrorCode, Requirement, type_name
+from ..core import DType, Error, ErrorCode, Requirement, describe, type_name
 from ..ops import quant as ops_quant
 from . import descriptor as wire
 from .region import DeviceRegion
@@ -117,6 +118,7 @@ def _lower(shared: ops_quant.Plan) -> wire.Geometry:
     )
 
 
+@in_default_state
 def check_inference(request_or_plan: Union[ops_quant.Request, ops_quant.Plan]) -> Union[Plan, Error]:
     """Shared admission (for a request) plus device representability: every
     accessed span must fit the 32-bit device domain, and the parameters must
@@ -164,7 +166,7 @@ def _region(region: Any, name: str) -> Union[Tuple[int, int], Error]:
         return Error(ErrorCode.INVALID_BINDING, f"{name}: expected an ev74.DeviceRegion, got {type_name(region)}")
     for field, value in (("address", region.address), ("capacity", region.capacity)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            return Error(ErrorCode.INVALID_BINDING, f"{name}: {field} {value!r} is not a nonnegative integer")
+            return Error(ErrorCode.INVALID_BINDING, f"{name}: {field} {describe(value)} is not a nonnegative integer")
     return region.address, region.capacity
 
 

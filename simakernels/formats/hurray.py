@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _binary32
 from .._ffi import ffi, lib
-from ..core import Error, ErrorCode, KernelError, type_name
+from ..core import Error, ErrorCode, KernelError, describe, type_name
 from ..fenv import describe_unmet
 from ..ops import dequant as ops_dequant
 
@@ -88,12 +88,12 @@ _BITS: Dict[StorageType, int] = {s: int(lib.sk_hurray_storage_bits(code)) for s,
 def _storage(storage: Any) -> StorageType:
     tag = _binary32.as_int(storage)  # Python or NumPy integers; not 16.0, not True
     if isinstance(tag, bool) or not isinstance(tag, int):
-        raise HurrayFormatError(f"storage type {storage!r} is not an integer tag")
+        raise HurrayFormatError(f"storage type {describe(storage)} is not an integer tag")
     try:
         return StorageType(tag)
     except ValueError:
         raise HurrayFormatError(
-            f"storage type {storage!r} is not one of the valid tags "
+            f"storage type {describe(storage)} is not one of the valid tags "
             f"({', '.join(f'{s.name} {s.value:#04x}' for s in StorageType)})"
         ) from None
 
@@ -101,7 +101,7 @@ def _storage(storage: Any) -> StorageType:
 def _check_zero_point(zero_point: Any, kind: Optional[StorageType]) -> None:
     """An int32 (the field's type), and one of ``kind``'s zero points when given."""
     if isinstance(zero_point, bool) or not isinstance(zero_point, int) or zero_point not in _INT32:
-        raise HurrayFormatError(f"zero_point (offset 8): {zero_point!r} is not an int32")
+        raise HurrayFormatError(f"zero_point (offset 8): {describe(zero_point)} is not an int32")
     if kind is not None and zero_point not in kind.zero_points:
         raise HurrayFormatError(
             f"zero_point (offset 8): {zero_point} is outside the {kind.name} range "
@@ -109,13 +109,20 @@ def _check_zero_point(zero_point: Any, kind: Optional[StorageType]) -> None:
         )
 
 
-def _check_scale(bits: int, given: str = "") -> None:
-    """Finite and nonzero; ``given`` shows the caller's value (from the
-    constructor), where the bits alone would hide a rounding to binary32."""
+_NOT_GIVEN = object()
+
+
+def _check_scale(bits: int, given: Any = _NOT_GIVEN) -> None:
+    """Finite and nonzero; ``given`` is the caller's value (from the
+    constructor), shown where the bits alone would hide a rounding to binary32."""
     if (bits >> 23) & 0xFF == 0xFF:
-        raise HurrayFormatError(f"scale (offset 4): bits {bits:#010x} are not finite{given}")
+        raise HurrayFormatError(f"scale (offset 4): bits {bits:#010x} are not finite{_as_given(given)}")
     if bits & 0x7FFFFFFF == 0:
-        raise HurrayFormatError(f"scale (offset 4): bits {bits:#010x} are zero{given}")
+        raise HurrayFormatError(f"scale (offset 4): bits {bits:#010x} are zero{_as_given(given)}")
+
+
+def _as_given(given: Any) -> str:
+    return "" if given is _NOT_GIVEN else f" (scale={describe(given)} as binary32)"
 
 
 @dataclass(frozen=True)
@@ -133,11 +140,10 @@ class PerTensorAffine:
 
     def __post_init__(self) -> None:
         given = self.scale
-        try:
-            bits = _binary32.bits_of(given)
-        except (TypeError, ValueError):
-            raise HurrayFormatError(f"scale: {given!r} is not a real number") from None
-        _check_scale(bits, f" (scale={given!r} as binary32)")
+        if not _binary32.is_real(given):
+            raise HurrayFormatError(f"scale: {describe(given)} ({type_name(given)}) must be {_binary32.REAL_NUMBER}")
+        bits = _binary32.bits_of(given)
+        _check_scale(bits, given)
         zero_point = _binary32.as_int(self.zero_point)
         _check_zero_point(zero_point, None)
         object.__setattr__(self, "scale", _binary32.from_bits(bits))
@@ -186,7 +192,8 @@ class PerTensorAffine:
             raise HurrayFormatError(f"the Dequant bridge takes INT8 storage only, not {kind.name}")
         _check_zero_point(self.zero_point, kind)
         if self.scale_bits >> 31:
-            raise HurrayFormatError(f"the Dequant bridge needs a positive scale, got {self.scale!r}")
+            raise HurrayFormatError(f"the Dequant bridge needs a positive scale, got "
+                                    f"{_binary32.text(self.scale_bits)}")
         return ops_dequant.Params.from_bits(self.scale_bits, self.zero_point)
 
 
@@ -199,7 +206,7 @@ def _element_count(nbytes: int, kind: StorageType, count: Optional[int]) -> int:
             return nbytes // (kind.bits // 8)
         return nbytes * per_byte
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise ValueError(f"count must be a nonnegative int, got {count!r}")
+        raise ValueError(f"count must be a nonnegative int, got {describe(count)}")
     needed = -(-count * kind.bits // 8)
     if needed > nbytes:
         raise ValueError(f"{count} {kind.name} elements need {needed} bytes, data has {nbytes}")

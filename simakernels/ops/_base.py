@@ -10,14 +10,14 @@ import numpy as np
 
 from .. import _binary32
 from ..admission import Admitted
-from ..core import Error, ErrorCode, KernelError, Requirement, TensorSpec, type_name
+from ..core import Error, ErrorCode, KernelError, Requirement, TensorSpec, describe, type_name
 
 
 def _specs(specs: Sequence[TensorSpec], role: str) -> Tuple[TensorSpec, ...]:
     items = tuple(specs)
     for i, spec in enumerate(items):
         if not isinstance(spec, TensorSpec):
-            raise TypeError(f"{role} {i} must be a simakernels.TensorSpec, got {spec!r}")
+            raise TypeError(f"{role} {i} must be a simakernels.TensorSpec, got {describe(spec)}")
     return items
 
 
@@ -89,7 +89,7 @@ def check_affine_params(params: Any, params_type: Type[Any], operation: str, val
     multiplier, by its bits) finite and > 0, and an integer zero point."""
     if not isinstance(params, params_type):
         return Error(ErrorCode.INVALID_PARAMS,
-                     f"params must be {operation}.Params or {operation}.AxisParams, got {params!r}")
+                     f"params must be {operation}.Params or {operation}.AxisParams, got {describe(params)}")
     value = getattr(params, value_name)
     if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value) >= 1:
         return Error(ErrorCode.INVALID_PARAMS,
@@ -97,16 +97,16 @@ def check_affine_params(params: Any, params_type: Type[Any], operation: str, val
                      f"index along an axis needs axis= (the array functions) or {operation}.AxisParams")
     if not _binary32.is_real(value):
         return Error(ErrorCode.INVALID_PARAMS,
-                     f"{value_name} {value!r} ({type(value).__name__}) must be {_binary32.REAL_NUMBER}")
+                     f"{value_name} {describe(value)} ({type(value).__name__}) must be {_binary32.REAL_NUMBER}")
     if not _binary32.is_finite_positive(bits):
         return Error(
             ErrorCode.INVALID_PARAMS,
-            f"{value_name} {float(getattr(params, value_name))!r} as binary32 (bits {bits:#010x}) "
+            f"{value_name} {_binary32.text(bits)} as binary32 (bits {bits:#010x}) "
             "must be finite and > 0",
         )
     zp, (low, high) = params.zero_point, zero_point_range
     if isinstance(zp, bool) or not isinstance(zp, int) or not low <= zp <= high:
-        return Error(ErrorCode.INVALID_PARAMS, f"zero_point {zp!r} must be an integer in [{low}, {high}]")
+        return Error(ErrorCode.INVALID_PARAMS, f"zero_point {describe(zp)} must be an integer in [{low}, {high}]")
     return None
 
 
@@ -167,7 +167,7 @@ def check_axis(axis: Any, shape: Tuple[int, ...]) -> Union[int, Error]:
     """The channel axis as a non-negative index of ``shape``, or the Error."""
     rank = len(shape)
     if isinstance(axis, (bool, np.bool_)) or not hasattr(axis, "__index__"):
-        return Error(ErrorCode.INVALID_PARAMS, f"axis {axis!r} ({type(axis).__name__}) must be an integer")
+        return Error(ErrorCode.INVALID_PARAMS, f"axis {describe(axis)} ({type(axis).__name__}) must be an integer")
     index: int = axis.__index__()
     if not -rank <= index < rank:
         valid = f"valid: {-rank} to {rank - 1}" if rank else "a rank-0 tensor has no axis; use Params"
@@ -193,17 +193,18 @@ def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bit
         for i, v in enumerate(entries):
             if not _binary32.is_real(v):
                 return Error(ErrorCode.INVALID_PARAMS,
-                             f"{values_name}[{i}] {v!r} ({type(v).__name__}) must be {_binary32.REAL_NUMBER}")
+                             f"{values_name}[{i}] {describe(v)} ({type(v).__name__}) must be {_binary32.REAL_NUMBER}")
     if len(bits) != channels:
         return _length_error(values_name, len(bits), where)
     for i, b in enumerate(bits.tolist()):
         if not _binary32.is_finite_positive(b):
-            return Error(ErrorCode.INVALID_PARAMS, f"{values_name}[{i}] {float(_binary32.from_bits(b))!r} as "
+            return Error(ErrorCode.INVALID_PARAMS, f"{values_name}[{i}] {_binary32.text(b)} as "
                                                    f"binary32 (bits {b:#010x}) must be finite and > 0")
     low, high = zero_point_range
     if type(zero_points) is int:
         if not low <= zero_points <= high:
-            return Error(ErrorCode.INVALID_PARAMS, f"zero_points {zero_points!r} must be an integer in [{low}, {high}]")
+            return Error(ErrorCode.INVALID_PARAMS,
+                         f"zero_points {describe(zero_points)} must be an integer in [{low}, {high}]")
         return None
     if not isinstance(zero_points, (np.ndarray, tuple)) or (isinstance(zero_points, np.ndarray)
                                                            and zero_points.ndim != 1):
@@ -213,7 +214,8 @@ def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bit
         return _length_error("zero_points", len(zero_points), where)
     for i, z in enumerate(zero_points.tolist() if isinstance(zero_points, np.ndarray) else zero_points):
         if isinstance(z, bool) or not isinstance(z, int) or not low <= z <= high:
-            return Error(ErrorCode.INVALID_PARAMS, f"zero_points[{i}] {z!r} must be an integer in [{low}, {high}]")
+            return Error(ErrorCode.INVALID_PARAMS,
+                         f"zero_points[{i}] {describe(z)} must be an integer in [{low}, {high}]")
     return None
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Union
 
+from ..fenv import in_default_state
 from ..admission import admit_elementwise
-from ..core import DType, Error, ErrorCode, type_name
+from ..core import DType, Error, ErrorCode, describe, type_name
 from ._base import RequestBase, SharedPlan
 
 SUPPORTED = frozenset({(DType.FLOAT32, DType.BFLOAT16), (DType.BFLOAT16, DType.FLOAT32)})
@@ -34,6 +35,7 @@ class Plan(SharedPlan):
         return self.request.params
 
 
+@in_default_state
 def check_inference(request: Request) -> Union[Plan, Error]:
     """Admits a cast request: returns a shared :class:`Plan` or an Error."""
     if not isinstance(request, Request):
@@ -42,7 +44,7 @@ def check_inference(request: Request) -> Union[Plan, Error]:
             f"cast.check_inference takes a cast.Request, got {type_name(request)}",
         )
     if not isinstance(request.params, Params):
-        return Error(ErrorCode.INVALID_PARAMS, f"params must be cast.Params(), got {request.params!r}")
+        return Error(ErrorCode.INVALID_PARAMS, f"params must be cast.Params(), got {describe(request.params)}")
     admitted = admit_elementwise(
         "cast",
         request.inputs,

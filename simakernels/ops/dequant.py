@@ -12,6 +12,7 @@ from typing import Any, Tuple, Union
 
 import numpy as np
 
+from ..fenv import in_default_state
 from .. import _binary32
 from ..admission import admit_elementwise
 from ..core import DType, Error, ErrorCode, type_name
@@ -103,6 +104,7 @@ def check_params(params: Any, shape: Tuple[int, ...] = ()) -> Union[Error, None]
     return check_affine_params(params, Params, "dequant", "scale", bits, (INT32_MIN, INT32_MAX))
 
 
+@in_default_state
 def check_inference(request: Request) -> Union[Plan, Error]:
     """Admits a dequant request: returns a shared :class:`Plan` or an Error."""
     if not isinstance(request, Request):

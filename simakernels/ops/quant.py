@@ -15,10 +15,11 @@ from typing import Any, Tuple, Union
 
 import numpy as np
 
+from ..fenv import in_default_state
 from .. import _binary32
 from .._ffi import lib
 from ..admission import admit_elementwise
-from ..core import DType, Error, ErrorCode, type_name
+from ..core import DType, Error, ErrorCode, describe, type_name
 from ._base import (RequestBase, SharedPlan, binary32_vector, check_affine_params, check_axis_params,
                     describe_vector, integer_vector)
 
@@ -41,7 +42,8 @@ class Rounding(enum.Enum):
             return value
         if isinstance(value, str) and value.upper() in cls.__members__:
             return cls[value.upper()]
-        raise ValueError(f"rounding must be a quant.Rounding or one of {[m.name.lower() for m in cls]}, got {value!r}")
+        raise ValueError(f"rounding must be a quant.Rounding or one of {[m.name.lower() for m in cls]}, "
+                         f"got {describe(value)}")
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,7 @@ def check_params(params: Any, shape: Tuple[int, ...] = ()) -> Union[Error, None]
     return check_affine_params(params, Params, "quant", "multiplier", bits, (-128, 127))
 
 
+@in_default_state
 def check_inference(request: Request) -> Union[Plan, Error]:
     """Admits a quant request: returns a shared :class:`Plan` or an Error."""
     if not isinstance(request, Request):
