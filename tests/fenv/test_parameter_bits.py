@@ -63,7 +63,8 @@ def doubles():
     rng = np.random.default_rng(2026_12_03)
     patterns = rng.integers(0, 1 << 64, 20000, dtype=np.uint64, endpoint=False)
     # near binary32 ties and the subnormal/overflow edges: bits around halfway points
-    ties = [(Fraction(k) + Fraction(1, 2)) * Fraction(2) ** e for k in (1 << 23, (1 << 24) - 1) for e in (-149, -23, 0, 104)]
+    ties = [(Fraction(k) + Fraction(1, 2)) * Fraction(2) ** e
+            for k in (1 << 23, (1 << 24) - 1) for e in (-149, -23, 0, 104)]
     edges = [2.0 ** -150, 2.0 ** -149 * 1.5, 3.4028235677973366e38, 3.402823669209385e38, -0.0, 1e-320]
     extra = np.array([float(t) for t in ties] + edges, np.float64).view(np.uint64)
     return np.concatenate([patterns, extra])
