@@ -15,7 +15,8 @@ from .core import (
 from .buffers import ConstHostBuffer, HostBuffer
 from . import fenv, ops, a65, ev74, formats, testing
 from .arrays import cast, dequantize, quantize
-from .qparams import QParams, choose_qparams
+from .core import QParams
+from .qparams import choose_qparams
 
 __all__ = [
     "__version__",

@@ -6,20 +6,22 @@ raise :class:`~simakernels.core.KernelError` with ``UNSUPPORTED_LAYOUT``.
 from __future__ import annotations
 
 import functools
+from fractions import Fraction
 import os
 import struct
-from typing import Any, Callable, Dict, Optional, Union
+import typing
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.ma  # noqa: F401  (loaded now: a lazy import on the first call would run under the caller's FP state)
 import numpy.typing as npt
 
-from . import _split, a65
+from . import _split, a65, dlpack
 from ._ffi import lib
 from .a65._backend import _CHAR_ARRAY, _NOT_A_PLAIN_BUFFER, _from_buffer
 from . import storage
 from .buffers import ConstHostBuffer, HostBuffer
-from .core import DType, Error, ErrorCode, KernelError, Strided, TensorSpec, describe
+from .core import DType, Error, ErrorCode, KernelError, QParams, Strided, TensorSpec, describe, type_name
 from .ops import cast as ops_cast
 from .ops import dequant as ops_dequant
 from .ops import quant as ops_quant
@@ -27,6 +29,18 @@ from .ops import quant as ops_quant
 _NUMPY = storage.NUMPY
 _FROM_NUMPY = {v: k for k, v in _NUMPY.items()}
 _SUPPORTED = ", ".join(str(d) for d in _NUMPY.values())  # for messages
+
+#: A scale or multiplier: a real number (not a string or a bool).
+RealNumber = Union[int, float, Fraction, "np.number[Any]", "np.ndarray[Any, Any]"]
+#: What ``scale`` / ``multiplier`` take: one real number, one per index along
+#: ``axis`` (a sequence or a 1-D array), or a QParams holding everything.
+ParamValues = Union[RealNumber, Sequence[RealNumber], QParams]
+#: What ``zero_point`` takes: one integer, or one per index along ``axis``.
+ZeroPoints = Union[int, "np.integer[Any]", Sequence[int], "np.ndarray[Any, Any]"]
+
+#: What ``out=`` takes: a NumPy array, or any CPU array exporting DLPack
+#: (a PyTorch tensor, a JAX array), written in place.
+OutArray = Union[np.ndarray, Any]
 
 #: What the array functions take as a dtype: a :class:`DType`, a NumPy
 #: dtype or scalar type (``ml_dtypes.bfloat16`` for BF16), or a name.
@@ -95,18 +109,42 @@ def _masked(array: Any, port: str, name: str) -> Optional[Error]:
 
 
 def _input(x: Any) -> np.ndarray:
-    """``x`` as an ndarray (the callers keep plain ndarrays as they are)."""
+    """``x`` as an ndarray (the callers keep plain ndarrays as they are):
+    DLPack exporters (PyTorch, JAX) viewed in place, anything else through
+    ``numpy.asarray``; masked arrays and objects that hold no numbers refused."""
     error = _masked(x, "input 0", "x")
+    if error is None and not isinstance(x, np.ndarray) and dlpack.exports(x):
+        viewed = dlpack.to_numpy(x, "input 0", "x")
+        if isinstance(viewed, Error):
+            raise KernelError(viewed)
+        return viewed
     if error is not None:
         raise KernelError(error)
-    return np.asarray(x)
+    array = np.asarray(x)
+    if array.dtype == object:
+        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"input 0 (x): {describe(x)} ({type_name(x)}) is not "
+                                                             f"an array: pass a NumPy array, a DLPack array (PyTorch, "
+                                                             f"JAX) or a sequence of numbers"))
+    return array
+
+
+def _out_array(out: Any) -> np.ndarray:
+    """``out`` as the ndarray to write: an ndarray as it is, a DLPack
+    exporter viewed in place (read-only exports stay read-only)."""
+    if isinstance(out, np.ndarray):
+        return out
+    if dlpack.exports(out):
+        viewed = dlpack.to_numpy(out, "output 0", "out")
+        if isinstance(viewed, Error):
+            raise KernelError(viewed)
+        return viewed
+    raise TypeError(f"out must be a numpy.ndarray or an array exporting DLPack, got {type(out).__name__}")
 
 
 def _output(x: np.ndarray, dtype: DType, out: Optional[np.ndarray]) -> np.ndarray:
     if out is None:
         return np.empty(x.shape, numpy_dtype(dtype))
-    if not isinstance(out, np.ndarray):
-        raise TypeError(f"out must be a numpy.ndarray, got {type(out).__name__}")
+    out = _out_array(out)
     error = _masked(out, "output 0", "out")
     if error is not None:
         raise KernelError(error)
@@ -269,7 +307,8 @@ def _split_run(plan: Any, operation: str, x: np.ndarray, out: np.ndarray, worker
 # on a miss the checked output and a new plan; on a hit a given ``out`` was
 # already checked against the requested dtype when the plan was made.
 
-def cast(x: npt.ArrayLike, dtype: DTypeSpec, *, out: Optional[np.ndarray] = None, workers: int = 1) -> np.ndarray:
+def cast(x: npt.ArrayLike, dtype: Optional[DTypeSpec] = None, *, out: Optional[OutArray] = None,
+         workers: int = 1) -> np.ndarray:
     """Converts FLOAT32 to BFLOAT16 or BFLOAT16 to FLOAT32, bit-exactly.
 
     ``x``: a ``numpy.float32`` or ``ml_dtypes.bfloat16`` array (anything else
@@ -311,6 +350,14 @@ def cast(x: npt.ArrayLike, dtype: DTypeSpec, *, out: Optional[np.ndarray] = None
     """
     if type(x) is not np.ndarray:
         x = _input(x)
+    if out is not None and not isinstance(out, np.ndarray):  # a DLPack array: written in place, returned
+        cast(x, dtype, out=_out_array(out), workers=workers)
+        return typing.cast(np.ndarray, out)
+    if dtype is None:
+        if out is None:
+            raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, "cast: give the output dtype (dtype=) or an output "
+                                                                 "array (out=)"))
+        dtype = out.dtype
     key = ("cast", x.shape, x.strides, x.dtype, _param_key(dtype),
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
            _forced_route())
@@ -324,8 +371,8 @@ def cast(x: npt.ArrayLike, dtype: DTypeSpec, *, out: Optional[np.ndarray] = None
 
 
 def dequantize(
-    x: npt.ArrayLike, scale: Any, zero_point: Any = 0, *, axis: Optional[int] = None,
-    dtype: DTypeSpec = DType.FLOAT32, out: Optional[np.ndarray] = None, workers: int = 1,
+    x: npt.ArrayLike, scale: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
+    dtype: Optional[DTypeSpec] = None, out: Optional[OutArray] = None, workers: int = 1,
 ) -> np.ndarray:
     """Dequantizes INT8 to FLOAT32 (default) or BFLOAT16.
 
@@ -382,6 +429,13 @@ def dequantize(
     """
     if type(x) is not np.ndarray:
         x = _input(x)
+    if type(scale) is QParams:
+        scale, zero_point, axis = _unpack(scale, "scale", zero_point, axis)
+    if out is not None and not isinstance(out, np.ndarray):  # a DLPack array: written in place, returned
+        dequantize(x, scale, zero_point, axis=axis, dtype=dtype, out=_out_array(out), workers=workers)
+        return typing.cast(np.ndarray, out)
+    if dtype is None:  # out's dtype, else FLOAT32
+        dtype = DType.FLOAT32 if out is None else _FROM_NUMPY.get(out.dtype, DType.FLOAT32)
     if axis is not None:
         return _dequantize_axis(x, scale, zero_point, axis, dtype, out, workers)
     key = ("dequant", x.shape, x.strides, x.dtype,
@@ -392,7 +446,7 @@ def dequantize(
     plan, out = _lookup(key, x, dtype, out)
     if plan is None:
         request = ops_dequant.Request([_spec(x, "input 0")], [_spec(out, "output 0")],
-                                      ops_dequant.Params(scale, zero_point))
+                                      ops_dequant.Params(scale, typing.cast(int, zero_point)))  # admission checks it
         plan = _remember(key, a65.dequant.check_inference(request))
     if workers is not _ONE_WORKER:  # anything else is checked by _split_run
         return _split_run(plan, "dequant", x, out, workers,
@@ -401,8 +455,8 @@ def dequantize(
 
 
 def quantize(
-    x: npt.ArrayLike, multiplier: Any, zero_point: Any = 0, *, axis: Optional[int] = None,
-    rounding: Union[ops_quant.Rounding, str] = "nearest_even", out: Optional[np.ndarray] = None, workers: int = 1,
+    x: npt.ArrayLike, multiplier: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
+    rounding: Union[ops_quant.Rounding, str] = "nearest_even", out: Optional[OutArray] = None, workers: int = 1,
 ) -> np.ndarray:
     """Quantizes FLOAT32, BFLOAT16 or FLOAT16 to INT8.
 
@@ -475,6 +529,11 @@ def quantize(
     """
     if type(x) is not np.ndarray:
         x = _input(x)
+    if type(multiplier) is QParams:
+        multiplier, zero_point, axis = _unpack(multiplier, "multiplier", zero_point, axis)
+    if out is not None and not isinstance(out, np.ndarray):  # a DLPack array: written in place, returned
+        quantize(x, multiplier, zero_point, axis=axis, rounding=rounding, out=_out_array(out), workers=workers)
+        return typing.cast(np.ndarray, out)
     if axis is not None:
         return _quantize_axis(x, multiplier, zero_point, axis, rounding, out, workers)
     key = ("quant", x.shape, x.strides, x.dtype,
@@ -488,6 +547,16 @@ def quantize(
         return _split_run(plan, "quant", x, out, workers,
                           lambda xs, os, _: quantize(xs, multiplier, zero_point, rounding=rounding, out=os))
     return _execute(plan, a65.quant, lib.sk_quant_execute, x, out)
+
+
+def _unpack(qp: QParams, value: str, zero_point: Any, axis: Any) -> Tuple[Any, Any, Any]:
+    """(the scale or multiplier, the zero point, the axis) a QParams holds;
+    a zero point or axis given beside it is refused (which would win?)."""
+    for name, given, unset in (("zero_point", zero_point, 0), ("axis", axis, None)):
+        if given is not unset and not (type(given) is int and given == unset):
+            raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"{name}={describe(given)} given with a QParams, which "
+                                                              f"holds the {name}: pass one or the other"))
+    return getattr(qp, value), qp.zero_point, qp.axis
 
 
 def _quant_plan(x: np.ndarray, out: np.ndarray, multiplier: Any, zero_point: Any, rounding: Any) -> Any:

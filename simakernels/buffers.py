@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Tuple, Type, TypeVar, Union
 
-from . import _rules, storage
+import numpy as np
+
+from . import _rules, dlpack, storage
 from ._ffi import ffi
 from .core import INT64_MAX, DType, Error, ErrorCode, Requirement, describe
 
@@ -66,6 +68,10 @@ BufferLike = Union[ConstHostBuffer, Any]
 
 
 def _view(obj: BufferLike, writable: bool, name: str, dtype: Optional[DType]) -> Union[ConstHostBuffer, Error]:
+    if not isinstance(obj, (ConstHostBuffer, np.ndarray)) and dlpack.exports(obj):
+        obj = dlpack.to_numpy(obj, name, "binding")  # a PyTorch or JAX array: its NumPy view, then the array rules
+        if isinstance(obj, Error):
+            return obj
     if dtype is not None:
         refused = storage.error(obj, dtype, name)
         if refused is not None:

@@ -93,7 +93,12 @@ def cmd_ev74_vectors(args: argparse.Namespace) -> int:
     if len(args.paths) != 1:
         print("ev74-vectors writes one kit: ev74-vectors OUT [--quick]", file=sys.stderr)
         return 2
-    manifest = vectors.write(args.paths[0], quick=args.quick)
+    try:
+        manifest = vectors.write(args.paths[0], quick=args.quick)
+    except OSError as exc:  # not a directory, no permission, /proc: one line naming the path
+        print(f"ev74-vectors: cannot write the kit to {args.paths[0]}: {exc.strerror or exc}"
+              f"{f' ({exc.filename})' if exc.filename else ''}", file=sys.stderr)
+        return 2
     size = sum(pathlib.Path(args.paths[0], name).stat().st_size for name in manifest["files"])
     print(f"{len(manifest['cases'])} cases, {len(manifest['files'])} files, {size / 1e6:.2f} MB in {args.paths[0]} "
           f"({'quick' if args.quick else 'full'} kit, version {manifest['version']}, seed {manifest['seed']:#x})")

@@ -41,13 +41,13 @@ except ImportError as exc:  # the extra is not installed
     raise ImportError(f"simakernels.dask needs dask.array ({exc}): pip install simakernels[dask]") from exc
 
 from . import arrays, qparams
-from .arrays import DTypeSpec, numpy_dtype, to_dtype
+from .arrays import DTypeSpec, ParamValues, ZeroPoints, numpy_dtype, to_dtype
 from .core import DType, Error, ErrorCode, KernelError, TensorSpec, type_name
 from .ops import cast as ops_cast
 from .ops import dequant as ops_dequant
 from .ops import quant as ops_quant
 from .ops._base import check_axis
-from .qparams import QParams
+from .core import QParams
 
 __all__ = ["cast", "choose_qparams", "dequantize", "quantize"]
 
@@ -85,7 +85,7 @@ def cast(x: da.Array, dtype: DTypeSpec) -> da.Array:
     return _per_tensor(x, out, "sk-cast", _cast_block, to=out)
 
 
-def dequantize(x: da.Array, scale: Any, zero_point: Any = 0, *, axis: Optional[int] = None,
+def dequantize(x: da.Array, scale: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
                dtype: DTypeSpec = DType.FLOAT32) -> da.Array:
     """Dequantizes INT8 to FLOAT32 (default) or BFLOAT16: a lazy Dask array,
     each block dequantized by ``sk.dequantize`` (its docstring has the
@@ -115,6 +115,8 @@ def dequantize(x: da.Array, scale: Any, zero_point: Any = 0, *, axis: Optional[i
     """
     x = _dask_input(x)
     out = to_dtype(dtype)
+    if type(scale) is QParams:
+        scale, zero_point, axis = arrays._unpack(scale, "scale", zero_point, axis)
     if axis is None:
         params: Any = ops_dequant.Params(_values(scale, "scale"), _values(zero_point, "zero_point"))
     else:
@@ -127,7 +129,7 @@ def dequantize(x: da.Array, scale: Any, zero_point: Any = 0, *, axis: Optional[i
     return _per_channel(x, out, "sk-dequantize", _dequantize_block, axis, params.scales, params.zero_points, to=out)
 
 
-def quantize(x: da.Array, multiplier: Any, zero_point: Any = 0, *, axis: Optional[int] = None,
+def quantize(x: da.Array, multiplier: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
              rounding: Union[ops_quant.Rounding, str] = "nearest_even") -> da.Array:
     """Quantizes FLOAT32, BFLOAT16 or FLOAT16 to INT8: a lazy Dask array,
     each block quantized by ``sk.quantize`` (its docstring has the
@@ -162,6 +164,8 @@ def quantize(x: da.Array, multiplier: Any, zero_point: Any = 0, *, axis: Optiona
         mode = ops_quant.Rounding.parse(rounding)
     except ValueError as exc:
         raise KernelError(Error(ErrorCode.INVALID_PARAMS, str(exc))) from None
+    if type(multiplier) is QParams:
+        multiplier, zero_point, axis = arrays._unpack(multiplier, "multiplier", zero_point, axis)
     if axis is None:
         params: Any = ops_quant.Params(_values(multiplier, "multiplier"), _values(zero_point, "zero_point"), mode)
     else:

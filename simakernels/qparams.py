@@ -39,7 +39,7 @@ import numpy.typing as npt
 
 from . import _binary32
 from .arrays import _input
-from .core import Error, ErrorCode, KernelError, QParams, describe, type_name
+from .core import MAX_RANK, Error, ErrorCode, KernelError, QParams, describe, type_name
 from .ops._base import check_axis
 
 # Bits of each input format: (exponent bits, fraction bits).
@@ -125,6 +125,8 @@ def _check_options(shape: Tuple[int, ...], symmetric: Any, axis: Any) -> Optiona
     checking ``symmetric`` and ``axis``; raises KernelError."""
     if not isinstance(symmetric, bool):
         raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"symmetric must be a bool, got {describe(symmetric)}"))
+    if len(shape) > MAX_RANK:  # as quantize refuses it: parameters for a tensor no operation takes
+        raise KernelError(Error(ErrorCode.INVALID_SHAPE, f"x: rank {len(shape)} exceeds {MAX_RANK}"))
     if axis is None:
         return None
     channel_axis = check_axis(axis, shape)  # the rule per-axis Quant and Dequant apply

@@ -1,4 +1,4 @@
-"""What a binding may be (API.md "A binding is storage"): the NumPy dtype of
+"""What a binding may be (a binding is storage): the NumPy dtype of
 each tensor dtype, and which arrays are the raw storage of a port.
 
 Raw storage is taken as it is: bytes-like objects, host views, void arrays

@@ -8,7 +8,7 @@
 #include "../include/simakernels.h"
 
 /* The largest view end (one past its last byte) of a domain: host addresses
- * are signed 64-bit values (API.md); the EV74 addresses 32 bits. */
+ * are signed 64-bit values (an end beyond 2^63 - 1 is refused); the EV74 addresses 32 bits. */
 static inline uint64_t sk_end_limit(int domain) {
     return domain == SK_DOMAIN_DEVICE ? (uint64_t)1 << 32 : (uint64_t)INT64_MAX;
 }

@@ -213,7 +213,7 @@ typedef struct sk_fault {
 } sk_fault;
 
 /* Largest accessed span and largest view end of the host (signed 64-bit
- * addresses, API.md) and of the EV74's 32-bit device domain. */
+ * addresses) and of the EV74's 32-bit device domain. */
 enum sk_domain { SK_DOMAIN_HOST = 0, SK_DOMAIN_DEVICE = 1 };
 
 /* The largest view end (one past the last byte) in a domain: 2^63-1 on the

@@ -1,7 +1,6 @@
 """EV74 conformance vectors: bound Quant descriptors with their input
 regions, initial output regions and expected output regions, for whoever
-runs the real device (API.md "EV74 conformance vectors";
-docs/ev74_vectors.md says what each tag covers and how to run a kit).
+runs the real device (docs/ev74_vectors.md says what each tag covers and how to run a kit).
 
 The specification asks that device validation exercise all 12 entries,
 the scalar/vector/DMA boundaries, scatter, repeated invocation and
@@ -429,8 +428,12 @@ def read(directory: Any) -> Dict[str, Any]:
     """The kit's manifest, checked: its format and version, and every file
     it names present with the recorded sha256."""
     root = pathlib.Path(directory)
-    manifest: Dict[str, Any] = json.loads((root / "manifest.json").read_text())
-    if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
+    try:
+        manifest: Dict[str, Any] = json.loads((root / "manifest.json").read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{root}/manifest.json: not a {FORMAT} manifest ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or manifest.get("version") != VERSION \
+            or not isinstance(manifest.get("files"), dict):
         raise ValueError(f"{root}/manifest.json: not a {FORMAT} kit of version {VERSION}")
     for name, digest in manifest["files"].items():
         data = (root / name).read_bytes()

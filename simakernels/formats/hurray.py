@@ -18,15 +18,23 @@ import builtins
 import enum
 import struct
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, SupportsIndex
+from typing import Any, Dict, List, Optional, SupportsIndex
 
 import numpy as np
 
-from .. import _binary32
+from .. import _binary32, _rules
 from .._ffi import ffi, lib
 from ..core import Error, ErrorCode, KernelError, describe, type_name
 from ..fenv import describe_unmet
 from ..ops import dequant as ops_dequant
+
+__all__ = ["TAG", "VERSION", "SIZE", "HurrayFormatError", "StorageType", "PerTensorAffine", "dequantize"]
+
+
+def __dir__() -> List[str]:
+    """The public names only (``dir()`` would list the imports too)."""
+    return list(__all__)
+
 
 TAG, VERSION, SIZE = 0x01, 0x01, 16
 _LAYOUT = struct.Struct("<BBHIi4s")
@@ -205,6 +213,7 @@ def _element_count(nbytes: int, kind: StorageType, count: Optional[int]) -> int:
                 raise ValueError(f"{nbytes} bytes is not a whole number of {kind.name} elements")
             return nbytes // (kind.bits // 8)
         return nbytes * per_byte
+    count = _binary32.as_int(count)  # Python or NumPy integers; not 3.0, not True
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise ValueError(f"count must be a nonnegative int, got {describe(count)}")
     needed = -(-count * kind.bits // 8)
@@ -301,7 +310,9 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: SupportsIndex, c
                                       src, len(src), dst, len(dst), n)
     if status == lib.SK_UNSUPPORTED_ENVIRONMENT:
         raise _environment_error()
-    if status != lib.SK_OK:
-        raise KernelError(Error(ErrorCode(status), f"hurray.dequantize: the native kernel rejected storage code "
-                                                   f"{_NATIVE[kind]} (status {status})"))
+    if status != lib.SK_OK:  # a binding fault (overlap, ...): the binding rules name it
+        views = ((int(ffi.cast("uintptr_t", src)), len(src)), (int(ffi.cast("uintptr_t", dst)), len(dst)))
+        fault = _rules.binding(("input 0", "output 0"), views, ((-(-n * kind.bits // 8), 1), (4 * n, 4)))
+        raise KernelError(fault if fault is not None else Error(ErrorCode(status), f"hurray.dequantize: the native "
+                                                                f"kernel refused {kind.name} (status {status})"))
     return out

@@ -186,6 +186,10 @@ def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bit
     where = f"axis {params.axis} of shape {shape} has {channels}"
     if not isinstance(bits, np.ndarray) or bits.dtype != np.uint32:
         entries = bits if isinstance(bits, tuple) else None
+        if isinstance(bits, np.ndarray) and bits.ndim == 1:  # 1-D: the dtype is at fault
+            return Error(ErrorCode.INVALID_PARAMS, f"{values_name}: an array of dtype {bits.dtype} "
+                                                   f"({describe(bits)}); the entries must be real numbers "
+                                                   f"(an integer or floating dtype, not bool)")
         if entries is None:
             got = type_name(bits) + (f" of shape {bits.shape}" if isinstance(bits, np.ndarray) else "")
             return Error(ErrorCode.INVALID_PARAMS, f"{values_name} must be a 1-D sequence of real numbers, "

@@ -1,4 +1,4 @@
-"""``sk.choose_qparams`` (API.md "Choosing parameters"; the rule in
+"""``sk.choose_qparams`` (the rule in
 docs/qparams.md).  Every guarantee is checked on the parameters it returns
 by arithmetic written here from the definitions (NumPy binary32 products in
 the default FP state, exact rationals), and by running the library's own

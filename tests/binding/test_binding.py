@@ -315,7 +315,7 @@ def test_address_space_wrap(case):
 
 @pytest.mark.parametrize("address", [(1 << 63) - 4, (1 << 63) - 8192, 1 << 63, 3 << 62], ids=hex)
 def test_views_ending_at_or_beyond_2_63(case, address):
-    """Addresses are signed 64-bit values (API.md): a view whose end does
+    """Addresses are signed 64-bit values: a view whose end does
     not fit is OVERFLOW before any access (it used to pass and SIGSEGV)."""
     nbytes = 8192 + max(case.need_in.nbytes, case.need_out.nbytes)
     case.assert_rejected(case.execute([sk.ConstHostBuffer.from_address(address, nbytes)], [case.dst.buf]),
@@ -370,7 +370,7 @@ def test_rejections_write_nothing_after_a_success(case):
 def _make(kind, content, width=1):
     """(binding object of ``kind`` holding ``content``, a uint8 window onto
     it); ``width``: the port's element bytes (a typed array is the unsigned
-    integer that wide: raw storage, API.md)."""
+    integer that wide: raw storage)."""
     n = content.size
     if kind == "numpy-uint8":
         obj = aligned_bytes(n, 0)

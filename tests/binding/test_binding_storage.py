@@ -1,4 +1,4 @@
-"""A binding is storage (API.md): raw storage (bytes-like objects, host
+"""A binding is storage: raw storage (bytes-like objects, host
 views, void arrays, uint8 arrays and the unsigned integer as wide as the
 port's element) and arrays of the port's own dtype are taken as they are;
 an array of another number format is INVALID_BINDING, named in the

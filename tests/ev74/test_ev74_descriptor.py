@@ -1,10 +1,10 @@
-"""EV74 descriptor wire format: golden bytes, the API.md field table, the C
+"""EV74 descriptor wire format: golden bytes, the documented field table, the C
 decoder's offsets, and that the decoder reads every field where the table
 puts it.
 
 The goldens under tests/data/ev74/ were written once from hand-computed
 fields (manifest.json) with this suite's own field-by-field layout
-(ev74_helpers.FIELDS, transcribed from API.md); they are never regenerated
+(ev74_helpers.FIELDS, transcribed from the documented table); they are never regenerated
 from the encoder.
 """
 import struct
@@ -68,7 +68,7 @@ def test_field_table_tiles_224_bytes():
 
 
 def test_documented_offsets():
-    """API.md: 0 magic, 4 version, 6 length, 8 conversion, 12 rank, 16 flags,
+    """The documented layout: 0 magic, 4 version, 6 length, 8 conversion, 12 rank, 16 flags,
     20 reserved, 24/32 slots, 40/48/56 count and spans, 64/112/160 axes,
     208 multiplier, 212 zero point, 216 rounding, 220 reserved."""
     expected = {
@@ -89,7 +89,7 @@ def test_c_constants_match_the_table():
     assert lib.SK_EV74_FLAG_SCALAR == FLAG_SCALAR
     wrong = {name: (getattr(lib, f"SK_EV74_OFF_{c}"), FIELD[name].offset)
              for name, c in C_NAMES.items() if getattr(lib, f"SK_EV74_OFF_{c}") != FIELD[name].offset}
-    assert not wrong, f"C offset vs API.md offset: {wrong}"
+    assert not wrong, f"C offset vs documented offset: {wrong}"
 
 
 def test_python_layout_size():
@@ -133,7 +133,7 @@ def test_golden_hex_annotations(case):
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_golden_fields_follow_the_table(case):
-    """Every golden field against the API.md table and the lowering rules,
+    """Every golden field against the documented table and the lowering rules,
     re-derived here from the manifest request."""
     data = read_hex(case["golden"])
     got = ref_unpack(data)

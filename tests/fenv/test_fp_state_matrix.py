@@ -11,7 +11,7 @@ native kernel), EV74 device-model execution, and the array layer
 ``workers=2``).
 
 The expected outcome of each (operation, state) is the contract's rule
-(:data:`helpers.FP_CONTRACT`, written from API.md and the specification),
+(:data:`helpers.FP_CONTRACT`, written from the documented FP policy and the specification),
 never the library's own admission: either the exact result, or
 UNSUPPORTED_ENVIRONMENT naming exactly what is unmet, with every output byte
 still holding its sentinel.  Expected bits come from the oracle

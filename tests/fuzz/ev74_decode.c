@@ -37,7 +37,7 @@ static void put(uint8_t *b, int offset, uint64_t v, int width) {
     for (int i = 0; i < width; ++i) b[offset + i] = (uint8_t)(v >> (8 * i));
 }
 
-/* The wire bytes of a decoded descriptor (API.md's layout). */
+/* The wire bytes of a decoded descriptor (the documented layout, docs/ev74_descriptor.md). */
 static void encode(const sk_ev74_descriptor *d, uint8_t *b) {
     memset(b, 0, SK_EV74_DESCRIPTOR_SIZE);
     put(b, SK_EV74_OFF_MAGIC, SK_EV74_MAGIC, 4);

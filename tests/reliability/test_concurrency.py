@@ -1,5 +1,5 @@
 """Threads: plans are immutable and safe to share between threads, and
-``execute`` releases the GIL while computing (API.md).
+``execute`` releases the GIL while computing (a documented promise).
 
 Eight threads start together (a barrier) and share the same prepared plans
 - every parameter set of an operation, dense and every-second-column, on

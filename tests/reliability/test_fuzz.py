@@ -6,7 +6,7 @@
   of the wrong count), dtypes and parameters (NaN/inf/subnormal/negative/zero
   scales, zero points out of range or of the wrong type, wrong params
   types): the result is an ``sk.Error`` whose code is one of the rules the
-  request violates (stated here independently from API.md and the
+  request violates (stated here independently from the documented rules and the
   specification) and whose message names the port or field, or a plan whose
   requirements are exactly the bytes its elements address (computed here,
   and checked pairwise disjoint for small tensors).  Never an exception.
@@ -392,7 +392,7 @@ def _make_view(arena, address0, kind, offset, length, writable):
 
 
 def _view_fault(address, length, need, alignment):
-    """The fault of one view (API.md's binding rules), or ''."""
+    """The fault of one view (the documented binding rules), or ''."""
     if not 0 <= address < 2**64 or length < 0 or length > INT64_MAX:
         return "out of range"
     if need == 0:

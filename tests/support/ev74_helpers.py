@@ -4,7 +4,7 @@ that checks output bytes, untouched memory and the recorded work units.
 
 Nothing here computes an expectation with the code under test:
 
-* the descriptor layout is transcribed field by field from the API.md table
+* the descriptor layout is transcribed field by field from the documented table (docs/ev74_descriptor.md)
   (explicit offsets, one ``struct.pack_into`` per field) rather than copied
   from ``simakernels/ev74/descriptor.py``;
 * the lowering (scalar -> rank 1, singleton strides -> 0, empty -> strides 0,
@@ -44,7 +44,7 @@ DeviceRegion = sk.ev74.DeviceRegion
 
 DTYPES = {"f32": F32, "bf16": BF16, "f16": F16}
 ITEM = {F32: 4, BF16: 2, F16: 2}
-CONVERSION = {F32: 0, BF16: 1, F16: 2}           # API.md: 0 FP32, 1 BF16, 2 FP16
+CONVERSION = {F32: 0, BF16: 1, F16: 2}           # the documented codes: 0 FP32, 1 BF16, 2 FP16
 ROUNDING_CODE = {"nearest_even": 0, "toward_zero": 1, "toward_positive": 2, "toward_negative": 3}
 MODES = tuple(ROUNDING_CODE)
 FORMAT = {F32: BINARY32, BF16: BFLOAT16, F16: BINARY16}
@@ -64,7 +64,7 @@ DATA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 
 
 # ------------------------------------------------------------ descriptor layout
-# Transcribed from /work/shared/API.md ("EV74 host codec"): offset, struct
+# Transcribed from the documented layout (docs/ev74_descriptor.md): offset, struct
 # code, element count.  224 bytes, little-endian.
 
 

@@ -389,7 +389,7 @@ def split_freely():
 # ------------------------------------------------------------------ FP states
 # One generator of FP states for every FP-environment test (the matrix in
 # test_fp_state_matrix.py and the per-operation files), and the contract's
-# rule for which states each operation must accept, written from API.md ("FP
+# rule for which states each operation must accept, written from the documented policy ("FP
 # environment") and the specification, never from the library's admission.
 
 Rounding, Trap = sk.fenv.Rounding, sk.fenv.Trap
@@ -403,7 +403,7 @@ FP_CONTRACT = {
     # 000: "Nonempty execution requires nearest rounding, gradual FP32
     # underflow and masked FP traps."
     "dequant": frozenset({NEAREST, GRADUAL_UNDERFLOW, NO_TRAPS}),
-    # 001 and API.md: the product needs round-to-nearest-even and no trap may
+    # 001 and the documented policy: the product needs round-to-nearest-even and no trap may
     # fire; flush-to-zero and denormals-are-zero are repaired exactly.
     "quant": frozenset({NEAREST, NO_TRAPS}),
     # Hurray (002): the same binary32 conversion and product as Dequant.
