@@ -62,12 +62,12 @@ $(VENV)/.checkout-install: $(VENV)/.installed setup.py simakernels/_version.py t
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-tools.txt requirements-dask.txt \
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-tools.txt requirements-dask.txt requirements-interop.txt \
                     toolchains/host/ensure-system.sh
 	bash toolchains/host/ensure-system.sh $(PYTHON)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt -r requirements-tools.txt \
-	    -r requirements-dask.txt
+	    -r requirements-dask.txt -r requirements-interop.txt
 	touch $@
 
 # The compiled core lands next to the sources (simakernels/_native*.so);
