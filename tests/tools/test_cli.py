@@ -308,3 +308,25 @@ def test_demo_fails_when_a_result_is_wrong(monkeypatch, capsys):
     monkeypatch.setattr(demo, "_section_timing", lambda rng: None)
     assert cli.main(["demo"]) == 1
     assert "section(s) 3 differ" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["proc", "file", "damaged"])
+def test_ev74_vectors_refuses_a_bad_path_in_one_line(where, tmp_path, capsys):
+    """Exit 2 and one line naming the path: no traceback."""
+    if where == "proc":
+        args, named = ["ev74-vectors", "/proc/no-such-dir/kit", "--quick"], "/proc/no-such-dir/kit"
+    elif where == "file":
+        afile = tmp_path / "afile"
+        afile.write_text("")
+        args, named = ["ev74-vectors", str(afile), "--quick"], str(afile)
+    else:
+        kit = tmp_path / "kit"
+        assert cli.main(["ev74-vectors", str(kit), "--quick"]) == 0
+        with open(kit / "manifest.json", "a") as f:
+            f.write("{}\n")
+        (tmp_path / "results").mkdir()
+        args, named = ["ev74-vectors", "--check", str(kit), str(tmp_path / "results")], str(kit / "manifest.json")
+    capsys.readouterr()
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and named in err and "Traceback" not in err, err
