@@ -63,20 +63,38 @@ class _Relabelled:
 def to_numpy(obj: Any, port: str, name: str) -> Union[np.ndarray, Error]:
     """A NumPy view of a DLPack producer's host memory (its shape, strides
     and writability), or the INVALID_BINDING Error naming what stands in the
-    way: another device, or an export NumPy cannot read."""
+    way: another device, or an export NumPy cannot read.
+
+    The producer's ``__dlpack_device__`` is asked only when the export
+    fails (PyTorch's costs as much as a small call), and the capsule is
+    relabelled only for bfloat16: when ``obj.dtype`` names it, or on a
+    second export after NumPy refused the first one's dtype."""
+    bfloat16 = str(getattr(obj, "dtype", "")).endswith("bfloat16")
+    try:
+        return _viewed(obj, bfloat16)
+    except Exception as exc:  # BufferError, RuntimeError, TypeError: the producer's or NumPy's refusal
+        refused = exc
     try:
         device = tuple(obj.__dlpack_device__())
-    except Exception as exc:  # the producer's own failure, reported as such
+    except Exception as exc:
         return Error(ErrorCode.INVALID_BINDING, f"{port} ({name}): {type_name(obj)}.__dlpack_device__() failed: "
                                                 f"{describe(exc)}")
-    if device[0] != DEVICE_CPU:
+    if device[0] != DEVICE_CPU:  # (NumPy also maps CUDA host and managed memory: those never get here)
         return Error(ErrorCode.INVALID_BINDING, f"{port} ({name}): the {type_name(obj)} is on DLPack device "
                                                 f"{device} (type {device[0]}), not the CPU: copy it to the host first "
                                                 f"(for example .cpu()); nothing is copied implicitly")
+    if not bfloat16:
+        try:
+            return _viewed(obj, True)
+        except Exception:
+            pass  # not a bfloat16 export either: the first refusal says why
+    return Error(ErrorCode.INVALID_BINDING, f"{port} ({name}): the {type_name(obj)} could not be read through "
+                                            f"DLPack: {describe(refused)}")
+
+
+def _viewed(obj: Any, bfloat16: bool) -> np.ndarray:
+    if not bfloat16:
+        return np.from_dlpack(obj)
     relabelled = _Relabelled(obj)
-    try:
-        array = np.from_dlpack(relabelled)
-    except Exception as exc:  # BufferError, TypeError, RuntimeError: the export NumPy refused
-        return Error(ErrorCode.INVALID_BINDING, f"{port} ({name}): the {type_name(obj)} could not be read through "
-                                                f"DLPack: {describe(exc)}")
+    array = np.from_dlpack(relabelled)
     return array.view(ml_dtypes.bfloat16) if relabelled.bfloat16 else array
