@@ -23,25 +23,24 @@ def bits32(value):
     return int(np.array(np.float32(value)).view(np.uint32))
 
 
-def oracle_quantize(x, multipliers, zero_points, axis):
-    """Quant per element with its channel's parameters (axis None: one pair)."""
-    out = np.empty(x.shape, np.int8)
+def per_element(x, values, zero_points, axis, dtype, one):
+    """``one(element, value, zero point)`` per element, with its channel's
+    parameters (``axis`` None: one pair for the tensor)."""
+    out = np.empty(x.shape, dtype)
     for index in np.ndindex(*x.shape):
-        c = 0 if axis is None else index[axis]
-        m = multipliers if axis is None else multipliers[c]
-        z = zero_points if axis is None else zero_points[c]
-        out[index] = quant_many([bits32(x[index])], of.BINARY32, bits32(m), int(z))[0]
+        c = None if axis is None else index[axis]
+        out[index] = one(x[index], values if c is None else values[c], zero_points if c is None else zero_points[c])
     return out
+
+
+def oracle_quantize(x, multipliers, zero_points, axis):
+    return per_element(x, multipliers, zero_points, axis, np.int8,
+                       lambda v, m, z: quant_many([bits32(v)], of.BINARY32, bits32(m), int(z))[0])
 
 
 def oracle_dequantize(q, scales, zero_points, axis):
-    out = np.empty(q.shape, np.float32)
-    for index in np.ndindex(*q.shape):
-        c = 0 if axis is None else index[axis]
-        s = scales if axis is None else scales[c]
-        z = zero_points if axis is None else zero_points[c]
-        out[index] = np.uint32(oracle_dequant(int(q[index]), bits32(s), int(z))).view(np.float32)
-    return out
+    return per_element(q, scales, zero_points, axis, np.float32,
+                       lambda v, s, z: np.uint32(oracle_dequant(int(v), bits32(s), int(z))).view(np.float32))
 
 
 @pytest.mark.parametrize("axis", [None, 0, 1])
