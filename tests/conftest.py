@@ -64,6 +64,8 @@ def pytest_configure(config):
     # Also declared in pyproject.toml; repeated here for a copied suite.
     config.addinivalue_line("markers", "slow: long exhaustive or fuzzing cases")
     config.addinivalue_line("markers", "host_only: does not depend on the target (conftest.HOST_ONLY)")
+    config.addinivalue_line("markers", "in_child: runs in a forked child, so that a crash fails this test only "
+                                       "(tests/support/isolated.py)")
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks added here
@@ -72,3 +74,16 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if os.path.relpath(item.path, _TESTS).replace(os.sep, "/") in HOST_ONLY:
             item.add_marker(pytest.mark.host_only)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """Tests marked ``in_child`` (kernels on raw, wrapped or extreme
+    addresses and layouts) run in a forked child: a crash fails the test,
+    naming it, instead of ending the run (tests/support/isolated.py)."""
+    if pyfuncitem.get_closest_marker("in_child") is None or not hasattr(os, "fork"):
+        return None
+    from support import isolated
+    kwargs = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+    isolated.run_in_child(pyfuncitem.obj, kwargs, pyfuncitem.nodeid)
+    return True

@@ -26,6 +26,9 @@ from support.helpers import (
 
 E = sk.ErrorCode
 SHAPE = (3, 5)
+# Raw addresses (null, wrapping, beyond 2^63, misaligned, inside another
+# buffer): each test in a forked child, so a wild access fails that test only.
+pytestmark = pytest.mark.in_child
 
 
 class Case:

@@ -22,6 +22,7 @@ from support.helpers import (
 )
 
 
+@pytest.mark.in_child  # raw addresses inside one buffer
 @pytest.mark.parametrize("route", ROUTES)
 def test_adjacent_ranges_are_accepted(route):
     plan = ok_plan(dequant_request((40,), F32, 0x3E000000, -7), route)

@@ -122,6 +122,7 @@ def test_named_layouts(route, layout, input):
     )
 
 
+@pytest.mark.in_child  # raw addresses at odd offsets
 @pytest.mark.parametrize("input", INPUTS)
 @pytest.mark.parametrize("route", ROUTES)
 def test_unaligned_bases(route, input):

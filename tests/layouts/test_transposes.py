@@ -38,9 +38,15 @@ from support.helpers import (
     span,
     untouched_report,
 )
+from support import isolated
 from support.quant_helpers import useful_values
 from simakernels._ffi import lib
 from layouts.test_staged_layouts import OPS, QUANT_PARAMS, _expected
+
+# Kernels on raw addresses with transposed and tiled strides: each test in a
+# forked child (run_at announces each case), so a wild access fails that
+# test only, naming its case.
+pytestmark = pytest.mark.in_child
 
 CROSS = 64                       # walk.c SK_TILE_CROSS
 TILE_IN_BYTES = 32768            # walk.c SK_TILE_IN_BYTES (the input transposed)
@@ -85,6 +91,7 @@ def run_at(op, route, shape, in_el=None, out_el=None, in_off=0, out_off=0, seed=
     plan = ok_plan(req, route)
     (need_in,), (need_out,) = plan.input_requirements(), plan.output_requirements()
     what = f"{route} {op} shape {shape} in {in_el}@{in_off} out {out_el}@{out_off}"
+    isolated.announce(what)
     status = a65_module(req).execute(
         plan, [sk.ConstHostBuffer.from_address(src.buf.ctypes.data, need_in.nbytes, keepalive=raw_in)],
         [sk.HostBuffer.from_address(dst.buf.ctypes.data, need_out.nbytes, keepalive=raw_out)])

@@ -41,6 +41,39 @@ ROOT = Path(__file__).resolve().parents[2]   # the repository: its sources, wher
 FORMAT_ERROR = "HurrayFormatError"
 
 
+# ------------------------------------------------ messages and templates
+# A template's substitutions: "{}" in Python (an f-string's fields), a
+# printf conversion in C.  "<dynamic>" (a message built elsewhere, e.g. a
+# ValueError's text) is one substitution: the whole message.
+_C_CONVERSION = r"%[-#0 +]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t)?[diouxXs]"
+
+
+def holes(source: str, template: str) -> List[str]:
+    """The template split at its substitutions (one more part than holes)."""
+    if template == "<dynamic>":
+        return ["", ""]
+    return re.split(_C_CONVERSION if source.endswith(".c") else r"\{\}", template)
+
+
+def template_regex(source: str, template: str) -> "re.Pattern[str]":
+    """A regex matching exactly the messages of ``template``, a group per
+    substitution."""
+    return re.compile("(.*?)".join(re.escape(part) for part in holes(source, template)), re.S)
+
+
+def substitutions(source: str, template: str, message: str) -> Optional[Tuple[str, ...]]:
+    """What ``message`` substitutes into ``template`` (None: it does not
+    follow the template)."""
+    match = template_regex(source, template).fullmatch(message)
+    return None if match is None else match.groups()
+
+
+def filled(source: str, template: str, values: Tuple[str, ...]) -> str:
+    """``template`` with ``values`` substituted in order."""
+    parts = holes(source, template)
+    return parts[0] + "".join(v + p for v, p in zip(values, parts[1:]))
+
+
 # ------------------------------------------------------------- triggering
 
 
@@ -98,10 +131,12 @@ def bf16_buf(n=4):
     return np.zeros(n, np.uint16)
 
 
-def misaligned_input():
-    raw = np.zeros(24, np.uint8)
-    view = raw[1:17]
-    return view, f"{view.ctypes.data:#x}"
+# Raw storage at addresses the table states: 16 bytes at 2 mod 4 (aligned
+# for the BFLOAT16 output, not for the FLOAT32 input), and 16 bytes of which
+# the input and the output bind overlapping windows.
+_BACKING = np.zeros(8, np.uint64)            # 8-byte aligned
+MISALIGNED = _BACKING.view(np.uint8)[2:18]
+SHARED = _BACKING.view(np.uint8)[32:48]
 
 
 def corrupted_route_plan():
@@ -177,8 +212,9 @@ def ev_bind(inputs, outputs, plan=None, packet=None):
 IN_OK, OUT_OK = Region(0x1000_0000, 64), Region(0x1000_1000, 16)
 
 
-def bound_descriptor(ia=0x1000, oa=0x2000):
-    return ev.encode(ev_plan(), [Region(ia, 64)], [Region(oa, 16)]).descriptor
+def bound_descriptor(ia=0x1000, oa=0x2000, shape=(2, 8)):
+    count = shape[0] * shape[1]
+    return ev.encode(ev_plan(shape), [Region(ia, 4 * count)], [Region(oa, count)]).descriptor
 
 
 def decode_with(*changes, base=None):
@@ -220,6 +256,9 @@ class Row(NamedTuple):
     code: Any                     # ErrorCode, or FORMAT_ERROR / "ValueError"
     field: str                    # names the port, axis or field
     value: str                    # the offending value
+    # Every substitution of the template, in order, exactly as the message
+    # states it ("<dynamic>": the whole message), derived from the trigger.
+    values: Optional[Tuple[str, ...]] = None
 
 
 ADM, BUF = "simakernels/admission.py", "simakernels/buffers.py"
@@ -231,385 +270,552 @@ EVQ, EVD, HUR = "simakernels/ev74/quant.py", "simakernels/ev74/device.py", "sima
 DSK = "simakernels/dask.py"
 DEC = "csrc/ev74/decode.c"
 BIG = 1 << 63
+# Texts the messages state, as the documentation words them.
+REAL = "a real number (int, float, fractions.Fraction, or a NumPy integer or floating scalar; not bool)"
+UPWARD_TEXT = "rounding mode is UPWARD, round-to-nearest is required"
+SUPPORTED = "int8, uint8, int16, uint16, int32, uint32, float16, bfloat16, float32"
+ROUNDING_TEXT = ("rounding must be a quant.Rounding or one of ['nearest_even', 'toward_zero', 'toward_positive', "
+                 "'toward_negative'], got 'sideways'")
+EV74_DOMAIN = "the EV74's 32-bit domain"
 
 ROWS: List[Row] = [
     # ---- shared admission (via cast)
     Row("arity", ADM, "{} takes 1 input and 1 output, got {} and {}",
-        lambda: cast_admit(spec((2,), F32), inputs=[spec((2,), F32)] * 2), E.INVALID_ARITY, "input", "got 2"),
+        lambda: cast_admit(spec((2,), F32), inputs=[spec((2,), F32)] * 2), E.INVALID_ARITY, "input", "got 2",
+        values=("cast", "2", "1")),
     Row("dtype pair", ADM, "{} does not support input 0 {} -> output 0 {}; supported: {}",
-        lambda: cast_admit(spec((2,), F32), spec((2,), I8)), E.UNSUPPORTED_DTYPE, "output 0", "INT8"),
+        lambda: cast_admit(spec((2,), F32), spec((2,), I8)), E.UNSUPPORTED_DTYPE, "output 0", "INT8",
+        values=("cast", "FLOAT32", "INT8", "FLOAT32 -> BFLOAT16, BFLOAT16 -> FLOAT32")),
     Row("element count", ADM, "input 0: element count of shape {} exceeds 2^63-1",
-        lambda: cast_admit(spec((1 << 32, 1 << 32), F32)), E.OVERFLOW, "input 0", "4294967296"),
+        lambda: cast_admit(spec((1 << 33, 1 << 31), F32)), E.OVERFLOW, "input 0", "8589934592",
+        values=(str((1 << 33, 1 << 31)),)),
     Row("negative extent", ADM, "{} axis {}: negative extent {}",
-        lambda: cast_admit(spec((2, -3), F32)), E.INVALID_SHAPE, "input 0 axis 1", "-3"),
+        lambda: cast_admit(spec((4, 3), F32), spec((4, -7), BF16)), E.INVALID_SHAPE, "output 0 axis 1", "-7",
+        values=("output 0", "1", "-7")),
     Row("rank mismatch", ADM, "output 0: rank {} does not match input 0 rank {}",
-        lambda: cast_admit(spec((2, 3), F32), spec((6,), BF16)), E.INVALID_SHAPE, "output 0", "rank 1"),
+        lambda: cast_admit(spec((2, 3), F32), spec((6,), BF16)), E.INVALID_SHAPE, "output 0", "rank 1",
+        values=("1", "2")),
     Row("extent mismatch", ADM, "output 0 axis {}: extent {} does not match input 0 extent {}",
-        lambda: cast_admit(spec((2, 3), F32), spec((2, 5), BF16)), E.INVALID_SHAPE, "output 0 axis 1", "extent 5"),
+        lambda: cast_admit(spec((2, 3), F32), spec((2, 5), BF16)), E.INVALID_SHAPE, "output 0 axis 1", "extent 5",
+        values=("1", "5", "3")),
     Row("extent overflow", ADM, "input 0 axis {}: extent {} exceeds 2^63-1",
-        lambda: cast_admit(spec((BIG,), F32)), E.OVERFLOW, "input 0 axis 0", str(BIG)),
+        lambda: cast_admit(spec((3, BIG + 5), F32)), E.OVERFLOW, "input 0 axis 1", str(BIG + 5),
+        values=("1", str(BIG + 5))),
     Row("contiguous bytes", ADM, "{}: contiguous storage of shape {} exceeds 2^63-1 bytes",
-        lambda: cast_admit(spec((1 << 62,), F32)), E.OVERFLOW, "input 0", str(1 << 62)),
+        lambda: cast_admit(spec((3, 1 << 60), BF16), spec((3, 1 << 60), F32)), E.OVERFLOW, "output 0", str(1 << 60),
+        values=("output 0", str((3, 1 << 60)))),
     Row("stride count", ADM, "{}: {} strides given for rank {}",
-        lambda: cast_admit(spec((2, 2), F32, (4,))), E.UNSUPPORTED_LAYOUT, "input 0", "1 strides"),
+        lambda: cast_admit(spec((2, 2), F32), spec((2, 2), BF16, (8, 4, 2))), E.UNSUPPORTED_LAYOUT, "output 0",
+        "3 strides",
+        values=("output 0", "3", "2")),
     Row("negative stride", RUL, "{}: negative stride {} (reversed views are unsupported)",
-        lambda: cast_admit(spec((2,), F32, (-4,))), E.UNSUPPORTED_LAYOUT, "input 0 axis 0", "-4"),
+        lambda: cast_admit(spec((2, 3), F32), spec((2, 3), BF16, (6, -2))), E.UNSUPPORTED_LAYOUT, "output 0 axis 1",
+        "-2",
+        values=("output 0 axis 1", "-2")),
     Row("stride overflow", ADM, "{} axis {}: stride {} exceeds 2^63-1",
-        lambda: cast_admit(spec((2,), F32, (BIG,))), E.OVERFLOW, "input 0 axis 0", str(BIG)),
+        lambda: cast_admit(spec((2, 3), F32), spec((2, 3), BF16, (6, BIG + 2))), E.OVERFLOW, "output 0 axis 1",
+        str(BIG + 2),
+        values=("output 0", "1", str(BIG + 2))),
     Row("stride multiple", RUL, "{}: stride {} is not a multiple of the {}-byte {} scalar",
-        lambda: cast_admit(spec((2,), F32, (6,))), E.UNSUPPORTED_LAYOUT, "input 0 axis 0", "stride 6"),
+        lambda: cast_admit(spec((2, 3), F32), spec((2, 3), BF16, (6, 3))), E.UNSUPPORTED_LAYOUT, "output 0 axis 1",
+        "stride 3",
+        values=("output 0 axis 1", "3", "2", "BFLOAT16")),
     Row("zero stride", RUL, "{}: zero stride on an axis of extent {} (broadcast views are unsupported)",
-        lambda: cast_admit(spec((3,), F32, (0,))), E.UNSUPPORTED_LAYOUT, "input 0 axis 0", "zero stride"),
+        lambda: cast_admit(spec((5, 3), F32), spec((5, 3), BF16, (0, 2))), E.UNSUPPORTED_LAYOUT, "output 0 axis 0",
+        "zero stride",
+        values=("output 0 axis 0", "5")),
     Row("span overflow", RUL, "{}: accessed span of {} bytes exceeds 2^63-1",
-        lambda: cast_admit(spec((3,), F32, (1 << 62,))), E.OVERFLOW, "input 0 axis 0", str(4 + (2 << 62))),
+        lambda: cast_admit(spec((2, 3), F32), spec((2, 3), BF16, (6, 1 << 62))), E.OVERFLOW, "output 0 axis 1",
+        str(2 + 6 + (2 << 62)),
+        values=("output 0 axis 1", str(2 + 1 * 6 + 2 * (1 << 62)))),
     Row("overlap proof", RUL,
         "{}: stride {} does not clear the {} bytes spanned by its faster axes "
         "(overlapping or unproven interleaved view)",
-        lambda: cast_admit(spec((2, 2), F32, (4, 4))), E.UNSUPPORTED_LAYOUT, "input 0 axis", "stride 4"),
+        lambda: cast_admit(spec((3, 4), F32), spec((3, 4), BF16, (6, 2))), E.UNSUPPORTED_LAYOUT, "output 0 axis 0",
+        "stride 6",
+        values=("output 0 axis 0", "6", str(2 + 3 * 2))),
     # ---- parameters and request types
     Row("params type", "simakernels/ops/_base.py", "params must be {}.Params or {}.AxisParams, got {}",
         lambda: sk.ops.dequant.check_inference(sk.ops.dequant.Request([spec((2,), I8)], [spec((2,), F32)],
                                                                       sk.ops.cast.Params())),
-        E.INVALID_PARAMS, "params", "Params()"),
+        E.INVALID_PARAMS, "params", "Params()",
+        values=("dequant", "dequant", "Params()")),
     Row("scale or multiplier", "simakernels/ops/_base.py", "{} {} as binary32 (bits {}) must be finite and > 0",
         lambda: sk.ops.dequant.check_inference(sk.ops.dequant.Request([spec((2,), I8)], [spec((2,), F32)],
                                                                       sk.ops.dequant.Params(1e40))),
-        E.INVALID_PARAMS, "scale", "inf as binary32 (bits 0x7f800000)"),
+        E.INVALID_PARAMS, "scale", "inf as binary32 (bits 0x7f800000)",
+        values=("scale", "inf", "0x7f800000")),
     Row("scale or multiplier type", "simakernels/ops/_base.py", "{} {} ({}) must be {}",
-        raised(lambda: sk.quantize(f32_buf(), "0.5")), E.INVALID_PARAMS, "multiplier", "'0.5' (str)"),
+        raised(lambda: sk.quantize(f32_buf(), "0.5")), E.INVALID_PARAMS, "multiplier", "'0.5' (str)",
+        values=("multiplier", "'0.5'", "str", REAL)),
     Row("zero point", "simakernels/ops/_base.py", "zero_point {} must be an integer in [{}, {}]",
         lambda: sk.ops.quant.check_inference(sk.ops.quant.Request([spec((2,), F32)], [spec((2,), I8)],
                                                                   sk.ops.quant.Params(1.0, 200))),
-        E.INVALID_PARAMS, "zero_point", "200"),
+        E.INVALID_PARAMS, "zero_point", "200",
+        values=("200", "-128", "127")),
     Row("cast request type", "simakernels/ops/cast.py", "cast.check_inference takes a cast.Request, got {}",
-        lambda: sk.ops.cast.check_inference("nope"), E.INVALID_OPERATION, "cast.Request", "str"),
+        lambda: sk.ops.cast.check_inference("nope"), E.INVALID_OPERATION, "cast.Request", "str",
+        values=("builtins.str",)),
     Row("cast params", "simakernels/ops/cast.py", "params must be cast.Params(), got {}",
         lambda: sk.ops.cast.check_inference(sk.ops.cast.Request([spec((2,), F32)], [spec((2,), BF16)],
                                                                 sk.ops.dequant.Params(1.0))),
-        E.INVALID_PARAMS, "params", "Params(scale="),
+        E.INVALID_PARAMS, "params", "Params(scale=",
+        values=("Params(scale=np.float32(1.0), zero_point=0)",)),
     Row("dequant request type", "simakernels/ops/dequant.py",
         "dequant.check_inference takes a dequant.Request, got {}",
-        lambda: sk.ops.dequant.check_inference(3), E.INVALID_OPERATION, "dequant.Request", "int"),
+        lambda: sk.ops.dequant.check_inference(3), E.INVALID_OPERATION, "dequant.Request", "int",
+        values=("builtins.int",)),
     Row("quant request type", "simakernels/ops/quant.py", "quant.check_inference takes a quant.Request, got {}",
-        lambda: sk.ops.quant.check_inference(None), E.INVALID_OPERATION, "quant.Request", "NoneType"),
+        lambda: sk.ops.quant.check_inference(None), E.INVALID_OPERATION, "quant.Request", "NoneType",
+        values=("builtins.NoneType",)),
     # ---- A65 backend
     Row("prepare type", BACK, "{}.prepare takes an ops.{}.Plan, got {}",
-        lambda: sk.a65.cast.prepare(dequant_plan()), E.INVALID_OPERATION, "ops.cast.Plan", "a65.dequant.Plan"),
+        lambda: sk.a65.cast.prepare(dequant_plan()), E.INVALID_OPERATION, "ops.cast.Plan", "a65.dequant.Plan",
+        values=("cast", "cast", "simakernels.a65.dequant.Plan")),
     Row("execute plan type", BACK, "{}.execute takes an a65.{}.Plan, got {}",
         lambda: sk.a65.cast.execute(dequant_plan(), [f32_buf()], [bf16_buf()]), E.INVALID_OPERATION,
-        "a65.cast.Plan", "dequant.Plan"),
+        "a65.cast.Plan", "dequant.Plan",
+        values=("cast", "cast", "simakernels.a65.dequant.Plan")),
     Row("environment", BACK, "{}: {}; nothing was written",
         under(UPWARD, lambda: sk.a65.dequant.execute(dequant_plan(), [np.zeros(4, np.int8)], [f32_buf()])),
-        E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD"),
+        E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD",
+        values=("dequant", UPWARD_TEXT)),
     Row("native refusal", BACK, "{}: the native core rejected the plan (status {} {})",
         lambda: sk.a65.cast.execute(corrupted_route_plan(), [f32_buf()], [bf16_buf()]), E.INVALID_OPERATION,
-        "plan", "status 1"),
+        "plan", "status 1",
+        values=("cast", "1", "INVALID_OPERATION")),
     Row("route name", ROUTES_PY, "{}={} names no route of this build on this CPU; available: {}",
         lambda: sk.a65.cast.check_inference(sk.ops.cast.Request([spec((2,), F32)], [spec((2,), BF16)]), "vax"),
-        E.UNSUPPORTED_ENVIRONMENT, "route", "'vax'"),
+        E.UNSUPPORTED_ENVIRONMENT, "route", "'vax'",
+        values=("route", "'vax'", ", ".join(sk.a65.available_routes()))),
     # ---- bindings
     Row("const output", BUF, "{}: a ConstHostBuffer cannot be written",
         execute_cast([f32_buf()], [sk.ConstHostBuffer(bf16_buf())]), E.INVALID_BINDING, "output 0",
-        "ConstHostBuffer"),
+        "ConstHostBuffer",
+        values=("output 0",)),
     Row("not a buffer", BUF, "{}: {}",
-        execute_cast([f32_buf()], [(1, 2)]), E.INVALID_BINDING, "output 0", "tuple"),
+        execute_cast([f32_buf()], [(1, 2)]), E.INVALID_BINDING, "output 0", "tuple",
+        values=("output 0", "HostBuffer needs a writable, C-contiguous buffer-protocol object, got tuple: "
+                "a bytes-like object is required, not 'tuple'")),
     Row("address range", RUL, "{}: address {} is outside the 64-bit address space",
-        execute_cast([sk.ConstHostBuffer.from_address(1 << 64, 16)], [bf16_buf()]), E.INVALID_BINDING,
-        "input 0", "0x10000000000000000"),
+        execute_cast([f32_buf()], [sk.HostBuffer.from_address((1 << 64) + 0x40, 8)]), E.INVALID_BINDING,
+        "output 0", "0x10000000000000040",
+        values=("output 0", hex((1 << 64) + 0x40))),
     Row("negative view", RUL, "{}: negative extent {}",
-        execute_cast([sk.ConstHostBuffer.from_address(0x1000, -1)], [bf16_buf()]), E.INVALID_BINDING,
-        "input 0", "-1"),
+        execute_cast([f32_buf()], [sk.HostBuffer.from_address(0x2000, -3)]), E.INVALID_BINDING,
+        "output 0", "-3",
+        values=("output 0", "-3")),
     Row("view overflow", RUL, "{}: extent {} exceeds 2^63-1 bytes",
-        execute_cast([sk.ConstHostBuffer.from_address(0x1000, BIG)], [bf16_buf()]), E.OVERFLOW, "input 0",
-        str(BIG)),
+        execute_cast([sk.ConstHostBuffer.from_address(0x1000, BIG + 16)], [bf16_buf()]), E.OVERFLOW, "input 0",
+        str(BIG + 16),
+        values=("input 0", str(BIG + 16))),
     Row("null binding", RUL, "{}: null binding for a tensor of {} bytes",
         execute_cast([sk.ConstHostBuffer.from_address(0, 0)], [bf16_buf()]), E.INVALID_BINDING, "input 0",
-        "16 bytes"),
+        "16 bytes",
+        values=("input 0", "16")),
     Row("short view", RUL, "{}: view has {} bytes, the plan requires {}",
-        execute_cast([f32_buf()], [bf16_buf(3)]), E.INVALID_BINDING, "output 0", "6 bytes"),
+        execute_cast([f32_buf()], [bf16_buf(3)]), E.INVALID_BINDING, "output 0", "6 bytes",
+        values=("output 0", "6", "8")),
     Row("wrapping view", RUL, "{}: view [{}, +{}) ends beyond 2^63-1",
         execute_cast([sk.ConstHostBuffer.from_address((1 << 64) - 8, 16)], [bf16_buf()]), E.OVERFLOW,
-        "input 0", "0xfffffffffffffff8"),
+        "input 0", "0xfffffffffffffff8",
+        values=("input 0", "0xfffffffffffffff8", "16")),
     Row("view beyond 2^63", RUL, "{}: view [{}, +{}) ends beyond 2^63-1",
         execute_cast([f32_buf()], [sk.HostBuffer.from_address(BIG - 4, 8192)]), E.OVERFLOW,
-        "output 0", hex(BIG - 4)),
+        "output 0", hex(BIG - 4),
+        values=("output 0", hex(BIG - 4), "8192")),
     Row("typed storage", STO, "{}: a {} array is not {} storage; bind a {} array or raw storage (bytes-like, a host "
         "view, a uint8 or {} array): its bytes are never reinterpreted",
-        execute_cast([np.arange(4, dtype=np.float64)], [bf16_buf()]), E.INVALID_BINDING, "input 0", "float64"),
+        execute_cast([np.arange(4, dtype=np.float64)], [bf16_buf()]), E.INVALID_BINDING, "input 0", "float64",
+        values=("input 0", "float64", "FLOAT32", "float32", "uint32")),
     Row("misaligned view", RUL, "{}: address {} is not {}-byte aligned",
-        lambda: (lambda v: (sk.a65.cast.execute(cast_plan(), [v[0]], [bf16_buf()]), v[1]))(misaligned_input())[0],
-        E.INVALID_BINDING, "input 0", "not 4-byte aligned"),
+        execute_cast([MISALIGNED], [bf16_buf()]),
+        E.INVALID_BINDING, "input 0", "not 4-byte aligned",
+        values=("input 0", hex(MISALIGNED.ctypes.data), "4")),
     Row("binding arity", BUF, "plan binds {} input(s) and {} output(s), got {} and {}",
-        execute_cast([f32_buf(), f32_buf()], [bf16_buf()]), E.INVALID_ARITY, "input(s)", "got 2"),
+        execute_cast([f32_buf(), f32_buf()], [bf16_buf(), bf16_buf(), bf16_buf()]), E.INVALID_ARITY, "input(s)",
+        "got 2",
+        values=("1", "1", "2", "3")),
     Row("binding overlap", RUL, "{} [{}, +{}) and {} [{}, +{}): accessed {} overlap",
-        lambda: (lambda b: sk.a65.cast.execute(cast_plan(2), [b], [b]))(np.zeros(8, np.uint8)),
-        E.INVALID_BINDING, "input 0", "+8)"),
+        lambda: sk.a65.cast.execute(cast_plan(2), [SHARED[:12]], [SHARED[4:10]]),
+        E.INVALID_BINDING, "input 0", "+8)",
+        values=("input 0", hex(SHARED.ctypes.data), "8", "output 0", hex(SHARED.ctypes.data + 4), "4", "byte ranges")),
     # ---- array layer
     Row("dtype name", ARR, "no simakernels dtype for {}; supported: {}",
-        raised(lambda: sk.cast(f32_buf(), "int3")), E.UNSUPPORTED_DTYPE, "dtype", "'int3'; supported: int8, "),
+        raised(lambda: sk.cast(f32_buf(), "int3")), E.UNSUPPORTED_DTYPE, "dtype", "'int3'; supported: int8, ",
+        values=("'int3'", SUPPORTED)),
     Row("numpy dtype", ARR, "{}: NumPy dtype {} is not a simakernels dtype ({}){}",
-        raised(lambda: sk.cast(np.zeros(3, np.float64), F32)), E.UNSUPPORTED_DTYPE, "input 0",
-        "float64 is not a simakernels dtype (int8, "),
+        raised(lambda: sk.cast(np.zeros(3, np.int64), F32)), E.UNSUPPORTED_DTYPE, "input 0",
+        "int64 is not a simakernels dtype (int8, ",
+        values=("input 0", "int64", SUPPORTED, "")),
     Row("numpy dtype, float64 hint", ARR, "{}: NumPy dtype {} is not a simakernels dtype ({}){}",
         raised(lambda: sk.quantize([1.5, 2.0], 1.0)), E.UNSUPPORTED_DTYPE, "input 0",
-        "float64: pass np.asarray(x, np.float32)"),
+        "float64: pass np.asarray(x, np.float32)",
+        values=("input 0", "float64", SUPPORTED,
+                "; Python floats and lists become float64: pass np.asarray(x, np.float32)")),
     Row("array rank", ARR, "{}: rank {} exceeds 6",
-        raised(lambda: sk.cast(np.zeros((1,) * 7, np.float32), BF16)), E.INVALID_SHAPE, "input 0", "rank 7"),
+        raised(lambda: sk.cast(np.zeros((1,) * 7, np.float32), BF16)), E.INVALID_SHAPE, "input 0", "rank 7",
+        values=("input 0", "7")),
     Row("read-only out", ARR, "output 0: out is read-only, a writable array is required",
         raised(lambda: sk.cast(np.zeros((3, 5), np.float32), BF16,
                                out=readonly(np.zeros((3, 5), ml_dtypes.bfloat16)))),
-        E.INVALID_BINDING, "output 0", "read-only, a writable array is required"),
+        E.INVALID_BINDING, "output 0", "read-only, a writable array is required",
+        values=()),
     Row("read-only out, cached plan", ARR, "output 0: out is read-only, a writable array is required",
         cached_then_readonly(lambda out: sk.cast(np.zeros((2, 4), np.float32), BF16, out=out)),
-        E.INVALID_BINDING, "output 0", "read-only, a writable array is required"),
+        E.INVALID_BINDING, "output 0", "read-only, a writable array is required",
+        values=()),
     Row("masked array", ARR, "{} ({}): numpy.ma.MaskedArray is not supported (its mask would be ignored); "
         "pass {}.filled(value) or {}.data",
         raised(lambda: sk.cast(np.ma.masked_array(f32_buf(), mask=True), BF16)), E.INVALID_BINDING, "input 0 (x)",
-        "MaskedArray"),
+        "MaskedArray",
+        values=("input 0", "x", "x", "x")),
     Row("out dtype", ARR, "output 0: out has dtype {}, expected {}",
         raised(lambda: sk.cast(f32_buf(), BF16, out=np.zeros(4, np.float32))), E.UNSUPPORTED_DTYPE, "output 0",
-        "float32"),
+        "float32",
+        values=("float32", "bfloat16")),
     Row("quant params", ARR, "<dynamic>",
         raised(lambda: sk.quantize(f32_buf(), 1.0, rounding="sideways")), E.INVALID_PARAMS, "rounding",
-        "'sideways'"),
+        "'sideways'",
+        values=(ROUNDING_TEXT,)),
     Row("read-only out, workers", SPL, "output 0: out is read-only, a writable array is required",
         cached_then_readonly(lambda out: split(sk.cast, np.zeros((2, 4), np.float32), BF16, out=out, workers=2)),
-        E.INVALID_BINDING, "output 0", "read-only, a writable array is required"),
+        E.INVALID_BINDING, "output 0", "read-only, a writable array is required",
+        values=()),
     Row("workers", SPL, "workers {} ({}) must be a positive integer",
-        raised(lambda: sk.cast(np.zeros((2, 4), np.float32), BF16, workers=0)), E.INVALID_PARAMS, "workers", "0"),
+        raised(lambda: sk.cast(np.zeros((2, 4), np.float32), BF16, workers=0)), E.INVALID_PARAMS, "workers", "0",
+        values=("0", "int")),
     Row("environment, workers", SPL, "{}: {}; nothing was written",
         under(UPWARD, raised(lambda: split(sk.dequantize, np.zeros((2, 4), np.int8), 0.5, workers=2))),
-        E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD"),
+        E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD",
+        values=("dequant", UPWARD_TEXT)),
     Row("pickled plan, route missing", BACK, "loading a pickled {} plan: {}", unpickled_without_its_route,
-        E.UNSUPPORTED_ENVIRONMENT, "pickled quant plan", "route='scalar'"),
+        E.UNSUPPORTED_ENVIRONMENT, "pickled quant plan", "route='scalar'",
+        values=("quant", "route='scalar' names no route of this build on this CPU; available: ")),
     # ---- parameter chooser
     Row("qparams dtype", QP, "x: dtype {} is not FLOAT32, FLOAT16 or BFLOAT16 ({})",
-        raised(lambda: sk.choose_qparams(np.float64([1.0]))), E.UNSUPPORTED_DTYPE, "x", "float64"),
+        raised(lambda: sk.choose_qparams(np.float64([1.0]))), E.UNSUPPORTED_DTYPE, "x", "float64",
+        values=("float64", "numpy.ndarray")),
     # ---- per-axis parameters (Dequant, Quant, choose_qparams)
     Row("axis outside the rank", OPB, "axis {} is outside the rank {} of shape {} ({})",
-        raised(lambda: sk.choose_qparams(np.float32([1.0]), axis=3)), E.INVALID_PARAMS, "axis", "3"),
+        raised(lambda: sk.choose_qparams(np.float32([[1.0, 2.0]]), axis=3)), E.INVALID_PARAMS, "axis", "3",
+        values=("3", "2", "(1, 2)", "valid: -2 to 1")),
     Row("axis not an integer", OPB, "axis {} ({}) must be an integer",
-        raised(lambda: sk.dequantize(np.int8([1]), [1.0], axis=0.5)), E.INVALID_PARAMS, "axis", "0.5"),
+        raised(lambda: sk.dequantize(np.int8([1]), [1.0], axis=0.5)), E.INVALID_PARAMS, "axis", "0.5",
+        values=("0.5", "float")),
     Row("axis values length", OPB, "{} has {} entries, but {}",
-        raised(lambda: sk.quantize(np.float32([[1.0, 2.0]]), [1.0], axis=1)), E.INVALID_PARAMS, "multipliers", "1"),
+        raised(lambda: sk.quantize(np.float32([[1.0, 2.0, 3.0]]), [1.0, 2.0], axis=1)), E.INVALID_PARAMS,
+        "multipliers", "2 entries",
+        values=("multipliers", "2", "axis 1 of shape (1, 3) has 3")),
     Row("axis value entry type", OPB, "{}[{}] {} ({}) must be {}",
-        raised(lambda: sk.dequantize(np.int8([1, 2]), [1.0, "x"], axis=0)), E.INVALID_PARAMS, "scales[1]", "'x'"),
+        raised(lambda: sk.dequantize(np.int8([1, 2]), [1.0, "x"], axis=0)), E.INVALID_PARAMS, "scales[1]", "'x'",
+        values=("scales", "1", "'x'", "str", REAL)),
     Row("axis value entry", OPB, "{}[{}] {} as binary32 (bits {}) must be finite and > 0",
-        raised(lambda: sk.dequantize(np.int8([1, 2]), [1.0, 0.0], axis=0)), E.INVALID_PARAMS, "scales[1]", "0.0"),
+        raised(lambda: sk.dequantize(np.int8([1, 2]), [1.0, 0.0], axis=0)), E.INVALID_PARAMS, "scales[1]", "0.0",
+        values=("scales", "1", "0.0", "0x00000000")),
     Row("axis values not a sequence", OPB, "{} must be a 1-D sequence of real numbers, got {}",
-        raised(lambda: sk.dequantize(np.int8([1, 2]), 1.0, axis=0)), E.INVALID_PARAMS, "scales", "float"),
+        raised(lambda: sk.dequantize(np.int8([1, 2]), 1.0, axis=0)), E.INVALID_PARAMS, "scales", "float",
+        values=("scales", "builtins.float")),
     Row("axis shared zero point", OPB, "zero_points {} must be an integer in [{}, {}]",
-        raised(lambda: sk.quantize(np.float32([1.0]), [1.0], 200, axis=0)), E.INVALID_PARAMS, "zero_points", "200"),
+        raised(lambda: sk.quantize(np.float32([1.0]), [1.0], 200, axis=0)), E.INVALID_PARAMS, "zero_points", "200",
+        values=("200", "-128", "127")),
     Row("axis zero points type", OPB, "zero_points must be an integer or a 1-D sequence of integers, got {}",
         raised(lambda: sk.quantize(np.float32([1.0]), [1.0], np.zeros((1, 1), np.int64), axis=0)),
-        E.INVALID_PARAMS, "zero_points", "ndarray"),
+        E.INVALID_PARAMS, "zero_points", "ndarray",
+        values=("numpy.ndarray",)),
     Row("axis zero point entry", OPB, "zero_points[{}] {} must be an integer in [{}, {}]",
         raised(lambda: sk.quantize(np.float32([1.0, 2.0]), [1.0, 1.0], [0, -129], axis=0)), E.INVALID_PARAMS,
-        "zero_points[1]", "-129"),
+        "zero_points[1]", "-129",
+        values=("1", "-129", "-128", "127")),
     Row("per-tensor value given a sequence", OPB,
         "{} is a sequence of {} values ({}): one value per index along an axis needs axis= (the array functions) "
         "or {}.AxisParams",
-        raised(lambda: sk.quantize(np.float32([1.0, 2.0]), [1.0, 1.0])), E.INVALID_PARAMS, "multiplier", "2 values"),
+        raised(lambda: sk.quantize(np.float32([1.0, 2.0]), [1.0, 1.0])), E.INVALID_PARAMS, "multiplier", "2 values",
+        values=("multiplier", "2", "list", "quant")),
     Row("ev74 per-axis", EVQ, "ev74.quant: per-axis parameters (quant.AxisParams) cannot be encoded: the 224-byte "
         "descriptor holds one multiplier and one zero point; run per-axis Quant on the A65 (sk.a65.quant) or encode "
         "one plan per channel slice",
         lambda: ev.check_inference(sk.ops.quant.Request([spec((2,), F32)], [spec((2,), I8)],
                                                         sk.ops.quant.AxisParams(0, [1.0, 2.0]))),
-        E.DEVICE_LIMIT, "per-axis", "AxisParams"),
+        E.DEVICE_LIMIT, "per-axis", "AxisParams",
+        values=()),
     Row("qparams symmetric", QP, "symmetric must be a bool, got {}",
         raised(lambda: sk.choose_qparams(np.float32([1.0]), symmetric="yes")), E.INVALID_PARAMS, "symmetric",
-        "'yes'"),
+        "'yes'",
+        values=("'yes'",)),
     # ---- the Dask layer (its other rejections are the array layer's, from the same code)
     Row("dask rounding", DSK, "<dynamic>",
         on_dask(lambda skd, da: skd.quantize(da.zeros(4, dtype=np.float32, chunks=2), 1.0, rounding="sideways")),
-        E.INVALID_PARAMS, "rounding", "'sideways'"),
+        E.INVALID_PARAMS, "rounding", "'sideways'",
+        values=(ROUNDING_TEXT,)),
     Row("dask unknown chunks", DSK, "x: shape {} has unknown chunk sizes; call x.compute_chunk_sizes() first",
         on_dask(lambda skd, da: skd.cast(da.arange(4, dtype=np.float32, chunks=2)[da.arange(4, chunks=2) > 1], BF16)),
-        E.INVALID_SHAPE, "x", "(nan,)"),
+        E.INVALID_SHAPE, "x", "(nan,)",
+        values=("(nan,)",)),
     Row("dask parameters", DSK, "{} is a dask.array.Array; pass its values as a NumPy array ({}.compute())",
         on_dask(lambda skd, da: skd.dequantize(da.zeros(4, dtype=np.int8, chunks=2), da.ones(4, chunks=2), axis=0)),
-        E.INVALID_PARAMS, "scale", "dask.array.Array"),
+        E.INVALID_PARAMS, "scale", "dask.array.Array",
+        values=("scale", "scale")),
     # ---- EV74 host codec
     Row("ev74 request type", EVQ, "ev74.quant.check_inference takes an ops.quant Request or Plan, got {}",
-        lambda: ev.check_inference("nope"), E.INVALID_OPERATION, "ops.quant Request", "str"),
+        lambda: ev.check_inference("nope"), E.INVALID_OPERATION, "ops.quant Request", "str",
+        values=("builtins.str",)),
     Row("ev74 extent", RUL, "{}: extent {} does not fit {}",
         lambda: ev.check_inference(sk.ops.quant.Request([spec((1 << 32, 0), F32)], [spec((1 << 32, 0), I8)],
                                                         sk.ops.quant.Params(1.0))),
-        E.DEVICE_LIMIT, "axis 0", "4294967296"),
+        E.DEVICE_LIMIT, "axis 0", "4294967296",
+        values=("input 0 axis 0", "4294967296", EV74_DOMAIN)),
     Row("ev74 span", RUL, "{}: accessed span of {} bytes (from axis {}) does not fit the EV74's 32-bit address "
         "domain",
-        lambda: ev.check_inference(sk.ops.quant.Request([spec((1 << 30,), F32)], [spec((1 << 30,), I8)],
+        lambda: ev.check_inference(sk.ops.quant.Request([spec((2, 1 << 29), F32)], [spec((2, 1 << 29), I8)],
                                                         sk.ops.quant.Params(1.0))),
-        E.DEVICE_LIMIT, "input 0", "4294967296"),
+        E.DEVICE_LIMIT, "input 0", "4294967296",
+        values=("input 0", str(4 + 1 * (1 << 31) + ((1 << 29) - 1) * 4), "1")),
     Row("ev74 stride", RUL, "{}: stride {} does not fit {}",
-        lambda: ev.check_inference(sk.ops.quant.Request([spec((2,), F32, (1 << 32,))], [spec((2,), I8)],
+        lambda: ev.check_inference(sk.ops.quant.Request([spec((2, 3), F32)], [spec((2, 3), I8, (3, 1 << 33))],
                                                         sk.ops.quant.Params(1.0))),
-        E.DEVICE_LIMIT, "input 0 axis 0", "4294967296"),
+        E.DEVICE_LIMIT, "output 0 axis 1", str(1 << 33),
+        values=("output 0 axis 1", str(1 << 33), EV74_DOMAIN)),
     Row("encode type", EVQ, "encode_relocatable takes an ev74.quant.Plan, got {}",
-        lambda: ev.encode_relocatable(7), E.INVALID_OPERATION, "ev74.quant.Plan", "int"),
+        lambda: ev.encode_relocatable(7), E.INVALID_OPERATION, "ev74.quant.Plan", "int",
+        values=("builtins.int",)),
     Row("region type", EVQ, "{}: expected an ev74.DeviceRegion, got {}",
-        ev_bind([(0x1000, 64)], [OUT_OK]), E.INVALID_BINDING, "input 0", "tuple"),
+        ev_bind([(0x1000, 64)], [OUT_OK]), E.INVALID_BINDING, "input 0", "tuple",
+        values=("input 0", "builtins.tuple")),
     Row("region value", EVQ, "{}: {} {} is not a nonnegative integer",
-        ev_bind([IN_OK], [Region(0x1000_1000, -5)]), E.INVALID_BINDING, "output 0: capacity", "-5"),
+        ev_bind([IN_OK], [Region(0x1000_1000, -5)]), E.INVALID_BINDING, "output 0: capacity", "-5",
+        values=("output 0", "capacity", "-5")),
     Row("null region", RUL, "{}: null device address",
-        ev_bind([Region(0, 64)], [OUT_OK]), E.INVALID_BINDING, "input 0", "null"),
+        ev_bind([IN_OK], [Region(0, 16)]), E.INVALID_BINDING, "output 0", "null",
+        values=("output 0",)),
     Row("region capacity", RUL, "{}: capacity {} bytes, the plan accesses {}",
-        ev_bind([IN_OK], [Region(0x1000_1000, 15)]), E.INVALID_BINDING, "output 0", "capacity 15"),
+        ev_bind([IN_OK], [Region(0x1000_1000, 15)]), E.INVALID_BINDING, "output 0", "capacity 15",
+        values=("output 0", "15", "16")),
     Row("region domain", RUL, "{}: address {} + {} bytes leaves the 32-bit device domain",
-        ev_bind([Region((1 << 32) - 32, 64)], [OUT_OK]), E.DEVICE_LIMIT, "input 0", "0xffffffe0"),
+        ev_bind([Region((1 << 32) - 32, 96)], [OUT_OK]), E.DEVICE_LIMIT, "input 0", "0xffffffe0",
+        values=("input 0", "0xffffffe0", "64")),
     Row("region alignment", RUL, "{}: address {} is not {}-byte aligned",
-        ev_bind([Region(0x1000_0002, 64)], [OUT_OK]), E.INVALID_BINDING, "input 0", "0x10000002"),
+        ev_bind([Region(0x1000_0002, 64)], [OUT_OK]), E.INVALID_BINDING, "input 0", "0x10000002",
+        values=("input 0", "0x10000002", "4")),
     Row("bind plan type", EVQ, "bind takes an ev74.quant.Plan, got {}",
-        ev_bind([IN_OK], [OUT_OK], plan="nope"), E.INVALID_OPERATION, "ev74.quant.Plan", "str"),
+        ev_bind([IN_OK], [OUT_OK], plan="nope"), E.INVALID_OPERATION, "ev74.quant.Plan", "str",
+        values=("builtins.str",)),
     Row("bind packet type", EVQ, "bind takes a relocatable ev74.quant.Packet, got {}",
-        ev_bind([IN_OK], [OUT_OK], packet=b"x" * 224), E.PACKET_MISMATCH, "ev74.quant.Packet", "bytes"),
+        ev_bind([IN_OK], [OUT_OK], packet=b"x" * 224), E.PACKET_MISMATCH, "ev74.quant.Packet", "bytes",
+        values=("builtins.bytes",)),
     Row("packet mismatch", EVQ, "packet field {} (offset {}) is {}, this plan's is {}: the packet was not encoded "
         "from this plan",
         lambda: ev.bind(ev_packet(), ev_plan(m=0x3E99999A), [IN_OK], [OUT_OK]), E.PACKET_MISMATCH,
-        "multiplier (offset 208)", "0x3f800000"),
+        "multiplier (offset 208)", "0x3f800000",
+        values=("multiplier", "208", "0x3f800000", "0x3e99999a")),
     Row("packet length", EVQ, "packet descriptor is {}, this plan's is {} bytes: the packet was not encoded "
         "from this plan",
         lambda: ev.bind(ev.Packet(b"\x00" * 200), ev_plan(), [IN_OK], [OUT_OK]), E.PACKET_MISMATCH,
-        "packet descriptor", "200 bytes"),
+        "packet descriptor", "200 bytes",
+        values=("200 bytes", "224")),
     Row("region arity", EVQ, "bind takes 1 input and 1 output region, got {} and {}",
-        ev_bind([], [OUT_OK]), E.INVALID_ARITY, "input", "got 0"),
+        ev_bind([], [OUT_OK, OUT_OK]), E.INVALID_ARITY, "input", "got 0",
+        values=("0", "2")),
     Row("region overlap", RUL, "{} [{}, +{}) and {} [{}, +{}): accessed {} overlap",
         ev_bind([Region(0x1000_0000, 64)], [Region(0x1000_0020, 16)]), E.INVALID_BINDING, "output 0",
-        "0x10000020"),
+        "0x10000020",
+        values=("input 0", "0x10000000", "64", "output 0", "0x10000020", "16", "device ranges")),
     Row("decode type", EVQ, "descriptor must be bytes-like, got {}",
-        lambda: ev.decode(5), E.INVALID_DESCRIPTOR, "descriptor", "int"),
+        lambda: ev.decode(5), E.INVALID_DESCRIPTOR, "descriptor", "int",
+        values=("builtins.int",)),
     Row("decoder message", EVQ, "<dynamic>",
-        lambda: ev.decode(bytes(100)), E.INVALID_DESCRIPTOR, "length", "100"),
+        lambda: ev.decode(bytes(100)), E.INVALID_DESCRIPTOR, "length", "100",
+        values=("descriptor length 100, expected 224 bytes",)),
     Row("submit type", EVD, "submit takes a BoundPacket, got {}",
-        submit("nope"), E.INVALID_DESCRIPTOR, "BoundPacket", "str"),
+        submit("nope"), E.INVALID_DESCRIPTOR, "BoundPacket", "str",
+        values=("builtins.str",)),
     Row("submit relocatable", EVD,
         "packet fields input_address and output_address are 0 (relocatable): bind it to device regions first",
-        submit(relocatable_bound), E.INVALID_BINDING, "input_address", "are 0"),
+        submit(relocatable_bound), E.INVALID_BINDING, "input_address", "are 0",
+        values=()),
     Row("submit memory", EVD, "{} range {} + {} is not device memory",
         submit(lambda: ev.encode(ev_plan(), [Region(0x2000_0000, 64)], [Region(0x2000_1000, 16)])),
-        E.INVALID_BINDING, "input range", "0x20000000"),
+        E.INVALID_BINDING, "input range", "0x20000000",
+        values=("input", "0x20000000", "64")),
     # ---- Hurray format
     Row("descriptor data type", HUR, "data must be bytes-like (the 16 descriptor bytes), got {}",
-        raised(lambda: H.PerTensorAffine.decode(16, ST.INT8)), FORMAT_ERROR, "data", "builtins.int"),
+        raised(lambda: H.PerTensorAffine.decode(16, ST.INT8)), FORMAT_ERROR, "data", "builtins.int",
+        values=("builtins.int",)),
     Row("storage tag type", HUR, "storage type {} is not an integer tag",
-        raised(lambda: H.dequantize(b"", H.PerTensorAffine(1.0), 1.5)), FORMAT_ERROR, "storage type", "1.5"),
+        raised(lambda: H.dequantize(b"", H.PerTensorAffine(1.0), 1.5)), FORMAT_ERROR, "storage type", "1.5",
+        values=("1.5",)),
     Row("storage tag", HUR, "storage type {} is not one of the valid tags ({})",
-        raised(lambda: H.PerTensorAffine.decode(hurray_bytes(), 0x99)), FORMAT_ERROR, "storage type", "153"),
+        raised(lambda: H.PerTensorAffine.decode(hurray_bytes(), 0x99)), FORMAT_ERROR, "storage type", "153",
+        values=("153", "INT8 0x10, UINT8 0x11, INT16 0x12, UINT16 0x13, INT32 0x14, UINT32 0x15, INT4 0x48, "
+                "UINT4 0x49, INT2 0x4a, UINT2 0x4b")),
     Row("zero point int32", HUR, "zero_point (offset 8): {} is not an int32",
-        raised(lambda: H.PerTensorAffine(1.0, 1 << 31).encode()), FORMAT_ERROR, "zero_point", "2147483648"),
+        raised(lambda: H.PerTensorAffine(1.0, 1 << 31).encode()), FORMAT_ERROR, "zero_point", "2147483648",
+        values=("2147483648",)),
     Row("zero point range", HUR, "zero_point (offset 8): {} is outside the {} range [{}, {}]",
-        raised(lambda: H.PerTensorAffine.decode(hurray_bytes(zp=300), ST.UINT8)), FORMAT_ERROR, "zero_point", "300"),
+        raised(lambda: H.PerTensorAffine.decode(hurray_bytes(zp=300), ST.UINT8)), FORMAT_ERROR, "zero_point", "300",
+        values=("300", "UINT8", "0", "255")),
     Row("scale finite", HUR, "scale (offset 4): bits {} are not finite{}",
         raised(lambda: H.PerTensorAffine.decode(hurray_bytes(scale=0x7FC00000), ST.INT8)), FORMAT_ERROR, "scale",
-        "0x7fc00000"),
+        "0x7fc00000",
+        values=("0x7fc00000", "")),
     Row("scale zero", HUR, "scale (offset 4): bits {} are zero{}",
         raised(lambda: H.PerTensorAffine.decode(hurray_bytes(scale=0x80000000), ST.INT8)), FORMAT_ERROR, "scale",
-        "0x80000000"),
+        "0x80000000",
+        values=("0x80000000", "")),
     Row("scale zero at construction", HUR, "scale (offset 4): bits {} are zero{}",
-        raised(lambda: H.PerTensorAffine(1e-50)), FORMAT_ERROR, "scale", "scale=1e-50"),
+        raised(lambda: H.PerTensorAffine(1e-50)), FORMAT_ERROR, "scale", "scale=1e-50",
+        values=("0x00000000", " (scale=1e-50 as binary32)")),
     Row("scale type", HUR, "scale: {} ({}) must be {}",
-        raised(lambda: H.PerTensorAffine("abc")), FORMAT_ERROR, "scale", "'abc' (builtins.str)"),
+        raised(lambda: H.PerTensorAffine("abc")), FORMAT_ERROR, "scale", "'abc' (builtins.str)",
+        values=("'abc'", "builtins.str", REAL)),
     Row("scale numeric string", HUR, "scale: {} ({}) must be {}",
-        raised(lambda: H.PerTensorAffine(" 2.5 ")), FORMAT_ERROR, "scale", "' 2.5 ' (builtins.str)"),
+        raised(lambda: H.PerTensorAffine(" 2.5 ")), FORMAT_ERROR, "scale", "' 2.5 ' (builtins.str)",
+        values=("' 2.5 '", "builtins.str", REAL)),
     Row("scale bytes", HUR, "scale: {} ({}) must be {}",
-        raised(lambda: H.PerTensorAffine(b"1")), FORMAT_ERROR, "scale", "b'1' (builtins.bytes)"),
+        raised(lambda: H.PerTensorAffine(b"1")), FORMAT_ERROR, "scale", "b'1' (builtins.bytes)",
+        values=("b'1'", "builtins.bytes", REAL)),
     Row("scale bool", HUR, "scale: {} ({}) must be {}",
-        raised(lambda: H.PerTensorAffine(True)), FORMAT_ERROR, "scale", "True (builtins.bool)"),
+        raised(lambda: H.PerTensorAffine(True)), FORMAT_ERROR, "scale", "True (builtins.bool)",
+        values=("True", "builtins.bool", REAL)),
     Row("length", HUR, "length: {} bytes, expected {}",
-        raised(lambda: H.PerTensorAffine.decode(hurray_bytes()[:15], ST.INT8)), FORMAT_ERROR, "length", "15"),
+        raised(lambda: H.PerTensorAffine.decode(hurray_bytes()[:15], ST.INT8)), FORMAT_ERROR, "length", "15",
+        values=("15", "16")),
     Row("scheme tag", HUR, "scheme_tag (offset 0): {}, expected {}",
-        raised(lambda: H.PerTensorAffine.decode(hurray_bytes(tag=2), ST.INT8)), FORMAT_ERROR, "scheme_tag", "0x02"),
+        raised(lambda: H.PerTensorAffine.decode(hurray_bytes(tag=2), ST.INT8)), FORMAT_ERROR, "scheme_tag", "0x02",
+        values=("0x02", "0x01")),
     Row("scheme version", HUR, "scheme_version (offset 1): {}, expected {}",
         raised(lambda: H.PerTensorAffine.decode(hurray_bytes(version=3), ST.INT8)), FORMAT_ERROR, "scheme_version",
-        "0x03"),
+        "0x03",
+        values=("0x03", "0x01")),
     Row("flags", HUR, "flags (offset 2): {}, expected 0x0000",
         raised(lambda: H.PerTensorAffine.decode(hurray_bytes(flags=0x80), ST.INT8)), FORMAT_ERROR, "flags",
-        "0x0080"),
+        "0x0080",
+        values=("0x0080",)),
     Row("reserved", HUR, "_reserved (offset 12): {}, expected 00000000",
         raised(lambda: H.PerTensorAffine.decode(hurray_bytes(reserved=0x01000000), ST.INT8)), FORMAT_ERROR,
-        "_reserved", "00000001"),
+        "_reserved", "00000001",
+        values=("00000001",)),
     Row("bridge storage", HUR, "the Dequant bridge takes INT8 storage only, not {}",
-        raised(lambda: H.PerTensorAffine(1.0).to_dequant_params(ST.INT16)), FORMAT_ERROR, "storage", "INT16"),
+        raised(lambda: H.PerTensorAffine(1.0).to_dequant_params(ST.INT16)), FORMAT_ERROR, "storage", "INT16",
+        values=("INT16",)),
     Row("bridge scale", HUR, "the Dequant bridge needs a positive scale, got {}",
-        raised(lambda: H.PerTensorAffine(-2.0).to_dequant_params(ST.INT8)), FORMAT_ERROR, "scale", "-2.0"),
+        raised(lambda: H.PerTensorAffine(-2.0).to_dequant_params(ST.INT8)), FORMAT_ERROR, "scale", "-2.0",
+        values=("-2.0",)),
     Row("hurray environment", HUR, "hurray.dequantize: {}; nothing was written",
         under(UPWARD, raised(lambda: H.dequantize(bytes(8), H.PerTensorAffine(-2.0), ST.INT16))),
-        E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD"),
+        E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD",
+        values=(UPWARD_TEXT,)),
     Row("hurray environment, INT8 bridge", HUR, "hurray.dequantize: {}; nothing was written",
         under(UPWARD, raised(lambda: H.dequantize(bytes(8), H.PerTensorAffine(0.5), ST.INT8))),
-        E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD"),
+        E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD",
+        values=(UPWARD_TEXT,)),
     Row("hurray native status", HUR, "hurray.dequantize: the native kernel rejected storage code {} (status {})",
-        hurray_native_status, E.INVALID_OPERATION, "storage code", "77"),
+        hurray_native_status, E.INVALID_OPERATION, "storage code", "77",
+        values=("77", "1")),
     # ---- native EV74 decoder (a bound (2, 8) FP32 descriptor, one field changed)
     Row("length", DEC, "descriptor length %zu, expected 224 bytes",
-        lambda: ev.decode(bytes(223)), E.INVALID_DESCRIPTOR, "length", "223"),
+        lambda: ev.decode(bytes(223)), E.INVALID_DESCRIPTOR, "length", "223",
+        values=("223",)),
     Row("magic", DEC, "field magic (offset 0): %#llx, expected %#x",
-        decode_with(("magic", 0x12345678)), E.INVALID_DESCRIPTOR, "magic", "0x12345678"),
+        decode_with(("magic", 0x12345678)), E.INVALID_DESCRIPTOR, "magic", "0x12345678",
+        values=("0x12345678", hex(int.from_bytes(b"KSQ1", "little")))),
     Row("version", DEC, "field version (offset 4): %llu, expected 1",
-        decode_with(("version", 77)), E.INVALID_DESCRIPTOR, "version", ": 77,"),
+        decode_with(("version", 77)), E.INVALID_DESCRIPTOR, "version", ": 77,",
+        values=("77",)),
     Row("byte length", DEC, "field length (offset 6): %llu, expected 224",
-        decode_with(("length", 100)), E.INVALID_DESCRIPTOR, "length (offset 6)", ": 100,"),
+        decode_with(("length", 100)), E.INVALID_DESCRIPTOR, "length (offset 6)", ": 100,",
+        values=("100",)),
     Row("conversion", DEC, "field conversion (offset 8): %u, expected 0 (FP32), 1 (BF16) or 2 (FP16)",
-        decode_with(("conversion", 9)), E.INVALID_DESCRIPTOR, "conversion", ": 9,"),
+        decode_with(("conversion", 9)), E.INVALID_DESCRIPTOR, "conversion", ": 9,",
+        values=("9",)),
     Row("rank", DEC, "field rank (offset 12): %u, expected 1..6",
-        decode_with(("rank", 9)), E.INVALID_DESCRIPTOR, "rank", ": 9,"),
+        decode_with(("rank", 9)), E.INVALID_DESCRIPTOR, "rank", ": 9,",
+        values=("9",)),
     Row("flags", DEC, "field flags (offset 16): %#x has reserved bits set",
-        decode_with(("flags", 0x40)), E.INVALID_DESCRIPTOR, "flags", "0x40"),
+        decode_with(("flags", 0x40)), E.INVALID_DESCRIPTOR, "flags", "0x40",
+        values=("0x40",)),
     Row("reserved word", DEC, "field reserved (offset %d): %#llx, expected 0",
-        decode_with(("reserved1", 0x5A)), E.INVALID_DESCRIPTOR, "reserved (offset 220)", "0x5a"),
+        decode_with(("reserved1", 0x5A)), E.INVALID_DESCRIPTOR, "reserved (offset 220)", "0x5a",
+        values=("220", "0x5a")),
     Row("multiplier", DEC, "field multiplier (offset 208): bits %#010x are not a finite positive binary32",
-        decode_with(("multiplier", 0xFF800000)), E.INVALID_DESCRIPTOR, "multiplier", "0xff800000"),
+        decode_with(("multiplier", 0xFF800000)), E.INVALID_DESCRIPTOR, "multiplier", "0xff800000",
+        values=("0xff800000",)),
     Row("zero point", DEC, "field zero_point (offset 212): %d is outside [-128, 127]",
-        decode_with(("zero_point", -129)), E.INVALID_DESCRIPTOR, "zero_point", "-129"),
+        decode_with(("zero_point", -129)), E.INVALID_DESCRIPTOR, "zero_point", "-129",
+        values=("-129",)),
     Row("rounding", DEC, "field rounding (offset 216): %u, expected 0..3",
-        decode_with(("rounding", 4)), E.INVALID_DESCRIPTOR, "rounding", ": 4,"),
+        decode_with(("rounding", 4)), E.INVALID_DESCRIPTOR, "rounding", ": 4,",
+        values=("4",)),
     Row("unused axis", DEC, "unused axis %u (offsets %u/%u/%u): extent %llu, strides %llu/%llu, expected 0",
-        decode_with(("extents", 5, 3)), E.INVALID_DESCRIPTOR, "unused axis 3", "extent 5"),
+        decode_with(("extents", 5, 3), ("input_strides", 12, 3), ("output_strides", 3, 3)), E.INVALID_DESCRIPTOR,
+        "unused axis 3", "extent 5",
+        values=("3", "88", "136", "184", "5", "12", "3")),
     Row("scalar flag", DEC, "field flags (offset 16): a lowered scalar must have rank 1 and extent 1, "
         "got rank %u, extent %llu",
-        decode_with(("flags", 1)), E.INVALID_DESCRIPTOR, "flags", "rank 2"),
+        decode_with(("flags", 1), base=lambda: bound_descriptor(shape=(3, 8))), E.INVALID_DESCRIPTOR, "flags",
+        "rank 2, extent 3",
+        values=("2", "3")),
     Row("extent domain", DEC, "field extents[%d] (offset %d): %llu is beyond the device domain",
-        decode_with(("extents", 1 << 32, 1)), E.INVALID_DESCRIPTOR, "extents[1]", "4294967296"),
+        decode_with(("extents", 5 << 32, 1), ("extents", 0, 0), ("count", 0), ("input_span", 0), ("output_span", 0),
+                    *((port, 0, axis) for port in ("input_strides", "output_strides") for axis in (0, 1))),
+        E.INVALID_DESCRIPTOR, "extents[1]", str(5 << 32),
+        values=("1", "72", str(5 << 32))),
     Row("count domain", DEC, "field extents[%u] (offset %u): %llu takes the element count beyond the device domain",
-        decode_with(("extents", 1 << 20, 0), ("extents", 1 << 20, 1)), E.INVALID_DESCRIPTOR, "extents",
-        str(1 << 20)),
+        decode_with(("extents", 1 << 12, 0), ("extents", 1 << 21, 1)), E.INVALID_DESCRIPTOR, "extents[1]",
+        str(1 << 21),
+        values=("1", "72", str(1 << 21))),
     Row("count", DEC, "field count (offset 40): %llu, but the extents hold %llu elements",
-        decode_with(("count", 17)), E.INVALID_DESCRIPTOR, "count", ": 17,"),
+        decode_with(("count", 17)), E.INVALID_DESCRIPTOR, "count", ": 17,",
+        values=("17", "16")),
     Row("empty strides", DEC, "field %s_strides[%d] (offset %d): %llu on an empty tensor, expected 0",
         decode_with(("extents", 0, 0), ("count", 0), ("input_span", 0), ("output_span", 0)),
-        E.INVALID_DESCRIPTOR, "input_strides[0]", ": 32 on"),
+        E.INVALID_DESCRIPTOR, "input_strides[0]", ": 32 on",
+        values=("input", "0", "112", "32")),
     Row("stride multiple", DEC, "field %s_strides[%d] (offset %d): %llu is not a multiple of the %llu-byte element",
-        decode_with(("input_strides", 6, 1)), E.INVALID_DESCRIPTOR, "input_strides[1]", ": 6 is"),
+        decode_with(("input_strides", 6, 1)), E.INVALID_DESCRIPTOR, "input_strides[1]", ": 6 is",
+        values=("input", "1", "120", "6", "4")),
     Row("singleton stride", DEC, "field %s_strides[%d] (offset %d): singleton axis stride %llu is not normalised to 0",
-        decode_with(("extents", 1, 0), ("count", 8)), E.INVALID_DESCRIPTOR, "input_strides[0]", "stride 32"),
+        decode_with(("extents", 1, 0), ("count", 8)), E.INVALID_DESCRIPTOR, "input_strides[0]", "stride 32",
+        values=("input", "0", "112", "32")),
     Row("zero stride", DEC, "field %s_strides[%d] (offset %d): zero stride on an axis of extent %llu",
-        decode_with(("output_strides", 0, 1)), E.INVALID_DESCRIPTOR, "output_strides[1]", "zero stride"),
+        decode_with(("output_strides", 0, 1)), E.INVALID_DESCRIPTOR, "output_strides[1]", "zero stride",
+        values=("output", "1", "168", "8")),
     Row("stride domain", DEC, "field %s_strides[%d] (offset %d): %llu is beyond the 32-bit device domain",
-        decode_with(("input_strides", 1 << 32, 0)), E.INVALID_DESCRIPTOR, "input_strides[0]", "4294967296"),
+        decode_with(("input_strides", 1 << 32, 0)), E.INVALID_DESCRIPTOR, "input_strides[0]", "4294967296",
+        values=("input", "0", "112", "4294967296")),
     Row("span domain", DEC, "field %s_strides[%d] (offset %d): accessed span %llu + %llu x %llu exceeds the 32-bit "
         "device domain",
-        decode_with(("extents", 4, 0), ("count", 32), ("input_strides", 1 << 31, 0)), E.INVALID_DESCRIPTOR,
-        "input_strides[0]", str(1 << 31)),
+        decode_with(("input_strides", 1 << 31, 1)), E.INVALID_DESCRIPTOR, "input_strides[1]", str(1 << 31),
+        values=("input", "1", "120", str(4 + 32), "7", str(1 << 31))),
     Row("stride overlap", DEC, "field %s_strides[%d] (offset %d): %llu overlaps the %llu bytes of faster axes",
-        decode_with(("input_strides", 4, 0)), E.INVALID_DESCRIPTOR, "input_strides[", ": 4 overlaps"),
+        decode_with(("input_strides", 12, 0)), E.INVALID_DESCRIPTOR, "input_strides[0]", ": 12 overlaps",
+        values=("input", "0", "112", "12", str(4 + 7 * 4))),
     Row("input span", DEC, "field input_span (offset 48): %llu, but the extents and strides access %llu bytes",
-        decode_with(("input_span", 65)), E.INVALID_DESCRIPTOR, "input_span", ": 65,"),
+        decode_with(("input_span", 65)), E.INVALID_DESCRIPTOR, "input_span", ": 65,",
+        values=("65", "64")),
     Row("output span", DEC, "field output_span (offset 56): %llu, but the extents and strides access %llu bytes",
-        decode_with(("output_span", 17)), E.INVALID_DESCRIPTOR, "output_span", ": 17,"),
+        decode_with(("output_span", 17)), E.INVALID_DESCRIPTOR, "output_span", ": 17,",
+        values=("17", "16")),
     Row("half-bound slots", DEC, "field %s (offset %d): 0 while %s is %#llx: one relocation slot is bound and the "
         "other is not",
-        decode_with(("output_address", 0)), E.INVALID_DESCRIPTOR, "output_address", "0x1000"),
+        decode_with(("output_address", 0)), E.INVALID_DESCRIPTOR, "output_address", "0x1000",
+        values=("output_address", "32", "input_address", "0x1000")),
     Row("input address domain", DEC, "field %s (offset %d): %#llx + %llu bytes leaves the 32-bit device domain",
-        decode_with(("input_address", (1 << 32) - 32)), E.INVALID_DESCRIPTOR, "input_address", "0xffffffe0"),
+        decode_with(("input_address", (1 << 32) - 32)), E.INVALID_DESCRIPTOR, "input_address", "0xffffffe0",
+        values=("input_address", "24", "0xffffffe0", "64")),
     Row("output address domain", DEC, "field %s (offset %d): %#llx + %llu bytes leaves the 32-bit device domain",
-        decode_with(("output_address", (1 << 32) - 8)), E.INVALID_DESCRIPTOR, "output_address", "0xfffffff8"),
+        decode_with(("output_address", (1 << 32) - 8)), E.INVALID_DESCRIPTOR, "output_address", "0xfffffff8",
+        values=("output_address", "32", "0xfffffff8", "16")),
     Row("input alignment", DEC, "field %s (offset %d): %#llx is not %llu-byte aligned",
-        decode_with(("input_address", 0x1002)), E.INVALID_DESCRIPTOR, "input_address", "0x1002"),
+        decode_with(("input_address", 0x1002)), E.INVALID_DESCRIPTOR, "input_address", "0x1002",
+        values=("input_address", "24", "0x1002", "4")),
     Row("address field domain", DEC, "field %s (offset %d): %#llx is beyond the 32-bit device domain",
-        decode_with(("output_address", 1 << 32)), E.INVALID_DESCRIPTOR, "output_address", "0x100000000"),
+        decode_with(("output_address", 1 << 32)), E.INVALID_DESCRIPTOR, "output_address", "0x100000000",
+        values=("output_address", "32", "0x100000000")),
     Row("address overlap", DEC, "fields input_address/output_address (offsets 24/32): accessed ranges "
         "[%#llx, +%llu) and [%#llx, +%llu) overlap",
-        decode_with(("output_address", 0x1010)), E.INVALID_DESCRIPTOR, "input_address/output_address", "0x1010"),
+        decode_with(("output_address", 0x1010)), E.INVALID_DESCRIPTOR, "input_address/output_address", "0x1010",
+        values=("0x1000", "64", "0x1010", "16")),
 ]
 ROW_IDS = [f"{Path(r.source).stem}:{r.path}" for r in ROWS]
 
@@ -633,6 +839,53 @@ def test_rejection_names_field_and_value(row):
     assert row.value in message, f"{row.path}: {message!r} does not show the offending value {row.value!r}"
     if isinstance(code, E):  # reads well in a traceback: "CODE: message"
         assert str(sk.KernelError(sk.Error(code, message))) == f"{code.name}: {message}"
+
+
+def test_every_row_states_every_value():
+    """Each row states one value per substitution of its template, as a
+    tuple of strings (a row that checks one value of several lets a
+    swapped or wrong number through)."""
+    wrong = []
+    for row_id, row in zip(ROW_IDS, ROWS):
+        need = len(holes(row.source, row.template)) - 1
+        if not isinstance(row.values, tuple) or not all(isinstance(v, str) for v in row.values):
+            wrong.append(f"{row_id}: values must be a tuple of {need} strings, got {row.values!r}")
+        elif len(row.values) != need:
+            wrong.append(f"{row_id}: states {len(row.values)} values, the template has {need}: {row.template!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=ROW_IDS)
+def test_rejection_states_every_value(row):
+    """The message is the row's template with exactly the row's values
+    substituted, each compared on its own."""
+    if not isinstance(row.values, tuple):
+        pytest.fail(f"{row.path}: the row states no values (test_every_row_states_every_value)")
+    code, message = message_of(row.trigger())
+    assert code == row.code, f"{row.path}: expected {row.code}, got {code}: {message}"
+    got = substitutions(row.source, row.template, message)
+    assert got is not None, f"{row.path}: {message!r} does not follow the template {row.template!r}"
+    if got != row.values and message == filled(row.source, row.template, row.values):
+        return  # a value containing the template's own text: the regex split it elsewhere
+    assert len(got) == len(row.values), f"{row.path}: {len(got)} substitutions, the row states {len(row.values)}"
+    wrong = [f"  substitution {i}: expected {want!r}, got {have!r}"
+             for i, (want, have) in enumerate(zip(row.values, got)) if want != have]
+    assert not wrong, f"{row.path}: {message!r}\n" + "\n".join(wrong)
+
+
+def test_the_template_reader():
+    """``substitutions`` on both kinds of template, and on a message that
+    does not follow its template."""
+    assert substitutions(ADM, "{} axis {}: negative extent {}", "output 0 axis 1: negative extent -7") == (
+        "output 0", "1", "-7")
+    assert substitutions(DEC, "field %s_strides[%d] (offset %d): %llu is not a multiple of the %llu-byte element",
+                         "field input_strides[1] (offset 120): 6 is not a multiple of the 4-byte element") == (
+        "input", "1", "120", "6", "4")
+    assert substitutions(DEC, "field magic (offset 0): %#llx, expected %#x",
+                         "field magic (offset 0): 0x1, expected 0x2") == ("0x1", "0x2")
+    assert substitutions(ADM, "<dynamic>", "any text") == ("any text",)
+    assert substitutions(ADM, "{}: rank {} exceeds 6", "input 0: rank 7 exceeds 5") is None
+    assert filled(DEC, "a %u b %#010x c", ("1", "0x00000002")) == "a 1 b 0x00000002 c"
 
 
 def test_kernel_error_in_a_traceback():
