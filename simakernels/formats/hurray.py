@@ -313,6 +313,7 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: SupportsIndex, c
     if status != lib.SK_OK:  # a binding fault (overlap, ...): the binding rules name it
         views = ((int(ffi.cast("uintptr_t", src)), len(src)), (int(ffi.cast("uintptr_t", dst)), len(dst)))
         fault = _rules.binding(("input 0", "output 0"), views, ((-(-n * kind.bits // 8), 1), (4 * n, 4)))
-        raise KernelError(fault if fault is not None else Error(ErrorCode(status), f"hurray.dequantize: the native "
-                                                                f"kernel refused {kind.name} (status {status})"))
+        raise KernelError(fault if fault is not None else Error(
+            ErrorCode(status), f"hurray.dequantize: the native kernel refused {kind.name} (storage code "
+                               f"{_NATIVE[kind]}, status {status})"))
     return out

@@ -7,7 +7,6 @@ tensors too).  Expected bits come from the oracle-tested NumPy path of the
 same arrays, which the other suites check against tests/oracle."""
 from __future__ import annotations
 
-import ctypes
 import os
 
 import ml_dtypes
@@ -17,38 +16,12 @@ import pytest
 import simakernels as sk
 from oracle import formats as of
 from oracle.quant import quant_many
+from support.dlpack_helpers import DLPackOnly
 from support.helpers import SENTINEL
 
 E = sk.ErrorCode
 RNG = np.random.default_rng(2026_12_03)
 X = (RNG.standard_normal((6, 10)) * 40).astype(np.float32)
-
-
-class DLPackOnly:
-    """What a foreign tensor offers: the two DLPack methods, nothing else.
-    With ``device``, its capsules say that device (as a GPU tensor's do),
-    while the memory stays host memory that must not be touched."""
-
-    def __init__(self, array, device=None):
-        self.array, self.device = array, device
-
-    def __dlpack__(self, **kwargs):
-        capsule = self.array.__dlpack__(**kwargs)
-        if self.device is not None:
-            name = _capsule_name(capsule)
-            tensor = _capsule_pointer(capsule, name) + (32 if name == b"dltensor_versioned" else 0)
-            ctypes.c_int32.from_address(tensor + 8).value = self.device[0]   # DLTensor.device.device_type
-            ctypes.c_int32.from_address(tensor + 12).value = self.device[1]  # DLTensor.device.device_id
-        return capsule
-
-    def __dlpack_device__(self):
-        return self.device if self.device is not None else self.array.__dlpack_device__()
-
-
-_capsule_name = ctypes.pythonapi.PyCapsule_GetName
-_capsule_name.restype, _capsule_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
-_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_pointer.restype, _capsule_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
 
 
 def oracle_int8(x, multiplier, zero_point=0):

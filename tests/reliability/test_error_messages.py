@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 import simakernels as sk
+from support.dlpack_helpers import DLPackOnly
 from support.ev74_helpers import set_field
 from support.helpers import fp_or_skip, split_freely
 
@@ -267,7 +268,7 @@ QP, OPB = "simakernels/qparams.py", "simakernels/ops/_base.py"
 ARR, SPL = "simakernels/arrays.py", "simakernels/_split.py"
 BACK, ROUTES_PY = "simakernels/a65/_backend.py", "simakernels/a65/_routes.py"
 EVQ, EVD, HUR = "simakernels/ev74/quant.py", "simakernels/ev74/device.py", "simakernels/formats/hurray.py"
-DSK = "simakernels/dask.py"
+DSK, DLP = "simakernels/dask.py", "simakernels/dlpack.py"
 DEC = "csrc/ev74/decode.c"
 BIG = 1 << 63
 # Texts the messages state, as the documentation words them.
@@ -709,9 +710,39 @@ ROWS: List[Row] = [
         under(UPWARD, raised(lambda: H.dequantize(bytes(8), H.PerTensorAffine(0.5), ST.INT8))),
         E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD",
         values=(UPWARD_TEXT,)),
-    Row("hurray native status", HUR, "hurray.dequantize: the native kernel rejected storage code {} (status {})",
+    Row("hurray native status", HUR, "hurray.dequantize: the native kernel refused {} (storage code {}, status {})",
         hurray_native_status, E.INVALID_OPERATION, "storage code", "77",
-        values=("77", "1")),
+        values=("INT16", "77", "1")),
+    # ---- what a new user met: a QParams given with its own fields, arrays of other libraries
+    Row("cast without a dtype", ARR, "cast: give the output dtype (dtype=) or an output array (out=)",
+        raised(lambda: sk.cast(f32_buf())), E.UNSUPPORTED_DTYPE, "dtype=", "out=", values=()),
+    Row("not an array", ARR, "input 0 (x): {} ({}) is not an array: pass a NumPy array, a DLPack array (PyTorch, "
+        "JAX) or a sequence of numbers",
+        raised(lambda: sk.quantize(None, 1.0)), E.UNSUPPORTED_DTYPE, "input 0 (x)", "None",
+        values=("None", "builtins.NoneType")),
+    Row("qparams given twice", ARR, "{}={} given with a QParams, which holds the {}: pass one or the other",
+        raised(lambda: sk.dequantize(np.int8([1, 2]), sk.choose_qparams(np.float32([1.0, -2.0])), 3)),
+        E.INVALID_PARAMS, "zero_point", "3", values=("zero_point", "3", "zero_point")),
+    Row("dlpack device", DLP, "{} ({}): the {} is on DLPack device {} (type {}), not the CPU: copy it to the host "
+        "first (for example .cpu()); nothing is copied implicitly",
+        raised(lambda: sk.quantize(f32_buf(), 1.0, out=DLPackOnly(np.zeros(4, np.int8), device=(2, 1)))),
+        E.INVALID_BINDING, "output 0 (out)", "(2, 1)",
+        values=("output 0", "out", "support.dlpack_helpers.DLPackOnly", "(2, 1)", "2")),
+    Row("dlpack export", DLP, "{} ({}): the {} could not be read through DLPack: {}",
+        raised(lambda: sk.cast(DLPackOnly(f32_buf(), failing=BufferError("no export")), BF16)),
+        E.INVALID_BINDING, "input 0 (x)", "no export",
+        values=("input 0", "x", "support.dlpack_helpers.DLPackOnly", "BufferError('no export')")),
+    Row("dlpack device query", DLP, "{} ({}): {}.__dlpack_device__() failed: {}",
+        raised(lambda: sk.cast(DLPackOnly(f32_buf(), failing=BufferError("a"), failing_device=OSError("gone")), BF16)),
+        E.INVALID_BINDING, "input 0 (x)", "gone",
+        values=("input 0", "x", "support.dlpack_helpers.DLPackOnly", "OSError('gone')")),
+    Row("parameter array dtype", OPB, "{}: an array of dtype {} ({}); the entries must be real numbers (an "
+        "integer or floating dtype, not bool)",
+        raised(lambda: sk.quantize(np.ones((3, 4), np.float32), np.ones(3, bool), axis=0)), E.INVALID_PARAMS,
+        "multipliers", "bool", values=("multipliers", "bool", "array of shape (3,) and dtype bool [True, True, True]")),
+    Row("choose_qparams rank", QP, "x: rank {} exceeds {}",
+        raised(lambda: sk.choose_qparams(np.ones((1,) * 7, np.float32))), E.INVALID_SHAPE, "x", "rank 7",
+        values=("7", "6")),
     # ---- native EV74 decoder (a bound (2, 8) FP32 descriptor, one field changed)
     Row("length", DEC, "descriptor length %zu, expected 224 bytes",
         lambda: ev.decode(bytes(223)), E.INVALID_DESCRIPTOR, "length", "223",
