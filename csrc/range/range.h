@@ -27,8 +27,11 @@ typedef struct sk_range_acc {
 #define SK_RANGE_LANES 16
 
 /* ---- the rule, one element ---- */
-static inline uint32_t sk_range_kept32(uint32_t b) { return (b & 0x7FFFFFFFu) < SK_RANGE_INF_F32 ? b : 0; }
-static inline uint16_t sk_range_kept16(uint16_t b, uint16_t inf) { return (b & 0x7FFFu) < inf ? b : 0; }
+/* (as an and-mask, which the vectoriser takes where it refuses a select) */
+static inline uint32_t sk_range_kept32(uint32_t b) { return b & -(uint32_t)((b & 0x7FFFFFFFu) < SK_RANGE_INF_F32); }
+static inline uint16_t sk_range_kept16(uint16_t b, uint16_t inf) {
+    return (uint16_t)(b & -(uint16_t)((b & 0x7FFFu) < inf));
+}
 
 static inline void sk_range_step32(int32_t *s, uint32_t *u, uint32_t b) {
     const uint32_t k = sk_range_kept32(b);
@@ -62,10 +65,8 @@ static inline void sk_range_fold16(const sk_range_acc *acc, size_t at, const uin
 /* Element j into channel at + j: fixed blocks over restrict-qualified
  * words, the shape GCC's -O2 cost model vectorises for the route that
  * inlines it, then one at a time. */
-static inline __attribute__((always_inline)) void sk_range_periodic32(const sk_range_acc *acc, size_t at,
-                                                                      const uint32_t *restrict in, size_t n) {
-    int32_t *restrict s = (int32_t *)acc->smax + at;
-    uint32_t *restrict u = (uint32_t *)acc->umax + at;
+static inline __attribute__((always_inline)) void sk_range_columns32(int32_t *restrict s, uint32_t *restrict u,
+                                                                     const uint32_t *restrict in, size_t n) {
     size_t i = 0;
     for (; i + SK_RANGE_LANES <= n; i += SK_RANGE_LANES)
         for (size_t j = 0; j < SK_RANGE_LANES; ++j) {
@@ -75,11 +76,9 @@ static inline __attribute__((always_inline)) void sk_range_periodic32(const sk_r
         }
     for (; i < n; ++i) sk_range_step32(s + i, u + i, in[i]);
 }
-static inline __attribute__((always_inline)) void sk_range_periodic16(const sk_range_acc *acc, size_t at,
-                                                                      const uint16_t *restrict in, size_t n,
-                                                                      uint16_t inf) {
-    int16_t *restrict s = (int16_t *)acc->smax + at;
-    uint16_t *restrict u = (uint16_t *)acc->umax + at;
+static inline __attribute__((always_inline)) void sk_range_columns16(int16_t *restrict s, uint16_t *restrict u,
+                                                                     const uint16_t *restrict in, size_t n,
+                                                                     uint16_t inf) {
     size_t i = 0;
     for (; i + SK_RANGE_LANES <= n; i += SK_RANGE_LANES)
         for (size_t j = 0; j < SK_RANGE_LANES; ++j) {
@@ -88,6 +87,14 @@ static inline __attribute__((always_inline)) void sk_range_periodic16(const sk_r
             u[i + j] = u[i + j] > k ? u[i + j] : k;
         }
     for (; i < n; ++i) sk_range_step16(s + i, u + i, in[i], inf);
+}
+static inline __attribute__((always_inline)) void sk_range_periodic32(const sk_range_acc *acc, size_t at,
+                                                                      const uint32_t *in, size_t n) {
+    sk_range_columns32((int32_t *)acc->smax + at, (uint32_t *)acc->umax + at, in, n);
+}
+static inline __attribute__((always_inline)) void sk_range_periodic16(const sk_range_acc *acc, size_t at,
+                                                                      const uint16_t *in, size_t n, uint16_t inf) {
+    sk_range_columns16((int16_t *)acc->smax + at, (uint16_t *)acc->umax + at, in, n, inf);
 }
 
 /* The leaves: sk_fold_fn (kernel.h) with an sk_range_acc as `acc`. */
