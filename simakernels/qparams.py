@@ -179,17 +179,18 @@ def _keys(array: np.ndarray, channel_axis: Optional[int]) -> Tuple[npt.NDArray[n
     count = 1 if channel_axis is None else array.shape[channel_axis]
     least = np.empty(count, np.int64)
     greatest = np.empty(count, np.int64)
-    layout = ffi.new("sk_layout *", {"rank": array.ndim, "item": array.itemsize,
-                                     "extent": array.shape, "stride": array.strides})
-    axis = -1 if channel_axis is None else channel_axis
-    need = int(lib.sk_range_space(_INPUTS[array.dtype], layout, axis))
-    space = np.empty(need + 64, np.uint8)
-    start = -space.ctypes.data % 64  # the workspace is 64-byte aligned
-    aligned = space[start:start + need]
-    status = lib.sk_range_execute(
-        _INPUTS[array.dtype], route[1], layout, axis, ffi.cast("const void *", array.ctypes.data),
-        _span(array), ffi.cast("void *", aligned.ctypes.data), len(aligned),
-        ffi.cast("int64_t *", least.ctypes.data), ffi.cast("int64_t *", greatest.ctypes.data))
+    layout = ffi.new("sk_layout *")
+    layout.rank, layout.item, layout.extent, layout.stride = array.ndim, array.itemsize, array.shape, array.strides
+    axis, kind = -1 if channel_axis is None else channel_axis, _INPUTS[array.dtype]
+    space, need = ffi.NULL, int(lib.sk_range_space(kind, layout, axis))
+    if need:
+        words = np.empty(need + 64, np.uint8)
+        start = -words.ctypes.data % 64  # the workspace is 64-byte aligned
+        space = ffi.from_buffer(words[start:start + need])
+    src = ffi.from_buffer(array) if array.flags.c_contiguous else \
+        ffi.cast("const void *", array.__array_interface__["data"][0])
+    status = lib.sk_range_execute(kind, route[1], layout, axis, src, _span(array), space, need,
+                                  ffi.from_buffer("int64_t[]", least), ffi.from_buffer("int64_t[]", greatest))
     if status == lib.SK_UNSUPPORTED_LAYOUT or status == lib.SK_INVALID_BINDING:
         return _keys(np.array(array, order="C"), channel_axis)  # a copy: aligned and packed, always taken
     if status != lib.SK_OK:  # pragma: no cover - the arguments above are in contract

@@ -14,6 +14,7 @@ static inline __attribute__((always_inline)) void run32(const uint32_t *p, size_
                                                         int masked) {
     const __m256i magnitude = _mm256_set1_epi32(0x7FFFFFFF), inf = _mm256_set1_epi32((int32_t)SK_RANGE_INF_F32);
     for (size_t it = 0; it < iters; ++it, p += ITER32)
+#pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) {
             __m256i b = _mm256_loadu_si256((const __m256i *)(p + 8 * k));
             if (masked) b = _mm256_and_si256(b, _mm256_cmpgt_epi32(inf, _mm256_and_si256(b, magnitude)));
@@ -26,6 +27,7 @@ static inline __attribute__((always_inline)) void run16(const uint16_t *p, size_
                                                         int masked, uint16_t inf_bits) {
     const __m256i magnitude = _mm256_set1_epi16(0x7FFF), inf = _mm256_set1_epi16((int16_t)inf_bits);
     for (size_t it = 0; it < iters; ++it, p += ITER16)
+#pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) {
             __m256i b = _mm256_loadu_si256((const __m256i *)(p + 16 * k));
             if (masked) b = _mm256_and_si256(b, _mm256_cmpgt_epi16(inf, _mm256_and_si256(b, magnitude)));

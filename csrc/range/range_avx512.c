@@ -13,6 +13,7 @@ static inline __attribute__((always_inline)) void run32(const uint32_t *p, size_
                                                         int masked) {
     const __m512i magnitude = _mm512_set1_epi32(0x7FFFFFFF), inf = _mm512_set1_epi32((int32_t)SK_RANGE_INF_F32);
     for (size_t it = 0; it < iters; ++it, p += ITER32)
+#pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) {
             __m512i b = _mm512_loadu_si512((const void *)(p + 16 * k));
             if (masked) b = _mm512_maskz_mov_epi32(_mm512_cmplt_epi32_mask(_mm512_and_si512(b, magnitude), inf), b);
@@ -25,6 +26,7 @@ static inline __attribute__((always_inline)) void run16(const uint16_t *p, size_
                                                         int masked, uint16_t inf_bits) {
     const __m512i magnitude = _mm512_set1_epi16(0x7FFF), inf = _mm512_set1_epi16((int16_t)inf_bits);
     for (size_t it = 0; it < iters; ++it, p += ITER16)
+#pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) {
             __m512i b = _mm512_loadu_si512((const void *)(p + 32 * k));
             if (masked) b = _mm512_maskz_mov_epi16(_mm512_cmplt_epi16_mask(_mm512_and_si512(b, magnitude), inf), b);
