@@ -151,3 +151,31 @@ def test_fp_state_does_not_matter(route, state):
             got = [qparams._keys(x, axis) for x, axis, _ in cases]
     for (x, axis, want), (least, greatest) in zip(cases, got):
         assert (least.tolist(), greatest.tolist()) == want, (x.dtype, axis)
+
+
+# Non-finite values whose sign matches the extreme beside them.
+BESIDE = {
+    "f32": ((0x7F800000, 0x7F7FFFFF), (0x7FC00001, 0x7F7FFFFF), (0xFF800000, 0xFF7FFFFF), (0xFFFFFFFF, 0xFF7FFFFF)),
+    "bf16": ((0x7F80, 0x7F7F), (0x7FC1, 0x7F7F), (0xFF80, 0xFF7F), (0xFFFF, 0xFF7F)),
+    "f16": ((0x7C00, 0x7BFF), (0x7E01, 0x7BFF), (0xFC00, 0xFBFF), (0xFFFF, 0xFBFF)),
+}
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("name", NAMES)
+def test_special_beside_the_extreme_in_its_lane(route, name):
+    """A non-finite value and the finite extreme of the same sign in the same
+    vector lane (one iteration apart) of one block, at every position: a
+    fold that drops the non-finite value's lane, or keeps it, is caught."""
+    iteration, check_block, _ = blocks(route, name)
+    block = check_block or 4 * max(iteration, 16)
+    step = max(iteration, 16)
+    n = block + step
+    rows = np.full((len(BESIDE[name]), n), BASE[name][1], np.uint64)
+    for position in range(block):
+        x = rows.copy()
+        for r, (special, extreme) in enumerate(BESIDE[name]):
+            x[r, position] = special
+            x[r, (position + step) % block] = extreme
+        check(from_bits(x, name), 0, route)
+        check(from_bits(x[:1], name), None, route)
