@@ -53,22 +53,21 @@ static inline __attribute__((always_inline)) void fold32(const sk_range_acc *acc
     const __m256i top = _mm256_set1_epi32((int32_t)SK_RANGE_INF_F32 - 1);
     const __m256i bottom = _mm256_set1_epi32((int32_t)(0x80000000u | SK_RANGE_INF_F32));
     __m256i S[4] = {zero, zero, zero, zero}, U[4] = {zero, zero, zero, zero};
-    size_t i = 0;
-    for (; i + SK_RANGE_CHECK <= n; i += SK_RANGE_CHECK) {
+    size_t i = 0, len;
+    const size_t whole = n / ITER32 * ITER32; /* blocks of whole iterations, the last one shorter */
+    for (; i < whole; i += len) {
+        len = whole - i < SK_RANGE_CHECK ? whole - i : SK_RANGE_CHECK;
         __m256i s[4] = {zero, zero, zero, zero}, u[4] = {zero, zero, zero, zero};
-        run32(in + i, SK_RANGE_CHECK / ITER32, s, u, 0);
+        run32(in + i, len / ITER32, s, u, 0);
         const __m256i sm = _mm256_max_epi32(_mm256_max_epi32(s[0], s[1]), _mm256_max_epi32(s[2], s[3]));
         const __m256i um = _mm256_max_epu32(_mm256_max_epu32(u[0], u[1]), _mm256_max_epu32(u[2], u[3]));
         if (nonfinite32(sm, um, top, bottom)) {
-            run32(in + i, SK_RANGE_CHECK / ITER32, S, U, 1); /* the block again, without its non-finite values */
+            run32(in + i, len / ITER32, S, U, 1); /* the block again, without its non-finite values */
         } else {
             S[0] = _mm256_max_epi32(S[0], sm);
             U[0] = _mm256_max_epu32(U[0], um);
         }
     }
-    const size_t iters = (n - i) / ITER32;
-    run32(in + i, iters, S, U, 1);
-    i += iters * ITER32;
     uint32_t lanes[64];
     for (int k = 0; k < 4; ++k) {
         _mm256_storeu_si256((__m256i *)(lanes + 8 * k), S[k]);
@@ -84,22 +83,21 @@ static inline __attribute__((always_inline)) void fold16(const sk_range_acc *acc
     const __m256i top = _mm256_set1_epi16((int16_t)(inf - 1));
     const __m256i bottom = _mm256_set1_epi16((int16_t)(0x8000u | inf));
     __m256i S[4] = {zero, zero, zero, zero}, U[4] = {zero, zero, zero, zero};
-    size_t i = 0;
-    for (; i + SK_RANGE_CHECK <= n; i += SK_RANGE_CHECK) {
+    size_t i = 0, len;
+    const size_t whole = n / ITER16 * ITER16; /* blocks of whole iterations, the last one shorter */
+    for (; i < whole; i += len) {
+        len = whole - i < SK_RANGE_CHECK ? whole - i : SK_RANGE_CHECK;
         __m256i s[4] = {zero, zero, zero, zero}, u[4] = {zero, zero, zero, zero};
-        run16(in + i, SK_RANGE_CHECK / ITER16, s, u, 0, inf);
+        run16(in + i, len / ITER16, s, u, 0, inf);
         const __m256i sm = _mm256_max_epi16(_mm256_max_epi16(s[0], s[1]), _mm256_max_epi16(s[2], s[3]));
         const __m256i um = _mm256_max_epu16(_mm256_max_epu16(u[0], u[1]), _mm256_max_epu16(u[2], u[3]));
         if (nonfinite16(sm, um, top, bottom)) {
-            run16(in + i, SK_RANGE_CHECK / ITER16, S, U, 1, inf);
+            run16(in + i, len / ITER16, S, U, 1, inf);
         } else {
             S[0] = _mm256_max_epi16(S[0], sm);
             U[0] = _mm256_max_epu16(U[0], um);
         }
     }
-    const size_t iters = (n - i) / ITER16;
-    run16(in + i, iters, S, U, 1, inf);
-    i += iters * ITER16;
     uint16_t lanes[128];
     for (int k = 0; k < 4; ++k) {
         _mm256_storeu_si256((__m256i *)(lanes + 16 * k), S[k]);

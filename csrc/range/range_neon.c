@@ -3,8 +3,8 @@
  * per iteration from one four-register load); a block whose maxima show a
  * non-finite value (signed maximum at or above infinity's bits, unsigned at
  * or above negative infinity's) is folded again with non-finite lanes kept
- * as 0.  What blocks leave goes through the masked iteration, then the rule
- * one element at a time (range.h).  Checked blocks hold no non-finite
+ * as 0.  The last block is the run's last whole iterations (so short runs
+ * take the raw fold too), then the rule one element at a time (range.h).  Checked blocks hold no non-finite
  * element, so their lanes are kept bits, folded once more at the end. */
 #include "range.h"
 #if SK_HAVE_NEON
@@ -49,23 +49,22 @@ static inline __attribute__((always_inline)) void fold32(const sk_range_acc *acc
     uint32x4_t U[4] = {vdupq_n_u32(0), vdupq_n_u32(0), vdupq_n_u32(0), vdupq_n_u32(0)};
     const int32x4_t top = vdupq_n_s32((int32_t)SK_RANGE_INF_F32 - 1);
     const uint32x4_t bottom = vdupq_n_u32(0x80000000u | (SK_RANGE_INF_F32 - 1));
-    size_t i = 0;
-    for (; i + SK_RANGE_CHECK <= n; i += SK_RANGE_CHECK) {
+    size_t i = 0, len;
+    const size_t whole = n / ITER32 * ITER32; /* blocks of whole iterations, the last one shorter */
+    for (; i < whole; i += len) {
+        len = whole - i < SK_RANGE_CHECK ? whole - i : SK_RANGE_CHECK;
         int32x4_t s[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
         uint32x4_t u[4] = {vdupq_n_u32(0), vdupq_n_u32(0), vdupq_n_u32(0), vdupq_n_u32(0)};
-        run32(in + i, SK_RANGE_CHECK / ITER32, s, u, 0);
+        run32(in + i, len / ITER32, s, u, 0);
         const int32x4_t sm = vmaxq_s32(vmaxq_s32(s[0], s[1]), vmaxq_s32(s[2], s[3]));
         const uint32x4_t um = vmaxq_u32(vmaxq_u32(u[0], u[1]), vmaxq_u32(u[2], u[3]));
         if (vmaxvq_u32(vorrq_u32(vcgtq_s32(sm, top), vcgtq_u32(um, bottom)))) {
-            run32(in + i, SK_RANGE_CHECK / ITER32, S, U, 1); /* the block again, without its non-finite values */
+            run32(in + i, len / ITER32, S, U, 1); /* the block again, without its non-finite values */
         } else {
             S[0] = vmaxq_s32(S[0], sm);
             U[0] = vmaxq_u32(U[0], um);
         }
     }
-    const size_t iters = (n - i) / ITER32;
-    run32(in + i, iters, S, U, 1);
-    i += iters * ITER32;
     uint32_t lanes[32];
     for (int k = 0; k < 4; ++k) {
         vst1q_u32(lanes + 4 * k, vreinterpretq_u32_s32(S[k]));
@@ -81,23 +80,22 @@ static inline __attribute__((always_inline)) void fold16(const sk_range_acc *acc
     uint16x8_t U[4] = {vdupq_n_u16(0), vdupq_n_u16(0), vdupq_n_u16(0), vdupq_n_u16(0)};
     const int16x8_t top = vdupq_n_s16((int16_t)(inf - 1));
     const uint16x8_t bottom = vdupq_n_u16((uint16_t)(0x8000u | (inf - 1u)));
-    size_t i = 0;
-    for (; i + SK_RANGE_CHECK <= n; i += SK_RANGE_CHECK) {
+    size_t i = 0, len;
+    const size_t whole = n / ITER16 * ITER16; /* blocks of whole iterations, the last one shorter */
+    for (; i < whole; i += len) {
+        len = whole - i < SK_RANGE_CHECK ? whole - i : SK_RANGE_CHECK;
         int16x8_t s[4] = {vdupq_n_s16(0), vdupq_n_s16(0), vdupq_n_s16(0), vdupq_n_s16(0)};
         uint16x8_t u[4] = {vdupq_n_u16(0), vdupq_n_u16(0), vdupq_n_u16(0), vdupq_n_u16(0)};
-        run16(in + i, SK_RANGE_CHECK / ITER16, s, u, 0, inf);
+        run16(in + i, len / ITER16, s, u, 0, inf);
         const int16x8_t sm = vmaxq_s16(vmaxq_s16(s[0], s[1]), vmaxq_s16(s[2], s[3]));
         const uint16x8_t um = vmaxq_u16(vmaxq_u16(u[0], u[1]), vmaxq_u16(u[2], u[3]));
         if (vmaxvq_u16(vorrq_u16(vcgtq_s16(sm, top), vcgtq_u16(um, bottom)))) {
-            run16(in + i, SK_RANGE_CHECK / ITER16, S, U, 1, inf);
+            run16(in + i, len / ITER16, S, U, 1, inf);
         } else {
             S[0] = vmaxq_s16(S[0], sm);
             U[0] = vmaxq_u16(U[0], um);
         }
     }
-    const size_t iters = (n - i) / ITER16;
-    run16(in + i, iters, S, U, 1, inf);
-    i += iters * ITER16;
     uint16_t lanes[64];
     for (int k = 0; k < 4; ++k) {
         vst1q_u16(lanes + 8 * k, vreinterpretq_u16_s16(S[k]));
