@@ -202,7 +202,7 @@ def _span(array: np.ndarray) -> int:
     """The bytes an array's elements span from its first (0 when empty)."""
     if array.size == 0:
         return 0
-    return array.itemsize + sum((n - 1) * abs(s) for n, s in zip(array.shape, array.strides))
+    return int(array.itemsize + sum((n - 1) * abs(s) for n, s in zip(array.shape, array.strides)))
 
 
 def _from_keys(least: npt.NDArray[np.int64], greatest: npt.NDArray[np.int64], dtype: np.dtype, symmetric: bool,

@@ -383,8 +383,8 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
  * for an empty tensor.  `space`: sk_range_space bytes, 64-byte aligned
  * (SK_INVALID_OPERATION when null, short or misaligned; none per tensor). */
 uint64_t sk_range_space(int input, const sk_layout *layout, int channel_axis);
-int sk_range_execute(int input, int route, const sk_layout *layout, int channel_axis, const void *src,
-                     uint64_t src_len, void *space, uint64_t space_bytes, int64_t *least, int64_t *greatest);
+int sk_range_execute(int input, int route, const sk_layout *layout, int channel_axis, const void *src, uint64_t src_len,
+                     void *space, uint64_t space_bytes, int64_t *least, int64_t *greatest);
 /* Test support: elements per main-loop iteration of a route's range leaf
  * (which 0), per block checked for non-finite values before it is folded
  * (which 1; a block that has one is folded again without them), per

@@ -24,12 +24,12 @@ static const range_kernel range_kernels[SK_ROUTE_COUNT][3] = {
 #if SK_HAVE_AVX512
     [SK_ROUTE_AVX512] =
         {
-            [SK_QUANT_F32] = {{sk_range_f32__avx512, sk_range_f32_periodic__avx512}, 64, SK_RANGE_CHECK,
-                              SK_RANGE_LANES},
-            [SK_QUANT_BF16] = {{sk_range_b16__avx512, sk_range_b16_periodic__avx512}, 128, SK_RANGE_CHECK,
-                               SK_RANGE_LANES},
-            [SK_QUANT_F16] = {{sk_range_f16__avx512, sk_range_f16_periodic__avx512}, 128, SK_RANGE_CHECK,
-                              SK_RANGE_LANES},
+            [SK_QUANT_F32] =
+                {{sk_range_f32__avx512, sk_range_f32_periodic__avx512}, 64, SK_RANGE_CHECK, SK_RANGE_LANES},
+            [SK_QUANT_BF16] =
+                {{sk_range_b16__avx512, sk_range_b16_periodic__avx512}, 128, SK_RANGE_CHECK, SK_RANGE_LANES},
+            [SK_QUANT_F16] =
+                {{sk_range_f16__avx512, sk_range_f16_periodic__avx512}, 128, SK_RANGE_CHECK, SK_RANGE_LANES},
         },
 #endif
 #if SK_HAVE_AVX2
@@ -69,8 +69,7 @@ int sk_range_block(int route, int input, int which) {
 
 /* Channels of a layout (1 per tensor), or -1 for arguments out of contract. */
 static int64_t channels_of(const sk_layout *layout, int channel_axis) {
-    if (!layout || layout->rank < 0 || layout->rank > SK_MAX_RANK || channel_axis < -1 ||
-        channel_axis >= layout->rank)
+    if (!layout || layout->rank < 0 || layout->rank > SK_MAX_RANK || channel_axis < -1 || channel_axis >= layout->rank)
         return -1;
     if (channel_axis < 0) return 1;
     return layout->extent[channel_axis] > (uint64_t)INT64_MAX / 8 ? -1 : (int64_t)layout->extent[channel_axis];
@@ -88,8 +87,8 @@ uint64_t sk_range_space(int input, const sk_layout *layout, int channel_axis) {
     return 2 * half_space(input, channels);
 }
 
-int sk_range_execute(int input, int route, const sk_layout *layout, int channel_axis, const void *src,
-                     uint64_t src_len, void *space, uint64_t space_bytes, int64_t *least, int64_t *greatest) {
+int sk_range_execute(int input, int route, const sk_layout *layout, int channel_axis, const void *src, uint64_t src_len,
+                     void *space, uint64_t space_bytes, int64_t *least, int64_t *greatest) {
     const int size = input_size(input);
     const int64_t channels = channels_of(layout, channel_axis);
     if (!size || channels < 0 || !sk_route_usable(route)) return SK_INVALID_OPERATION;

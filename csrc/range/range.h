@@ -76,9 +76,8 @@ static inline __attribute__((always_inline)) void sk_range_columns32(int32_t *re
         }
     for (; i < n; ++i) sk_range_step32(s + i, u + i, in[i]);
 }
-static inline __attribute__((always_inline)) void sk_range_columns16(int16_t *restrict s, uint16_t *restrict u,
-                                                                     const uint16_t *restrict in, size_t n,
-                                                                     uint16_t inf) {
+static inline __attribute__((always_inline)) void
+sk_range_columns16(int16_t *restrict s, uint16_t *restrict u, const uint16_t *restrict in, size_t n, uint16_t inf) {
     size_t i = 0;
     for (; i + SK_RANGE_LANES <= n; i += SK_RANGE_LANES)
         for (size_t j = 0; j < SK_RANGE_LANES; ++j) {

@@ -4,8 +4,8 @@
 #include "range.h"
 #if SK_HAVE_SSE2
 
-static inline __attribute__((always_inline)) void fold32(const sk_range_acc *acc, size_t at, const uint32_t *restrict in,
-                                                         size_t n) {
+static inline __attribute__((always_inline)) void fold32(const sk_range_acc *acc, size_t at,
+                                                         const uint32_t *restrict in, size_t n) {
     int32_t s[SK_RANGE_LANES] = {0};
     uint32_t u[SK_RANGE_LANES] = {0};
     size_t i = 0;
@@ -20,8 +20,8 @@ static inline __attribute__((always_inline)) void fold32(const sk_range_acc *acc
     sk_range_fold32(acc, at, in + i, n - i);
 }
 
-static inline __attribute__((always_inline)) void fold16(const sk_range_acc *acc, size_t at, const uint16_t *restrict in,
-                                                         size_t n, uint16_t inf) {
+static inline __attribute__((always_inline)) void fold16(const sk_range_acc *acc, size_t at,
+                                                         const uint16_t *restrict in, size_t n, uint16_t inf) {
     int16_t s[SK_RANGE_LANES] = {0};
     uint16_t u[SK_RANGE_LANES] = {0};
     size_t i = 0;

@@ -15,7 +15,7 @@ import pytest
 import simakernels as sk
 from simakernels._ffi import ffi, lib
 from support.helpers import ROUTE_IDS
-from support.range_helpers import FORMATS, ROUTES, check, expected_keys, from_bits, native_keys
+from support.range_helpers import FORMATS, ROUTES, check, from_bits
 
 NAMES = tuple(FORMATS)
 # Sentinels: the greatest and least finite values of each format.
@@ -64,7 +64,7 @@ def views(name, rng):
 @pytest.mark.parametrize("name", NAMES)
 def test_strided_views_every_axis(route, name):
     rng = np.random.default_rng(3)
-    for what, view in views(name, rng):
+    for _what, view in views(name, rng):
         for axis in [None] + list(range(view.ndim)) + ([-1] if view.ndim else []):
             check(view, axis, route)
 

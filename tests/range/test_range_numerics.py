@@ -141,11 +141,10 @@ def test_fp_state_does_not_matter(route, state):
         bits = rng.integers(0, np.iinfo(word).max, size=(7, 1301), dtype=np.uint64, endpoint=True)
         bits[:, ::101] = np.array(SPECIALS[name], np.uint64)
         sign = np.uint64(1) << np.uint64(8 * np.dtype(word).itemsize - 1)
-        tiny = rng.integers(0, 16, size=(7, 1301), dtype=np.uint64) | (np.arange(7, dtype=np.uint64)[:, None] % 2 * sign)
+        signs = np.arange(7, dtype=np.uint64)[:, None] % 2 * sign
+        tiny = rng.integers(0, 16, size=(7, 1301), dtype=np.uint64) | signs
         for x in (from_bits(bits, name), from_bits(tiny, name)):
-            cases += [(x, None, expected_keys(x, None)), (x, 0, expected_keys(x, 0)), (x.T, 0, expected_keys(x.T, 0))]
-    from support.range_helpers import forced
-    from simakernels import qparams
+            cases += [(x, axis, expected_keys(x, axis)) for axis in (None, 0)] + [(x.T, 0, expected_keys(x.T, 0))]
     with forced(route):
         with fp_or_skip(**STATES[state]):
             got = [qparams._keys(x, axis) for x, axis, _ in cases]
