@@ -179,7 +179,7 @@ GUARDED = textwrap.dedent("""
 def test_guard_pages(route):
     import os
     tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    done = subprocess.run([sys.executable, "-c", GUARDED.format(tests=tests, route=route)], capture_output=True,
+    done = subprocess.run([sys.executable, "-P", "-c", GUARDED.format(tests=tests, route=route)], capture_output=True,
                           text=True, timeout=600)
     last = done.stdout.strip().splitlines()[-1:] or ["(nothing)"]
     assert done.returncode == 0 and last == ["done"], f"child died (status {done.returncode}) after {last}: " \
