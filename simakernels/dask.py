@@ -342,6 +342,6 @@ def _block_keys(x: Any, *, channel_axis: Optional[int]) -> np.ndarray:
     """The block's range keys (``sk.choose_qparams``' own reduction), the
     greatest negated, shaped for the merge across blocks."""
     block = _block(x)
-    least, greatest = qparams._keys(qparams._rows(block, channel_axis))
+    least, greatest = qparams._keys(block, channel_axis)
     kept = tuple(n if d == channel_axis else 1 for d, n in enumerate(block.shape))
     return np.stack([least, -greatest]).reshape((2,) + kept)

@@ -38,6 +38,8 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _binary32
+from ._ffi import ffi, lib
+from .a65 import _routes
 from .arrays import _input
 from .core import MAX_RANK, Error, ErrorCode, KernelError, QParams, describe, type_name
 from .ops._base import check_axis
@@ -98,12 +100,12 @@ def choose_qparams(x: npt.ArrayLike, *, symmetric: bool = False, axis: Optional[
     """
     array = _array(x)
     channel_axis = _check_options(array.shape, symmetric, axis)
-    least, greatest = _keys(_rows(array, channel_axis))
+    least, greatest = _keys(array, channel_axis)
     return _from_keys(least, greatest, array.dtype, symmetric, channel_axis)
 
 
 # The steps, shared with the Dask layer (simakernels.dask), which runs
-# _rows and _keys per block, merges the blocks' keys by min and max (exact:
+# _keys per block, merges the blocks' keys by min and max (exact:
 # they are integers) and calls _from_keys once: one rule, one place.
 
 def _array(x: Any) -> np.ndarray:
@@ -135,28 +137,59 @@ def _check_options(shape: Tuple[int, ...], symmetric: Any, axis: Any) -> Optiona
     return channel_axis
 
 
-def _rows(array: np.ndarray, channel_axis: Optional[int]) -> np.ndarray:
-    """``array`` as one row per channel (one row per tensor when
-    ``channel_axis`` is None), for :func:`_keys`."""
-    if channel_axis is None:
-        return array.reshape(1, -1)
-    channels = np.moveaxis(array, channel_axis, 0)
-    return channels.reshape(channels.shape[0], int(np.prod(channels.shape[1:])))
+# The native range pass reads these inputs (enum sk_quant_input).
+_INPUTS: Dict[Any, int] = {
+    np.dtype(np.float32): lib.SK_QUANT_F32,
+    np.dtype(ml_dtypes.bfloat16): lib.SK_QUANT_BF16,
+    np.dtype(np.float16): lib.SK_QUANT_F16,
+}
 
 
-def _keys(rows: np.ndarray) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Each row's least and greatest finite value, with 0, as sign-magnitude
-    keys of the representation bits: integers that order as the values do,
-    so the range of a row split into parts is the min and max of the
-    parts' keys, exactly."""
-    exponent_bits, fraction_bits = _FORMATS[rows.dtype]
-    width = 1 + exponent_bits + fraction_bits
-    bits = rows.view(np.uint16 if width == 16 else np.uint32).astype(np.int64)
-    magnitude = bits & ((1 << (width - 1)) - 1)
-    key = np.where(bits >> (width - 1) != 0, -magnitude, magnitude)
-    finite = magnitude < ((1 << exponent_bits) - 1) << fraction_bits
-    kept = np.where(finite, key, 0)
-    return kept.min(axis=1, initial=0), kept.max(axis=1, initial=0)
+def _keys(array: np.ndarray, channel_axis: Optional[int]) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The least and greatest finite value, with 0, per channel of
+    ``channel_axis`` (one channel when None), as sign-magnitude keys of the
+    representation bits (+magnitude for sign 0, -magnitude for sign 1):
+    integers that order as the values do, so the range of a tensor split
+    into parts is the min and max of the parts' keys, exactly.  Computed by
+    the native range pass (csrc/range) in place, on any strides; a layout it
+    does not take (negative, broadcast or overlapping strides, more than six
+    axes, a misaligned view) is read from a C-contiguous copy."""
+    route = _routes.choose(None)
+    if isinstance(route, Error):
+        raise KernelError(route)
+    if array.ndim > 6:  # the same channels over at most three axes (a copy)
+        shape = array.shape
+        inner = int(np.prod(shape[channel_axis + 1:])) if channel_axis is not None else 1
+        channels = (shape[channel_axis],) if channel_axis is not None else ()
+        array = np.ascontiguousarray(array).reshape((-1,) + channels + (inner,))
+        channel_axis = None if channel_axis is None else 1
+    count = 1 if channel_axis is None else array.shape[channel_axis]
+    least = np.empty(count, np.int64)
+    greatest = np.empty(count, np.int64)
+    layout = ffi.new("sk_layout *")
+    layout.rank, layout.item, layout.extent, layout.stride = array.ndim, array.itemsize, array.shape, array.strides
+    axis, kind = -1 if channel_axis is None else channel_axis, _INPUTS[array.dtype]
+    space, need = ffi.NULL, int(lib.sk_range_space(kind, layout, axis))
+    if need:
+        words = np.empty(need + 64, np.uint8)
+        start = -words.ctypes.data % 64  # the workspace is 64-byte aligned
+        space = ffi.from_buffer(words[start:start + need])
+    src = ffi.from_buffer(array) if array.flags.c_contiguous else \
+        ffi.cast("const void *", array.__array_interface__["data"][0])
+    status = lib.sk_range_execute(kind, route[1], layout, axis, src, _span(array), space, need,
+                                  ffi.from_buffer("int64_t[]", least), ffi.from_buffer("int64_t[]", greatest))
+    if status == lib.SK_UNSUPPORTED_LAYOUT or status == lib.SK_INVALID_BINDING:
+        return _keys(np.array(array, order="C"), channel_axis)  # a copy: aligned and packed, always taken
+    if status != lib.SK_OK:  # pragma: no cover - the arguments above are in contract
+        raise KernelError(Error(ErrorCode(status), f"range pass of choose_qparams: status {status}"))
+    return least, greatest
+
+
+def _span(array: np.ndarray) -> int:
+    """The bytes an array's elements span from its first (0 when empty)."""
+    if array.size == 0:
+        return 0
+    return int(array.itemsize + sum((n - 1) * abs(s) for n, s in zip(array.shape, array.strides)))
 
 
 def _from_keys(least: npt.NDArray[np.int64], greatest: npt.NDArray[np.int64], dtype: np.dtype, symmetric: bool,

@@ -117,6 +117,23 @@ typedef struct sk_channels {
  * moves. */
 void sk_walk_channels(const sk_walk *walk, const void *src, void *dst, const sk_channels *ch, int route);
 
+/* Read-only reductions (the range pass of choose_qparams) over a walk
+ * prepared with the input alone (sk_walk_prepare given the input's strides
+ * and size for both ports).  `fold` folds n packed elements into the
+ * accumulator at position `at` (the run's channel; 0 per tensor);
+ * `periodic` folds element j into position at + j (the channel axis is the
+ * inner run).  `acc` is the reducer's own; the walk only passes it on. */
+typedef void (*sk_fold_fn)(void *acc, size_t at, const void *src, size_t n);
+typedef struct sk_reducer {
+    sk_fold_fn fold;
+    sk_fold_fn periodic;
+} sk_reducer;
+
+/* Runs `reducer` over every element of the walk, per channel when
+ * walk->channel >= 0; non-packed runs are gathered in chunks by `route`'s
+ * staging.  Reads no byte outside the walk's elements. */
+void sk_walk_reduce(const sk_walk *walk, const void *src, const sk_reducer *reducer, int route, void *acc);
+
 /* The binding rules (rules.h) for an entry's host pointers: SK_OK or the
  * first fault's status, before anything is read or written. */
 static inline int sk_binding_check(const sk_binding *need, const void *src, uint64_t src_len, const void *dst,

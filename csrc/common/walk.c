@@ -367,3 +367,54 @@ void sk_walk_channels(const sk_walk *walk, const void *src, void *dst, const sk_
     else
         walk_runs(walk, src, dst, NULL, route, NULL, ch);
 }
+
+/* ---- Read-only reductions (kernel.h sk_walk_reduce) --------------------
+ * The walk was prepared with the input alone, so its prepare, sort,
+ * coalescing and carry are the ones above; runs are folded instead of
+ * converted, and non-packed runs are gathered into a chunk first. */
+
+/* k packed elements from channel position `at`; returns the position after them. */
+static size_t fold_packed(const sk_reducer *r, void *acc, int inner, size_t channels, size_t at, const char *in,
+                          size_t k, size_t size) {
+    if (!inner) {
+        r->fold(acc, at, in, k);
+        return at;
+    }
+    while (k > 0) { /* the inner run walks the channels in order, wrapping where slower axes merged into it */
+        const size_t m = k < channels - at ? k : channels - at;
+        r->periodic(acc, at, in, m);
+        in += m * size;
+        k -= m;
+        at = at + m == channels ? 0 : at + m;
+    }
+    return at;
+}
+
+void sk_walk_reduce(const sk_walk *walk, const void *src, const sk_reducer *reducer, int route, void *acc) {
+    const sk_stage *stage = sk_route_stage(route);
+    const size_t size = (size_t)walk->in_size, n = (size_t)walk->run_length, channels = (size_t)walk->channels;
+    const int per_run = walk->channel >= 0 && walk->channel < walk->outer_rank;
+    const int inner = walk->channel >= 0 && walk->channel == walk->outer_rank;
+    const int wraps = per_run && walk->extent[walk->channel] != walk->channels;
+    const int packed = walk->in_step == walk->in_size;
+    _Alignas(64) char chunk[SK_STAGE_CHUNK * SK_MAX_ELEMENT];
+    int64_t index[SK_MAX_RANK] = {0};
+    const char *in = src;
+    char *shadow = (char *)(uintptr_t)src; /* the output port: the input again, never written */
+    for (int64_t r = 0; r < walk->runs; ++r) {
+        size_t at = 0;
+        if (per_run) at = (size_t)(wraps ? index[walk->channel] % walk->channels : index[walk->channel]);
+        if (packed) {
+            fold_packed(reducer, acc, inner, channels, at, in, n, size);
+        } else {
+            for (size_t done = 0; done < n;) {
+                const size_t k = n - done < SK_STAGE_CHUNK ? n - done : SK_STAGE_CHUNK;
+                sk_stage_count(route, SK_MOVE_GATHER);
+                stage->gather(in + walk->in_step * (int64_t)done, (ptrdiff_t)walk->in_step, chunk, k, size);
+                at = fold_packed(reducer, acc, inner, channels, at, chunk, k, size);
+                done += k;
+            }
+        }
+        carry(walk, index, 0, &in, &shadow);
+    }
+}

@@ -374,6 +374,28 @@ int sk_quant_prepare(sk_quant_plan *plan);
  * them) before any write. */
 int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_len, void *dst, uint64_t dst_len);
 
+/* ---- Range pass of choose_qparams ------------------------------------------- */
+/* Per tensor (channel_axis -1) or per channel of `channel_axis`: the least
+ * and greatest finite value of a FLOAT32, BFLOAT16 or FLOAT16 tensor
+ * (`input`: enum sk_quant_input), 0 always included, NaN and infinities
+ * left out, as sign-magnitude keys of the representation bits (+magnitude
+ * for sign 0, -magnitude for sign 1, magnitude: the bits without the sign).
+ * Integer operations only: the FP environment plays no part.  `layout`
+ * (rank, item, extent, stride; port and domain ignored) passes the layout
+ * rules (sk_layout_check: SK_UNSUPPORTED_LAYOUT or SK_OVERFLOW otherwise);
+ * `src` is bound like an execute's input (src_len bytes); `least` and
+ * `greatest` take one key per channel (extent[channel_axis], or 1), all 0
+ * for an empty tensor.  `space`: sk_range_space bytes, 64-byte aligned
+ * (SK_INVALID_OPERATION when null, short or misaligned; none per tensor). */
+uint64_t sk_range_space(int input, const sk_layout *layout, int channel_axis);
+int sk_range_execute(int input, int route, const sk_layout *layout, int channel_axis, const void *src, uint64_t src_len,
+                     void *space, uint64_t space_bytes, int64_t *least, int64_t *greatest);
+/* Test support: elements per main-loop iteration of a route's range leaf
+ * (which 0), per block checked for non-finite values before it is folded
+ * (which 1; a block that has one is folded again without them), per
+ * iteration of the per-channel (periodic) leaf (which 2); 0: no such leaf. */
+int sk_range_block(int route, int input, int which);
+
 /* ---- EV74 host codec ---------------------------------------------------- */
 /* The 224-byte little-endian descriptor of simaai_kernels_ev74_quant_v1.
  * Offsets are fixed by the API; sk_ev74_field_at lists every field with its

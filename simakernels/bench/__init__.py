@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 import numpy as np
 
-from . import cases, peers, percall, report
+from . import cases, peers, percall, qparams_rows, report
 from .cases import LAYOUTS, Op
 from .._progress import Progress
 from .timing import measure, median
@@ -41,6 +41,7 @@ class Options:
     json_path: Optional[str] = None      # "-": the JSON on stdout instead of the tables
     plot_path: Optional[str] = None
     argv: List[str] = field(default_factory=list)
+    qparams: bool = False                # also choose_qparams against quantize (qparams_rows)
 
 
 def case_list(options: Options) -> List[Tuple[Op, str, int]]:
@@ -120,10 +121,15 @@ def run(options: Options, stdout: Optional[TextIO] = None, stderr: Optional[Text
     finally:
         progress.close()
     data = report.document(options, results, per_call, found, missing, time.time() - started)
+    if options.qparams:
+        measured = qparams_rows.run([cases.parse_size(s) for s in qparams_rows.SIZES], options.budget_s)
+        data["qparams"] = measured
     if options.json_path:
         report.write_json(data, options.json_path, stdout)
     if options.json_path != "-":
         stdout.write(report.tables(data))
+        if options.qparams:
+            stdout.write(qparams_rows.table(data["qparams"]))
     if options.plot_path:
         report.plot(data, options.plot_path)
         print(f"bench: plot written to {options.plot_path}", file=stderr)

@@ -47,6 +47,7 @@ def run_command(args: argparse.Namespace) -> int:
     options = Options(
         sizes=sizes, ops=ops, layouts=layouts, peers=wanted, budget_s=args.budget, per_call=not args.no_per_call,
         progress=not args.quiet, json_path=args.json, plot_path=args.plot, argv=["bench", *args.argv],
+        qparams=args.qparams,
     )
     if not case_list(options):
         # Every filter has entries: only the size floor of the view layouts, or per-axis layouts
@@ -86,3 +87,6 @@ def add_parser(sub: Any) -> None:
     bench.add_argument("--plot", metavar="FILE.png", help="GB/s against size per op (needs matplotlib)")
     bench.add_argument("--no-per-call", action="store_true", help="skip the per-call table at 64 elements")
     bench.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    bench.add_argument("--qparams", action="store_true",
+                       help="also choose_qparams and its range pass against quantize on the same FP32 tensor "
+                            "(256K and 16M; per tensor, axis-outer, axis-inner)")

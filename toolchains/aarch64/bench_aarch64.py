@@ -43,7 +43,10 @@ GUEST_PYTHON = ROOT / "toolchains" / "aarch64" / "python"
 INSN_COUNT_SYSCALL, SET_RANGE, START, STOP, STOP_PROFILE = 0x7A5E, 1, 2, 3, 4
 
 OPS = ("cast-fp32-bf16", "cast-bf16-fp32", "dequant-int8-fp32", "dequant-int8-bf16",
-       "quant-fp32-int8", "quant-bf16-int8", "quant-fp16-int8")
+       "quant-fp32-int8", "quant-bf16-int8", "quant-fp16-int8", "range-fp32", "range-bf16", "range-fp16")
+# The range pass of choose_qparams (sk_range_execute, csrc/range): its input
+# type; per tensor on the per-tensor layouts, per channel on the per-axis ones.
+RANGE_OPS = {"range-fp32": "FLOAT32", "range-bf16": "BFLOAT16", "range-fp16": "FLOAT16"}
 LAYOUTS = ("dense", "every-other", "transposed", "padded", "axis-outer", "axis-inner")
 AXIS_LAYOUTS = {"axis-outer": 0, "axis-inner": 1}  # per-axis parameters: Dequant and Quant only
 SIZES = ("64", "4K", "64K", "1M")
@@ -57,7 +60,7 @@ PAD = 16  # padded rows: each input row is followed by PAD unused elements
 # instructions per 64-element call).
 DENSE_TARGETS = {"cast-fp32-bf16": 1.2, "cast-bf16-fp32": 0.65, "dequant-int8-fp32": 1.2,
                  "dequant-int8-bf16": 2.0, "quant-fp32-int8": 1.4, "quant-bf16-int8": 1.55,
-                 "quant-fp16-int8": 1.55}
+                 "quant-fp16-int8": 1.55, "range-fp32": 1.0}  # range-bf16 and -fp16: reported
 LAYOUT_RATIO_TARGETS = {"every-other": 1.3, "transposed": 2.0, "axis-outer": 1.3, "axis-inner": 2.0}
 CALL_TARGET = 400
 TARGET_SIZES = ("4K", "64K")
@@ -92,6 +95,8 @@ def _guest(cases: Sequence[Dict[str, Any]]) -> None:
         raise SystemExit(f"bench-aarch64: expected one executable mapping of {module}, found {spans}")
     mark(INSN_COUNT_SYSCALL, SET_RANGE, spans[0][0], spans[0][1])
     ops = {op.key: op for op in bench.OPS}
+    ops.update({key: bench.Op(key, "range", getattr(sk.DType, name), getattr(sk.DType, name))
+                for key, name in RANGE_OPS.items()})
     for index, case in enumerate(cases):
         op, n, layout = ops[case["op"]], case["n"], case["layout"]
         rows, cols = bench.grid(n)
@@ -102,7 +107,10 @@ def _guest(cases: Sequence[Dict[str, Any]]) -> None:
         parent = bench.make_parent(op.src, shape, seed=index)
         x = (parent if layout == "dense" or axis is not None else parent[:, ::2] if layout == "every-other"
              else parent.T if layout == "transposed" else parent[:, :cols])
-        if axis is not None:  # its first call is untimed
+        if op.kind == "range":
+            runner, route = _range_runner(x, axis, case["route"]), case["route"]
+            runner.call()  # untimed, as the other runners' first call
+        elif axis is not None:  # its first call is untimed
             runner, route = bench.ours(op, x, case["route"], axis=axis)
         else:
             runner, route = bench.ours(op, x, case["route"])
@@ -114,6 +122,43 @@ def _guest(cases: Sequence[Dict[str, Any]]) -> None:
             raise SystemExit(f"bench-aarch64: {case}: {status}")
     print(json.dumps({"version": sk.__version__, "routes": list(sk.a65.available_routes()),
                       "numpy": np.__version__, "module": module}))
+
+
+class _RangeRun:
+    """One sk_range_execute call with everything prepared (as ``bench.ours``
+    prepares a plan): returns None, or the status it refused with."""
+
+    def __init__(self, x: Any, axis: Any, route: str) -> None:
+        import numpy as np
+
+        from simakernels import qparams
+        from simakernels._ffi import ffi, lib
+        from simakernels.a65 import _routes
+
+        self.lib, self.x = lib, x
+        count = 1 if axis is None else x.shape[axis]
+        self.least, self.greatest = np.empty(count, np.int64), np.empty(count, np.int64)
+        self.layout = ffi.new("sk_layout *")
+        self.layout.rank, self.layout.item = x.ndim, x.itemsize
+        self.layout.extent, self.layout.stride = x.shape, x.strides
+        self.axis, self.kind = -1 if axis is None else axis, qparams._INPUTS[x.dtype]
+        self.need = int(lib.sk_range_space(self.kind, self.layout, self.axis))
+        self.words = np.empty(self.need + 64, np.uint8)
+        start = -self.words.ctypes.data % 64
+        self.space = ffi.from_buffer(self.words[start:start + self.need]) if self.need else ffi.NULL
+        self.src = ffi.cast("const void *", x.__array_interface__["data"][0])
+        self.span = qparams._span(x)
+        self.route = _routes.choose(route)[1]
+        self.out = (ffi.from_buffer("int64_t[]", self.least), ffi.from_buffer("int64_t[]", self.greatest))
+
+    def call(self) -> Any:
+        status = self.lib.sk_range_execute(self.kind, self.route, self.layout, self.axis, self.src, self.span,
+                                           self.space, self.need, *self.out)
+        return None if status == 0 else status
+
+
+def _range_runner(x: Any, axis: Any, route: str) -> _RangeRun:
+    return _RangeRun(x, axis, route)
 
 
 # ---- on the host ---------------------------------------------------------------
@@ -274,17 +319,19 @@ def targets(result: Dict[str, Any]) -> List[Tuple[str, float, float, bool]]:
     for op in OPS:
         for size in TARGET_SIZES:
             dense = _find(result, op=op, layout="dense", route="neon", size=size)
-            if not dense:
-                continue
+            if not dense or op not in DENSE_TARGETS or (op in RANGE_OPS and size != "64K"):
+                continue  # the range pass: a target for FP32 at 64K only
             v = dense["per_element"]
             out.append((f"{op} dense {size} instr/elem", v, DENSE_TARGETS[op], v <= DENSE_TARGETS[op]))
             for layout, limit in LAYOUT_RATIO_TARGETS.items():
+                if op in RANGE_OPS:
+                    break
                 c = _find(result, op=op, layout=layout, route="neon", size=size)
                 if c:
                     r = c["per_element"] / v
                     out.append((f"{op} {layout} {size} / dense", r, limit, r <= limit))
         call = _find(result, op=op, layout="dense", route="neon", size="64")
-        if call:
+        if call and op not in RANGE_OPS:
             out.append((f"{op} 64-element call, instr", call["instructions"], CALL_TARGET,
                         call["instructions"] <= CALL_TARGET))
     return out

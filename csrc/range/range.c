@@ -1,0 +1,141 @@
+/* The range pass of choose_qparams: kernel table, workspace and entry.  The
+ * walk is prepared with the input alone (both ports the input), so its
+ * axis sort, coalescing and carry serve the reduction unchanged. */
+#include <string.h>
+#include "range.h"
+
+typedef struct range_kernel {
+    sk_reducer reducer;
+    int32_t block;    /* elements per main-loop iteration of `fold` */
+    int32_t check;    /* elements per checked block (0: every element masked) */
+    int32_t periodic; /* elements per iteration of `periodic` */
+} range_kernel;
+
+/* [route][input] (enum sk_quant_input). */
+static const range_kernel range_kernels[SK_ROUTE_COUNT][3] = {
+#if SK_HAVE_NEON
+    [SK_ROUTE_NEON] =
+        {
+            [SK_QUANT_F32] = {{sk_range_f32__neon, sk_range_f32_periodic__neon}, 16, SK_RANGE_CHECK, SK_RANGE_LANES},
+            [SK_QUANT_BF16] = {{sk_range_b16__neon, sk_range_b16_periodic__neon}, 32, SK_RANGE_CHECK, SK_RANGE_LANES},
+            [SK_QUANT_F16] = {{sk_range_f16__neon, sk_range_f16_periodic__neon}, 32, SK_RANGE_CHECK, SK_RANGE_LANES},
+        },
+#endif
+#if SK_HAVE_AVX512
+    [SK_ROUTE_AVX512] =
+        {
+            [SK_QUANT_F32] =
+                {{sk_range_f32__avx512, sk_range_f32_periodic__avx512}, 64, SK_RANGE_CHECK, SK_RANGE_LANES},
+            [SK_QUANT_BF16] =
+                {{sk_range_b16__avx512, sk_range_b16_periodic__avx512}, 128, SK_RANGE_CHECK, SK_RANGE_LANES},
+            [SK_QUANT_F16] =
+                {{sk_range_f16__avx512, sk_range_f16_periodic__avx512}, 128, SK_RANGE_CHECK, SK_RANGE_LANES},
+        },
+#endif
+#if SK_HAVE_AVX2
+    [SK_ROUTE_AVX2] =
+        {
+            [SK_QUANT_F32] = {{sk_range_f32__avx2, sk_range_f32_periodic__avx2}, 32, SK_RANGE_CHECK, SK_RANGE_LANES},
+            [SK_QUANT_BF16] = {{sk_range_b16__avx2, sk_range_b16_periodic__avx2}, 64, SK_RANGE_CHECK, SK_RANGE_LANES},
+            [SK_QUANT_F16] = {{sk_range_f16__avx2, sk_range_f16_periodic__avx2}, 64, SK_RANGE_CHECK, SK_RANGE_LANES},
+        },
+#endif
+#if SK_HAVE_SSE2
+    [SK_ROUTE_SSE2] =
+        {
+            [SK_QUANT_F32] = {{sk_range_f32__sse2, sk_range_f32_periodic__sse2}, SK_RANGE_LANES, 0, SK_RANGE_LANES},
+            [SK_QUANT_BF16] = {{sk_range_b16__sse2, sk_range_b16_periodic__sse2}, SK_RANGE_LANES, 0, SK_RANGE_LANES},
+            [SK_QUANT_F16] = {{sk_range_f16__sse2, sk_range_f16_periodic__sse2}, SK_RANGE_LANES, 0, SK_RANGE_LANES},
+        },
+#endif
+    [SK_ROUTE_SCALAR] =
+        {
+            [SK_QUANT_F32] = {{sk_range_f32__scalar, sk_range_f32_periodic__scalar}, 1, 0, 1},
+            [SK_QUANT_BF16] = {{sk_range_b16__scalar, sk_range_b16_periodic__scalar}, 1, 0, 1},
+            [SK_QUANT_F16] = {{sk_range_f16__scalar, sk_range_f16_periodic__scalar}, 1, 0, 1},
+        },
+};
+
+static int input_size(int input) {
+    return input == SK_QUANT_F32 ? 4 : input == SK_QUANT_BF16 || input == SK_QUANT_F16 ? 2 : 0;
+}
+
+int sk_range_block(int route, int input, int which) {
+    if (route < 0 || route >= SK_ROUTE_COUNT || !sk_route_compiled(route) || !input_size(input)) return 0;
+    const range_kernel *k = &range_kernels[route][input];
+    if (!k->reducer.fold) return 0;
+    return which == 0 ? k->block : which == 1 ? k->check : which == 2 ? k->periodic : 0;
+}
+
+/* Channels of a layout (1 per tensor), or -1 for arguments out of contract. */
+static int64_t channels_of(const sk_layout *layout, int channel_axis) {
+    if (!layout || layout->rank < 0 || layout->rank > SK_MAX_RANK || channel_axis < -1 || channel_axis >= layout->rank)
+        return -1;
+    if (channel_axis < 0) return 1;
+    return layout->extent[channel_axis] > (uint64_t)INT64_MAX / 8 ? -1 : (int64_t)layout->extent[channel_axis];
+}
+
+/* Per tensor the accumulators live on the stack; per channel, two words per
+ * channel (signed maxima, then unsigned), each array 64-byte aligned. */
+static uint64_t half_space(int input, int64_t channels) {
+    return ((uint64_t)channels * (uint64_t)input_size(input) + 63) / 64 * 64;
+}
+
+uint64_t sk_range_space(int input, const sk_layout *layout, int channel_axis) {
+    const int64_t channels = channels_of(layout, channel_axis);
+    if (channels < 0 || !input_size(input) || channel_axis < 0) return 0;
+    return 2 * half_space(input, channels);
+}
+
+int sk_range_execute(int input, int route, const sk_layout *layout, int channel_axis, const void *src, uint64_t src_len,
+                     void *space, uint64_t space_bytes, int64_t *least, int64_t *greatest) {
+    const int size = input_size(input);
+    const int64_t channels = channels_of(layout, channel_axis);
+    if (!size || channels < 0 || !sk_route_usable(route)) return SK_INVALID_OPERATION;
+    sk_layout port = *layout;
+    port.port = 0;
+    port.domain = SK_DOMAIN_HOST;
+    port.normalised = 0;
+    port.item = size;
+    uint64_t span;
+    sk_fault fault;
+    const int laid = sk_layout_check(&port, &span, &fault);
+    if (laid != SK_OK) return laid;
+    const sk_binding need = {span, (uint64_t)size, 0, 1};
+    const int bound = sk_binding_check(&need, src, src_len, NULL, 0);
+    if (bound != SK_OK) return bound;
+    if (channels == 0) return SK_OK; /* no channel: no key to write */
+    if (!least || !greatest) return SK_INVALID_OPERATION;
+    const uint64_t half = channel_axis < 0 ? 0 : half_space(input, channels);
+    if (channel_axis >= 0 && (!space || space_bytes < 2 * half || (uintptr_t)space % 64)) return SK_INVALID_OPERATION;
+    _Alignas(64) char local[2 * 64];
+    char *words = channel_axis < 0 ? local : space;
+    const size_t bytes = (size_t)channels * (size_t)size;
+    sk_range_acc acc = {words, words + (channel_axis < 0 ? 64 : half)};
+    memset(acc.smax, 0, bytes); /* 0: the range always holds 0, and 0 is what non-finite elements count as */
+    memset(acc.umax, 0, bytes);
+    if (span > 0) { /* nonempty */
+        int64_t extent[SK_MAX_RANK];
+        for (int a = 0; a < port.rank; ++a) extent[a] = (int64_t)port.extent[a];
+        sk_walk walk;
+        const int prepared =
+            sk_walk_prepare(port.rank, extent, port.stride, port.stride, size, size, channel_axis, &walk);
+        if (prepared != SK_OK) return prepared;
+        sk_walk_reduce(&walk, src, &range_kernels[route][input].reducer, route, &acc);
+    }
+    /* The sign-magnitude keys: the signed maximum is the greatest value's
+     * bits (at least 0); an unsigned maximum with the sign set is the least
+     * value's, whose key is minus its magnitude. */
+    for (int64_t c = 0; c < channels; ++c) {
+        if (size == 4) {
+            const uint32_t u = ((uint32_t *)acc.umax)[c];
+            greatest[c] = ((int32_t *)acc.smax)[c];
+            least[c] = u >> 31 ? -(int64_t)(u & 0x7FFFFFFFu) : 0;
+        } else {
+            const uint16_t u = ((uint16_t *)acc.umax)[c];
+            greatest[c] = ((int16_t *)acc.smax)[c];
+            least[c] = u >> 15 ? -(int64_t)(u & 0x7FFFu) : 0;
+        }
+    }
+    return SK_OK;
+}
