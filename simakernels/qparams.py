@@ -152,17 +152,12 @@ def _keys(array: np.ndarray, channel_axis: Optional[int]) -> Tuple[npt.NDArray[n
     integers that order as the values do, so the range of a tensor split
     into parts is the min and max of the parts' keys, exactly.  Computed by
     the native range pass (csrc/range) in place, on any strides; a layout it
-    does not take (negative, broadcast or overlapping strides, more than six
-    axes, a misaligned view) is read from a C-contiguous copy."""
+    does not take (negative, broadcast or overlapping strides, a misaligned
+    view) is read from a C-contiguous copy.  (Both callers have refused
+    ranks above six.)"""
     route = _routes.choose(None)
     if isinstance(route, Error):
         raise KernelError(route)
-    if array.ndim > 6:  # the same channels over at most three axes (a copy)
-        shape = array.shape
-        inner = int(np.prod(shape[channel_axis + 1:])) if channel_axis is not None else 1
-        channels = (shape[channel_axis],) if channel_axis is not None else ()
-        array = np.ascontiguousarray(array).reshape((-1,) + channels + (inner,))
-        channel_axis = None if channel_axis is None else 1
     count = 1 if channel_axis is None else array.shape[channel_axis]
     least = np.empty(count, np.int64)
     greatest = np.empty(count, np.int64)
