@@ -31,41 +31,30 @@ The rule (docs/qparams.md has it with examples):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
 from . import _binary32
+from ._ffi import ffi, lib
 from .arrays import _input
 from .core import Error, ErrorCode, KernelError, type_name
 from .ops._base import check_axis
 
-# Bits of each input format: (exponent bits, fraction bits).
+# Bits of each input format: (exponent bits, fraction bits), for _keys.
 _FORMATS: Dict[Any, Tuple[int, int]] = {
     np.dtype(np.float32): (8, 23),
     np.dtype(ml_dtypes.bfloat16): (8, 7),
     np.dtype(np.float16): (5, 10),
 }
-_ONE = 0x3F800000
-
-
-def _least_scale_bits() -> int:
-    """The least positive binary32 whose reciprocal rounds to a finite
-    binary32 (a smaller scale would have an infinite multiplier)."""
-    lo, hi = 1, 0x7F7FFFFF
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _binary32.fraction_bits(1 / _binary32.value_of(mid)) & 0x7F800000 == 0x7F800000:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-_LEAST_SCALE = _least_scale_bits()
+# The native rule's input format code (enum sk_quant_input) of each dtype.
+_INPUTS: Dict[Any, int] = {
+    np.dtype(np.float32): lib.SK_QUANT_F32,
+    np.dtype(ml_dtypes.bfloat16): lib.SK_QUANT_BF16,
+    np.dtype(np.float16): lib.SK_QUANT_F16,
+}
 
 
 @dataclass(frozen=True)
@@ -175,44 +164,23 @@ def _keys(rows: np.ndarray) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64
 def _from_keys(least: npt.NDArray[np.int64], greatest: npt.NDArray[np.int64], dtype: np.dtype, symmetric: bool,
                channel_axis: Optional[int]) -> QParams:
     """The parameters for each channel's range keys (one channel when
-    ``channel_axis`` is None): the keys decoded exactly, then the rule."""
-    exponent_bits, fraction_bits = _FORMATS[dtype]
-
-    def decode(key: int) -> Fraction:
-        value = _binary32.magnitude_value(abs(key), exponent_bits, fraction_bits)
-        return -value if key < 0 else value
-
-    chosen = _choose([decode(int(k)) for k in least], [decode(int(k)) for k in greatest], symmetric)
+    ``channel_axis`` is None): the rule, for all channels in one native call
+    (csrc/qparams/rule.c: exact, in integer arithmetic)."""
+    low = np.ascontiguousarray(least, np.int64)
+    high = np.ascontiguousarray(greatest, np.int64)
+    count = low.size
+    scales = np.empty(count, np.uint32)
+    zero_points = np.empty(count, np.int32)
+    multipliers = np.empty(count, np.uint32)
+    status = lib.sk_qparams_rule(_INPUTS[dtype], int(symmetric), ffi.from_buffer("int64_t[]", low),
+                                 ffi.from_buffer("int64_t[]", high), count,
+                                 ffi.from_buffer("uint32_t[]", scales, require_writable=True),
+                                 ffi.from_buffer("int32_t[]", zero_points, require_writable=True),
+                                 ffi.from_buffer("uint32_t[]", multipliers, require_writable=True))
+    if status != lib.SK_OK:  # _keys gives in-range keys: a broken caller, not the data
+        raise KernelError(Error(ErrorCode(status), f"choose_qparams: the native rule refused the range keys of "
+                                                   f"{dtype} (status {status})"))
     if channel_axis is None:
-        (scale, zero_point, multiplier), = chosen
-        return QParams(_binary32.from_bits(scale), zero_point, _binary32.from_bits(multiplier), None, symmetric)
-    scales = np.array([c[0] for c in chosen], np.uint32).view(np.float32)
-    zero_points = np.array([c[1] for c in chosen], np.int32)
-    multipliers = np.array([c[2] for c in chosen], np.uint32).view(np.float32)
-    return QParams(scales, zero_points, multipliers, channel_axis, symmetric)
-
-
-def _choose(lo: List[Fraction], hi: List[Fraction], symmetric: bool) -> List[Tuple[int, int, int]]:
-    """(scale bits, zero point, multiplier bits) for each range."""
-    chosen = []
-    for low, high in zip(lo, hi):
-        span = max(-low, high) / 127 if symmetric else (high - low) / 254
-        scale = max(_binary32.fraction_bits(span), _LEAST_SCALE) if span else _ONE
-        while True:
-            multiplier = _binary32.fraction_bits(1 / _binary32.value_of(scale))
-            m = _binary32.value_of(multiplier)
-            a = _floor(_binary32.value_of(_binary32.fraction_bits(low * m)))
-            b = -_floor(-_binary32.value_of(_binary32.fraction_bits(high * m)))
-            if symmetric and -127 <= a and b <= 127:
-                chosen.append((scale, 0, multiplier))
-                break
-            if not symmetric and b - a <= 255:
-                chosen.append((scale, -128 - a, multiplier))
-                break
-            scale += 1  # the next binary32 up (positive, finite: far below the largest)
-    return chosen
-
-
-def _floor(value: Fraction) -> int:
-    return value.numerator // value.denominator
-
+        return QParams(_binary32.from_bits(int(scales[0])), int(zero_points[0]),
+                       _binary32.from_bits(int(multipliers[0])), None, symmetric)
+    return QParams(scales.view(np.float32), zero_points, multipliers.view(np.float32), channel_axis, symmetric)
