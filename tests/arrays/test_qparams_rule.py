@@ -195,8 +195,7 @@ def narrow_ties(fmt: Format) -> List[Tuple[int, int]]:
     pairs = []
     for a in range(1, top):
         for s in range(max(1, 30 - a.bit_length()), 33 - a.bit_length()):  # a 2^s near 127 2^24
-            b = -(a << s) % 127
-            for b in range(b, top, 127):
+            for b in range(-(a << s) % 127, top, 127):  # a 2^s + b divisible by 127
                 total = (a << s) + b
                 odd = total // 127
                 if b and b & 1 and total % 127 == 0 and (1 << 24) <= odd < (1 << 25):
@@ -290,7 +289,8 @@ def test_least_scale_clamp(symmetric):
     assert len(clamped) >= 40 and any(e.scale > 0x00200001 for e in expected)
     assert all(e.multiplier < 0x7F800000 for e in expected)
     scales, _, multipliers = native("f32", [0], [1], symmetric)
-    assert int(scales[0]) == 0x00200001 and int(multipliers[0]) == oracle.choose_keys(BINARY32, 0, 1, symmetric).multiplier
+    assert int(scales[0]) == 0x00200001
+    assert int(multipliers[0]) == oracle.choose_keys(BINARY32, 0, 1, symmetric).multiplier
 
 
 # ------------------------------------------------------------- the entry
