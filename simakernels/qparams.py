@@ -27,6 +27,10 @@ The rule (docs/qparams.md has it with examples):
    up one binary32 step, and the multiplier with it.  So neither end of the range saturates, in any of
    the four rounding modes, and every value in between lands within its
    level.
+
+Steps 2-4 run natively for all channels at once (``sk_qparams_rule``,
+csrc/qparams/rule.c), exact and in integer arithmetic only, so the
+caller's FP state neither changes a bit nor raises a trap.
 """
 from __future__ import annotations
 

@@ -72,7 +72,10 @@ INLINE uint32_t encode_binary32(dyadic v) {
 /* big + small (big >= small >= 0, big > 0) as (n + s) * 2^*exp with
  * 0 <= s < 1, s > 0 exactly when *sticky: big's leading bit goes to bit 62
  * (the sum cannot carry out of 64 bits); small is shifted to the same unit
- * and the bits it loses (the exponents may be ~280 apart) become the sticky. */
+ * and the bits it loses (the exponents may be ~280 apart) become the sticky.
+ * (With two binary32 terms no sticky can decide a first scale: a tie needs
+ * hi - lo = 127 x an odd 25-bit number x 2^j, 32 bits wide, all inside the
+ * 64-bit window; the helper stays exact regardless.) */
 INLINE uint64_t aligned_sum(dyadic big, dyadic small, int32_t *exp, int *sticky) {
     const int lead = 63 - bit_length(big.sig);
     const uint64_t n = big.sig << lead;

@@ -30,7 +30,7 @@ from .integers import round_to_integer
 __all__ = ["Chosen", "ONE_BITS", "choose", "choose_keys", "finite_range", "key_value", "least_scale_bits"]
 
 ONE_BITS = 0x3F800000  # binary32 1.0
-# The docs promise "a step or two"; a loop that runs longer than this is a
+# The docs promise a few steps at most; a loop that runs longer than this is a
 # broken rule, reported rather than waited for.
 _STEP_LIMIT = 64
 
