@@ -478,7 +478,7 @@ int sk_hurray_storage_bits(int storage);
  * only: the FP state changes nothing and traps nothing.  Returns
  * SK_UNSUPPORTED_DTYPE for another input, SK_INVALID_BINDING for a null
  * array when count > 0, SK_INVALID_PARAMS for a key out of range (the
- * channels before it are written). */
+ * outputs are then unspecified). */
 int sk_qparams_rule(int input, int symmetric, const int64_t *least, const int64_t *greatest, uint64_t count,
                     uint32_t *scale, int32_t *zero_point, uint32_t *multiplier);
 

@@ -138,6 +138,9 @@ INLINE int64_t ceil_product(dyadic a, dyadic b) {
  * below 254 from k = 3 on, and then ceil(x) + ceil(y) < x + y + 2 <= 256,
  * i.e. b - a <= 255.  Symmetric: each of x, y <= 127 (1 + u)^2 S / s_k +
  * 2^-150 < 127 from k = 3 on. */
+/* Two passes over the channels: the first scales, then the multiplier and
+ * the check.  Each pass's chain of dependent steps is short, so the CPU
+ * overlaps several channels (one pass of both is one long chain). */
 INLINE int rule_channels(int fraction_bits, int exponent_bits, int symmetric, const int64_t *least,
                          const int64_t *greatest, uint64_t count, uint32_t *scales, int32_t *zero_points,
                          uint32_t *multipliers) {
@@ -148,15 +151,17 @@ INLINE int rule_channels(int fraction_bits, int exponent_bits, int symmetric, co
         if (lo > 0 || lo <= -finite || hi < 0 || hi >= finite) return SK_INVALID_PARAMS;
         const dyadic low = decode((uint64_t)-lo, fraction_bits, bias), high = decode((uint64_t)hi, fraction_bits, bias);
         const int high_is_big = hi >= -lo; /* magnitudes order as values */
-        uint32_t scale = first_scale(high_is_big ? high : low, high_is_big ? low : high, symmetric);
-        int steps = 0;
-        for (;; ++steps, ++scale) {
+        scales[c] = first_scale(high_is_big ? high : low, high_is_big ? low : high, symmetric);
+    }
+    for (uint64_t c = 0; c < count; ++c) {
+        const dyadic low = decode((uint64_t)-least[c], fraction_bits, bias);
+        const dyadic high = decode((uint64_t)greatest[c], fraction_bits, bias);
+        for (int steps = 0;; ++steps, ++scales[c]) {
             if (steps > SK_RULE_MAX_STEPS) return SK_OVERFLOW; /* unreachable by the bound above */
-            const dyadic m = reciprocal(scale);
+            const dyadic m = reciprocal(scales[c]);
             /* lo <= 0: floor(fl32(lo * m)) = -ceil(fl32(-lo * m)), nearest-even being symmetric */
             const int64_t a = -ceil_product(low, m), b = ceil_product(high, m);
             if (symmetric ? a >= -127 && b <= 127 : b - a <= 255) {
-                scales[c] = scale;
                 zero_points[c] = symmetric ? 0 : (int32_t)(-128 - a);
                 multipliers[c] = encode_binary32(m);
                 break;
