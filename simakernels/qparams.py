@@ -181,9 +181,13 @@ def _from_keys(least: npt.NDArray[np.int64], greatest: npt.NDArray[np.int64], dt
                                  ffi.from_buffer("uint32_t[]", scales, require_writable=True),
                                  ffi.from_buffer("int32_t[]", zero_points, require_writable=True),
                                  ffi.from_buffer("uint32_t[]", multipliers, require_writable=True))
-    if status != lib.SK_OK:  # _keys gives in-range keys: a broken caller, not the data
+    if status != lib.SK_OK:  # _keys gives in-range keys: only a broken caller gets here
+        exponent_bits, fraction_bits = _FORMATS[dtype]
+        limit = ((1 << exponent_bits) - 1) << fraction_bits  # the least non-finite magnitude
+        bad = np.flatnonzero((low > 0) | (low <= -limit) | (high < 0) | (high >= limit))
+        c = int(bad[0]) if bad.size else 0
         raise KernelError(Error(ErrorCode(status), f"choose_qparams: the native rule refused the range keys of "
-                                                   f"{dtype} (status {status})"))
+                                                   f"channel {c}: ({int(low[c])}, {int(high[c])}) in {dtype}"))
     if channel_axis is None:
         return QParams(_binary32.from_bits(int(scales[0])), int(zero_points[0]),
                        _binary32.from_bits(int(multipliers[0])), None, symmetric)
