@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Iterable, Optional, Tuple
+from typing import Iterable, Tuple
 
 from .formats import BINARY32, Format, Kind, decode, decompose, round_ratio, round_scaled, round_to_format, value_of
 from .integers import round_to_integer
@@ -174,14 +174,10 @@ def _key_dyadic(fmt: Format, key: int) -> Tuple[bool, int, int]:
 
 def finite_range(fmt: Format, bits: Iterable[int]) -> Tuple[Fraction, Fraction]:
     """(lo, hi) of the finite values among encodings, 0 included."""
-    lo: Optional[Fraction] = None
-    hi: Optional[Fraction] = None
+    lo = hi = Fraction(0)
     for b in bits:
         value = decode(fmt, int(b))
-        if value.kind is not Kind.FINITE:
-            continue
-        assert value.exact is not None
-        lo = value.exact if lo is None else min(lo, value.exact)
-        hi = value.exact if hi is None else max(hi, value.exact)
-    return min(Fraction(0), lo if lo is not None else Fraction(0)), max(Fraction(0), hi if hi is not None else
-                                                                          Fraction(0))
+        if value.kind is Kind.FINITE:
+            assert value.exact is not None
+            lo, hi = min(lo, value.exact), max(hi, value.exact)
+    return lo, hi
