@@ -27,11 +27,14 @@ The rule (docs/qparams.md has it with examples):
    up one binary32 step, and the multiplier with it.  So neither end of the range saturates, in any of
    the four rounding modes, and every value in between lands within its
    level.
+
+Steps 2-4 run natively for all channels at once (``sk_qparams_rule``,
+csrc/qparams/rule.c), exact and in integer arithmetic only, so the
+caller's FP state neither changes a bit nor raises a trap.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import ml_dtypes
 import numpy as np
@@ -44,29 +47,18 @@ from .arrays import _input
 from .core import MAX_RANK, Error, ErrorCode, KernelError, QParams, describe, type_name
 from .ops._base import check_axis
 
-# Bits of each input format: (exponent bits, fraction bits).
+# Bits of each input format: (exponent bits, fraction bits), for _keys.
 _FORMATS: Dict[Any, Tuple[int, int]] = {
     np.dtype(np.float32): (8, 23),
     np.dtype(ml_dtypes.bfloat16): (8, 7),
     np.dtype(np.float16): (5, 10),
 }
-_ONE = 0x3F800000
-
-
-def _least_scale_bits() -> int:
-    """The least positive binary32 whose reciprocal rounds to a finite
-    binary32 (a smaller scale would have an infinite multiplier)."""
-    lo, hi = 1, 0x7F7FFFFF
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _binary32.fraction_bits(1 / _binary32.value_of(mid)) & 0x7F800000 == 0x7F800000:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-_LEAST_SCALE = _least_scale_bits()
+# The input format code (enum sk_quant_input) of each dtype, for the native range pass and rule.
+_INPUTS: Dict[Any, int] = {
+    np.dtype(np.float32): lib.SK_QUANT_F32,
+    np.dtype(ml_dtypes.bfloat16): lib.SK_QUANT_BF16,
+    np.dtype(np.float16): lib.SK_QUANT_F16,
+}
 
 
 def choose_qparams(x: npt.ArrayLike, *, symmetric: bool = False, axis: Optional[int] = None) -> QParams:
@@ -137,14 +129,6 @@ def _check_options(shape: Tuple[int, ...], symmetric: Any, axis: Any) -> Optiona
     return channel_axis
 
 
-# The native range pass reads these inputs (enum sk_quant_input).
-_INPUTS: Dict[Any, int] = {
-    np.dtype(np.float32): lib.SK_QUANT_F32,
-    np.dtype(ml_dtypes.bfloat16): lib.SK_QUANT_BF16,
-    np.dtype(np.float16): lib.SK_QUANT_F16,
-}
-
-
 def _keys(array: np.ndarray, channel_axis: Optional[int]) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """The least and greatest finite value, with 0, per channel of
     ``channel_axis`` (one channel when None), as sign-magnitude keys of the
@@ -175,8 +159,8 @@ def _keys(array: np.ndarray, channel_axis: Optional[int]) -> Tuple[npt.NDArray[n
                                   ffi.from_buffer("int64_t[]", least), ffi.from_buffer("int64_t[]", greatest))
     if status == lib.SK_UNSUPPORTED_LAYOUT or status == lib.SK_INVALID_BINDING:
         return _keys(np.array(array, order="C"), channel_axis)  # a copy: aligned and packed, always taken
-    if status != lib.SK_OK:  # pragma: no cover - the arguments above are in contract
-        raise KernelError(Error(ErrorCode(status), f"range pass of choose_qparams: status {status}"))
+    if status != lib.SK_OK:  # the arguments above are in contract: a broken invariant, not a caller's fault
+        raise AssertionError(f"sk_range_execute refused an admitted array: status {status}")
     return least, greatest
 
 
@@ -190,44 +174,27 @@ def _span(array: np.ndarray) -> int:
 def _from_keys(least: npt.NDArray[np.int64], greatest: npt.NDArray[np.int64], dtype: np.dtype, symmetric: bool,
                channel_axis: Optional[int]) -> QParams:
     """The parameters for each channel's range keys (one channel when
-    ``channel_axis`` is None): the keys decoded exactly, then the rule."""
-    exponent_bits, fraction_bits = _FORMATS[dtype]
-
-    def decode(key: int) -> Fraction:
-        value = _binary32.magnitude_value(abs(key), exponent_bits, fraction_bits)
-        return -value if key < 0 else value
-
-    chosen = _choose([decode(int(k)) for k in least], [decode(int(k)) for k in greatest], symmetric)
+    ``channel_axis`` is None): the rule, for all channels in one native call
+    (csrc/qparams/rule.c: exact, in integer arithmetic)."""
+    low = np.ascontiguousarray(least, np.int64)
+    high = np.ascontiguousarray(greatest, np.int64)
+    count = low.size
+    scales = np.empty(count, np.uint32)
+    zero_points = np.empty(count, np.int32)
+    multipliers = np.empty(count, np.uint32)
+    status = lib.sk_qparams_rule(_INPUTS[dtype], int(symmetric), ffi.from_buffer("int64_t[]", low),
+                                 ffi.from_buffer("int64_t[]", high), count,
+                                 ffi.from_buffer("uint32_t[]", scales, require_writable=True),
+                                 ffi.from_buffer("int32_t[]", zero_points, require_writable=True),
+                                 ffi.from_buffer("uint32_t[]", multipliers, require_writable=True))
+    if status != lib.SK_OK:  # _keys gives in-range keys: only a broken caller gets here
+        exponent_bits, fraction_bits = _FORMATS[dtype]
+        limit = ((1 << exponent_bits) - 1) << fraction_bits  # the least non-finite magnitude
+        bad = np.flatnonzero((low > 0) | (low <= -limit) | (high < 0) | (high >= limit))
+        c = int(bad[0]) if bad.size else 0
+        raise KernelError(Error(ErrorCode(status), f"choose_qparams: the native rule refused the range keys of "
+                                                   f"channel {c}: ({int(low[c])}, {int(high[c])}) in {dtype}"))
     if channel_axis is None:
-        (scale, zero_point, multiplier), = chosen
-        return QParams(_binary32.from_bits(scale), zero_point, _binary32.from_bits(multiplier), None, symmetric)
-    scales = np.array([c[0] for c in chosen], np.uint32).view(np.float32)
-    zero_points = np.array([c[1] for c in chosen], np.int32)
-    multipliers = np.array([c[2] for c in chosen], np.uint32).view(np.float32)
-    return QParams(scales, zero_points, multipliers, channel_axis, symmetric)
-
-
-def _choose(lo: List[Fraction], hi: List[Fraction], symmetric: bool) -> List[Tuple[int, int, int]]:
-    """(scale bits, zero point, multiplier bits) for each range."""
-    chosen = []
-    for low, high in zip(lo, hi):
-        span = max(-low, high) / 127 if symmetric else (high - low) / 254
-        scale = max(_binary32.fraction_bits(span), _LEAST_SCALE) if span else _ONE
-        while True:
-            multiplier = _binary32.fraction_bits(1 / _binary32.value_of(scale))
-            m = _binary32.value_of(multiplier)
-            a = _floor(_binary32.value_of(_binary32.fraction_bits(low * m)))
-            b = -_floor(-_binary32.value_of(_binary32.fraction_bits(high * m)))
-            if symmetric and -127 <= a and b <= 127:
-                chosen.append((scale, 0, multiplier))
-                break
-            if not symmetric and b - a <= 255:
-                chosen.append((scale, -128 - a, multiplier))
-                break
-            scale += 1  # the next binary32 up (positive, finite: far below the largest)
-    return chosen
-
-
-def _floor(value: Fraction) -> int:
-    return value.numerator // value.denominator
-
+        return QParams(_binary32.from_bits(int(scales[0])), int(zero_points[0]),
+                       _binary32.from_bits(int(multipliers[0])), None, symmetric)
+    return QParams(scales.view(np.float32), zero_points, multipliers.view(np.float32), channel_axis, symmetric)

@@ -496,4 +496,17 @@ int sk_hurray_dequantize(int storage, uint32_t scale_bits, int32_t zero_point, c
 /* Bits per element of a storage type (0 for an unknown code). */
 int sk_hurray_storage_bits(int storage);
 
+/* ---- sk.choose_qparams: the rule ---------------------------------------- */
+/* For `count` channels, from each one's range keys (least[c] <= 0 <=
+ * greatest[c]: +magnitude or -magnitude, the magnitude being the value's
+ * bits below the sign, finite) in the input format (enum sk_quant_input),
+ * writes the scale bits, zero point and multiplier bits docs/qparams.md's
+ * rule gives, asymmetric or `symmetric`.  Exact, in integer arithmetic
+ * only: the FP state changes nothing and traps nothing.  Returns
+ * SK_UNSUPPORTED_DTYPE for another input, SK_INVALID_BINDING for a null
+ * array when count > 0, SK_INVALID_PARAMS for a key out of range (the
+ * outputs are then unspecified). */
+int sk_qparams_rule(int input, int symmetric, const int64_t *least, const int64_t *greatest, uint64_t count,
+                    uint32_t *scale, int32_t *zero_point, uint32_t *multiplier);
+
 #endif

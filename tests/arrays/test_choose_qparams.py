@@ -1,8 +1,9 @@
-"""``sk.choose_qparams`` (the rule in
-docs/qparams.md).  Every guarantee is checked on the parameters it returns
-by arithmetic written here from the definitions (NumPy binary32 products in
-the default FP state, exact rationals), and by running the library's own
-quantize and dequantize on the data."""
+"""``sk.choose_qparams`` (the rule in docs/qparams.md).  Every result equals the oracle's rule
+(tests/oracle/qparams.py) field for field, channel by channel; every
+guarantee is checked on the parameters it returns by arithmetic written
+here from the definitions (NumPy binary32 products in the default FP state,
+exact rationals), and by running the library's own quantize and dequantize
+on the data."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -12,10 +13,14 @@ import numpy as np
 import pytest
 
 import simakernels as sk
+from oracle import BFLOAT16, BINARY16, BINARY32
+from oracle import qparams as oracle
 from support.helpers import fp_or_skip
 
 E = sk.ErrorCode
 DTYPES = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "f16": np.float16}
+ORACLE_FORMATS = {np.dtype(np.float32): BINARY32, np.dtype(ml_dtypes.bfloat16): BFLOAT16,
+                  np.dtype(np.float16): BINARY16}
 MODES = ["nearest_even", "toward_zero", "toward_positive", "toward_negative"]
 
 
@@ -68,6 +73,24 @@ def nearest_binary32(value: Fraction) -> np.float32:
     return min((c for c in candidates if np.isfinite(c)), key=distance)
 
 
+def bits_of(value) -> int:
+    return int(np.asarray(value, np.float32).view(np.uint32))
+
+
+def assert_oracle(x, qp, symmetric):
+    """Each channel's (scale bits, zero point, multiplier bits) is the
+    oracle's rule on that channel's exact finite range."""
+    fmt = ORACLE_FORMATS[x.dtype]
+    unsigned = np.uint32 if x.dtype.itemsize == 4 else np.uint16
+    for index, (row, scale, zp, multiplier) in enumerate(channels(x, qp)):
+        lo, hi = oracle.finite_range(fmt, np.ascontiguousarray(row).view(unsigned).tolist())
+        e = oracle.choose(lo, hi, symmetric)
+        got = (bits_of(scale), int(zp), bits_of(multiplier))
+        assert got == (e.scale, e.zero_point, e.multiplier), (
+            f"channel {index}: got {got[0]:#010x} {got[1]} {got[2]:#010x}, oracle {e.scale:#010x} {e.zero_point} "
+            f"{e.multiplier:#010x}")
+
+
 @pytest.mark.parametrize("symmetric", [False, True], ids=["asymmetric", "symmetric"])
 @pytest.mark.parametrize("axis", [None, 0, 1, -1])
 @pytest.mark.parametrize("name,key", CASES, ids=[f"{n}-{k}" for n, k in CASES])
@@ -77,6 +100,7 @@ def test_guarantees(name, key, axis, symmetric):
     expected_count = None if axis is None else x.shape[axis]
     if expected_count is not None:
         assert qp.axis == axis % x.ndim and qp.scale.shape == qp.zero_point.shape == (expected_count,)
+    assert_oracle(x, qp, symmetric)
     for row, scale, zp, multiplier in channels(x, qp):
         assert np.isfinite(scale) and scale > 0 and np.isfinite(multiplier) and multiplier > 0, (scale, multiplier)
         assert multiplier == nearest_binary32(1 / Fraction(float(scale))), "multiplier is not fl32(1/scale)"
@@ -123,6 +147,7 @@ def test_every_finite_fp16_and_bf16_value():
             finite = x[np.isfinite(x.astype(np.float32))]
         for symmetric in (False, True):
             qp = sk.choose_qparams(x, symmetric=symmetric)
+            assert_oracle(x, qp, symmetric)
             lo, hi = finite_range(finite)
             q = sk.quantize(finite, qp.multiplier, qp.zero_point)
             back = sk.dequantize(q, qp.scale, qp.zero_point).astype(np.float64)
@@ -137,6 +162,8 @@ def test_empty_and_non_finite_ranges_give_valid_pairs():
         assert (float(qp.scale), qp.zero_point, float(qp.multiplier)) == (1.0, -128, 1.0), qp
         qs = sk.choose_qparams(x, symmetric=True)
         assert (float(qs.scale), qs.zero_point, float(qs.multiplier)) == (1.0, 0, 1.0), qs
+        assert_oracle(x, qp, False)
+        assert_oracle(x, qs, True)
     per_axis = sk.choose_qparams(np.zeros((0, 3), np.float32), axis=0)
     assert per_axis.scale.shape == (0,) and per_axis.zero_point.dtype == np.int32
 
@@ -147,6 +174,7 @@ def test_the_documented_example():
     -128 - floor(-1 * multiplier) = -43."""
     qp = sk.choose_qparams(np.float32([-1.0, 0.5, 2.0]))
     assert qp.scale == np.float32(3 / 254) and qp.multiplier == np.float32(254 / 3) and qp.zero_point == -43
+    assert_oracle(np.float32([-1.0, 0.5, 2.0]), qp, False)
 
 
 @pytest.mark.parametrize("state", [dict(flush_to_zero=True, denormals_are_zero=True), dict(rounding="UPWARD"),

@@ -13,6 +13,9 @@ Modules:
 * :mod:`.dequant`: INT8 -> FP32 / BF16 (Dequant, staged binary32 arithmetic).
 * :mod:`.quant`: FP32 / BF16 / FP16 -> INT8 (Quant, ordered arithmetic).
 * :mod:`.hurray`: the Hurray per-tensor affine dequantization formula.
+* :mod:`.qparams`: the ``sk.choose_qparams`` rule (docs/qparams.md): range,
+  first scale, multiplier, check (imported as ``oracle.qparams``, not
+  re-exported here).
 * :mod:`.axis`: per-axis (per-channel) Dequant and Quant: the per-tensor
   results under each element's channel parameters (NumPy integer indexing;
   imported as ``oracle.axis``, not re-exported here).

@@ -1,0 +1,194 @@
+/* The sk.choose_qparams rule (docs/qparams.md) for many channels at once.
+ * Integer arithmetic only: every rounding is the exact nearest-even of a
+ * rational, decided on integers with a sticky bit, so the result is the
+ * same in every FP state and no trap can fire. */
+#include "rule.h"
+#include "../include/simakernels.h"
+
+/* Every helper is inlined into the per-format loop, where the format's
+ * field widths are constants (the rule costs a few hundred instructions
+ * per channel otherwise). */
+#define INLINE static inline __attribute__((always_inline))
+
+/* A nonnegative value sig * 2^exp. */
+typedef struct dyadic {
+    uint64_t sig;
+    int32_t exp;
+} dyadic;
+
+INLINE int bit_length(uint64_t x) { return x ? 64 - __builtin_clzll(x) : 0; }
+
+/* The exact value of a finite magnitude (the bits below the sign) of an
+ * IEEE-style format. */
+INLINE dyadic decode(uint64_t magnitude, int fraction_bits, int bias) {
+    const uint64_t biased = magnitude >> fraction_bits;
+    const uint64_t fraction = magnitude & ((UINT64_C(1) << fraction_bits) - 1);
+    dyadic d;
+    d.sig = biased ? fraction | UINT64_C(1) << fraction_bits : fraction;
+    d.exp = (int32_t)(biased ? biased : 1) - bias - fraction_bits;
+    return d;
+}
+
+INLINE dyadic decode_binary32(uint32_t bits) { return decode(bits & 0x7FFFFFFFu, 23, 127); }
+
+/* Nearest-even binary32 rounding of (sig + s) * 2^exp, where 0 <= s < 1
+ * and s > 0 exactly when `sticky`, with gradual underflow: the result as
+ * sig' * 2^exp' with sig' < 2^24 and exp' >= -149 (beyond the largest
+ * finite when it overflows: encode_binary32 makes that infinity).  With
+ * `sticky` the caller gives sig at least 25 significant bits, so the
+ * rounding bit is among sig's dropped bits and s only breaks a tie. */
+INLINE dyadic round_binary32(uint64_t sig, int32_t exp, int sticky) {
+    dyadic r = {0, -149};
+    if (sig == 0) return r;
+    r.exp = exp + bit_length(sig) - 24; /* exponent of the last kept bit */
+    if (r.exp < -149) r.exp = -149;     /* the subnormals' quantum */
+    const int32_t shift = r.exp - exp;
+    if (shift <= 0) {
+        r.sig = sig << -shift; /* exact: fewer than 24 bits and no sticky */
+    } else if (shift >= 64) {
+        /* All of sig is dropped: it rounds to one quantum only when above half of it. */
+        r.sig = shift == 64 && (sig > UINT64_C(1) << 63 || (sig == UINT64_C(1) << 63 && sticky));
+    } else {
+        const uint64_t half = UINT64_C(1) << (shift - 1);
+        const uint64_t dropped = sig & ((half << 1) - 1);
+        r.sig = sig >> shift;
+        r.sig += dropped > half || (dropped == half && (sticky || (r.sig & 1)));
+    }
+    if (r.sig >> 24) { /* rounded up into the next binade */
+        r.sig >>= 1;
+        ++r.exp;
+    }
+    return r;
+}
+
+/* The binary32 bits of a round_binary32 result (infinity past the largest finite). */
+INLINE uint32_t encode_binary32(dyadic v) {
+    if (v.sig < UINT64_C(1) << 23) return (uint32_t)v.sig; /* subnormal or 0 (exp is -149) */
+    const int32_t biased = v.exp + 150;
+    if (biased >= 0xFF) return 0x7F800000u;
+    return (uint32_t)biased << 23 | (uint32_t)(v.sig - (UINT64_C(1) << 23));
+}
+
+/* big + small (big >= small >= 0, big > 0) as (n + s) * 2^*exp with
+ * 0 <= s < 1, s > 0 exactly when *sticky: big's leading bit goes to bit 62
+ * (the sum cannot carry out of 64 bits); small is shifted to the same unit
+ * and the bits it loses (the exponents may be ~280 apart) become the sticky.
+ * (With two binary32 terms no sticky can decide a first scale: a tie needs
+ * hi - lo = 127 x an odd 25-bit number x 2^j, 32 bits wide, all inside the
+ * 64-bit window; the helper stays exact regardless.) */
+INLINE uint64_t aligned_sum(dyadic big, dyadic small, int32_t *exp, int *sticky) {
+    const int lead = 63 - bit_length(big.sig);
+    const uint64_t n = big.sig << lead;
+    *exp = big.exp - lead;
+    *sticky = 0;
+    if (small.sig == 0) return n;
+    const int32_t gap = *exp - small.exp;         /* small's bits below the unit */
+    if (gap <= 0) return n + (small.sig << -gap); /* exact: small <= big < 2^63 units */
+    if (gap >= 64) {
+        *sticky = 1;
+        return n;
+    }
+    *sticky = (small.sig & ((UINT64_C(1) << gap) - 1)) != 0;
+    return n + (small.sig >> gap);
+}
+
+/* The first scale's bits: fl32((hi - lo) / 254) or fl32(max(-lo, hi) / 127)
+ * by long division of the aligned numerator (the remainder joins the
+ * sticky), 1.0 for an empty range, never below the least scale with a
+ * finite reciprocal. */
+INLINE uint32_t first_scale(dyadic big, dyadic small, int symmetric) {
+    if (big.sig == 0) return SK_RULE_ONE;
+    const dyadic none = {0, 0};
+    int32_t exp;
+    int sticky;
+    const uint64_t n = aligned_sum(big, symmetric ? none : small, &exp, &sticky);
+    /* n >= 2^62: at least 55 bits of quotient; constant divisors become multiplications */
+    const uint64_t quotient = symmetric ? n / 127 : n / 254;
+    const uint64_t remainder = n - quotient * (symmetric ? 127 : 254);
+    const uint32_t scale = encode_binary32(round_binary32(quotient, exp, sticky || remainder != 0));
+    return scale < SK_RULE_LEAST_SCALE ? SK_RULE_LEAST_SCALE : scale;
+}
+
+/* fl32(1 / scale): 2^63 / sig by long division (at least 39 bits), the
+ * remainder as sticky. */
+INLINE dyadic reciprocal(uint32_t scale) {
+    const dyadic s = decode_binary32(scale);
+    const uint64_t one = UINT64_C(1) << 63;
+    return round_binary32(one / s.sig, -63 - s.exp, one % s.sig != 0);
+}
+
+/* ceil(fl32(a * b)) of two magnitudes: the exact product of the
+ * significands (below 2^48) rounded once, then its ceiling; 2^56 for
+ * anything at or beyond it, an overflow to infinity included (an end that
+ * large fails the check either way). */
+INLINE int64_t ceil_product(dyadic a, dyadic b) {
+    const dyadic v = round_binary32(a.sig * b.sig, a.exp + b.exp, 0);
+    if (v.sig == 0) return 0;
+    if (v.exp >= 0) return v.exp >= 32 ? INT64_C(1) << 56 : (int64_t)(v.sig << v.exp);
+    if (v.exp <= -25) return 1; /* 0 < v < 1 */
+    return (int64_t)((v.sig + (UINT64_C(1) << -v.exp) - 1) >> -v.exp);
+}
+
+/* Why the check needs at most 3 scale steps (u = 2^-24, S the exact first
+ * scale, s_k the scale after k steps, m_k = fl32(1 / s_k)): s_0 >= S -
+ * ulp(s_0) / 2 (or the clamp, above S) and each step adds at least ulp(s_0)
+ * > u * s_0, so s_k >= S * (1 + (k - 1/2) u / (1 + u/2)); m_k <= (1 / s_k)(1 + u)
+ * (normal: s_k >= the least scale); fl32(z) <= z (1 + u) + 2^-150.  So with
+ * x = fl32(-lo m_k), y = fl32(hi m_k): x + y <= 254 (1 + u)^2 S / s_k + 2^-149,
+ * below 254 from k = 3 on, and then ceil(x) + ceil(y) < x + y + 2 <= 256,
+ * i.e. b - a <= 255.  Symmetric: each of x, y <= 127 (1 + u)^2 S / s_k +
+ * 2^-150 < 127 from k = 3 on. */
+/* Two passes over the channels: the first scales, then the multiplier and
+ * the check.  Each pass's chain of dependent steps is short, so the CPU
+ * overlaps several channels (one pass of both is one long chain). */
+INLINE int rule_channels(int fraction_bits, int exponent_bits, int symmetric, const int64_t *least,
+                         const int64_t *greatest, uint64_t count, uint32_t *scales, int32_t *zero_points,
+                         uint32_t *multipliers) {
+    const int bias = (1 << (exponent_bits - 1)) - 1;
+    const int64_t finite = ((INT64_C(1) << exponent_bits) - 1) << fraction_bits; /* the least non-finite */
+    for (uint64_t c = 0; c < count; ++c) {
+        const int64_t lo = least[c], hi = greatest[c];
+        if (lo > 0 || lo <= -finite || hi < 0 || hi >= finite) return SK_INVALID_PARAMS;
+        const dyadic low = decode((uint64_t)-lo, fraction_bits, bias), high = decode((uint64_t)hi, fraction_bits, bias);
+        const int high_is_big = hi >= -lo; /* magnitudes order as values */
+        scales[c] = first_scale(high_is_big ? high : low, high_is_big ? low : high, symmetric);
+    }
+    for (uint64_t c = 0; c < count; ++c) {
+        const dyadic low = decode((uint64_t)-least[c], fraction_bits, bias);
+        const dyadic high = decode((uint64_t)greatest[c], fraction_bits, bias);
+        for (int steps = 0;; ++steps, ++scales[c]) {
+            if (steps > SK_RULE_MAX_STEPS) return SK_OVERFLOW; /* unreachable by the bound above */
+            const dyadic m = reciprocal(scales[c]);
+            /* lo <= 0: floor(fl32(lo * m)) = -ceil(fl32(-lo * m)), nearest-even being symmetric */
+            const int64_t a = -ceil_product(low, m), b = ceil_product(high, m);
+            if (symmetric ? a >= -127 && b <= 127 : b - a <= 255) {
+                zero_points[c] = symmetric ? 0 : (int32_t)(-128 - a);
+                multipliers[c] = encode_binary32(m);
+                break;
+            }
+        }
+    }
+    return SK_OK;
+}
+
+int sk_qparams_rule(int input, int symmetric, const int64_t *least, const int64_t *greatest, uint64_t count,
+                    uint32_t *scale, int32_t *zero_point, uint32_t *multiplier) {
+    if (input != SK_QUANT_F32 && input != SK_QUANT_BF16 && input != SK_QUANT_F16) return SK_UNSUPPORTED_DTYPE;
+    if (count && !(least && greatest && scale && zero_point && multiplier)) return SK_INVALID_BINDING;
+    /* One loop per format and mode, each with its widths as constants. */
+    const int sym = symmetric != 0;
+    switch (input * 2 + sym) {
+    case SK_QUANT_F32 * 2:
+        return rule_channels(23, 8, 0, least, greatest, count, scale, zero_point, multiplier);
+    case SK_QUANT_F32 * 2 + 1:
+        return rule_channels(23, 8, 1, least, greatest, count, scale, zero_point, multiplier);
+    case SK_QUANT_BF16 * 2:
+        return rule_channels(7, 8, 0, least, greatest, count, scale, zero_point, multiplier);
+    case SK_QUANT_BF16 * 2 + 1:
+        return rule_channels(7, 8, 1, least, greatest, count, scale, zero_point, multiplier);
+    case SK_QUANT_F16 * 2:
+        return rule_channels(10, 5, 0, least, greatest, count, scale, zero_point, multiplier);
+    default:
+        return rule_channels(10, 5, 1, least, greatest, count, scale, zero_point, multiplier);
+    }
+}
