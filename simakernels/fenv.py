@@ -101,11 +101,7 @@ def in_default_state(function: _F) -> _F:
 
     @functools.wraps(function)
     def run(*args: Any, **kwargs: Any) -> Any:
-        saved = ffi.new("sk_fenv_saved *")
-        lib.sk_fenv_enter_default(saved)
-        try:
+        with default_state():
             return function(*args, **kwargs)
-        finally:
-            lib.sk_fenv_restore(saved)
 
     return run  # type: ignore[return-value]
