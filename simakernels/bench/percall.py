@@ -42,11 +42,34 @@ def runners(found: Sequence[Any]) -> Dict[str, Callable[[], object]]:
             lambda: np.clip(np.rint(f32 * MULTIPLIER) + QUANT_ZP, -128, 127).astype(np.int8),
         COPY: lambda: np.copyto(copy_out, f32),
     }
+    # The same call on arrays of other libraries (DLPack, zero-copy): a
+    # wrapper offering only the protocol, and PyTorch tensors with --peers.
+    only_in, only_out = _DLPackOnly(f32), _DLPackOnly(out_i8)
+    calls["  the same, DLPack-only arrays in and out"] = \
+        lambda: arrays.quantize(only_in, MULTIPLIER, QUANT_ZP, out=only_out)
+    for peer in found:
+        if peer.name == "torch":
+            t_in, t_out = peer.torch.from_numpy(f32), peer.torch.from_numpy(out_i8)
+            calls["  the same, torch tensors in and out"] = \
+                lambda: arrays.quantize(t_in, MULTIPLIER, QUANT_ZP, out=t_out)
     for peer in found:
         runner = peer.runner(ops["dequant-int8-fp32"], "dense", i8, i8)
         label = "torch.dequantize(qt)" if peer.name == "torch" else f"{peer.name}: DequantizeLinear"
         calls[label] = runner.call
     return calls
+
+
+class _DLPackOnly:
+    """An array seen only through DLPack (what a foreign tensor offers)."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> Any:
+        return self.array.__dlpack_device__()
 
 
 def _with_arrays(backend: Any, op: Any, x: np.ndarray, out: np.ndarray) -> Callable[[], object]:
