@@ -47,11 +47,10 @@ def runners(found: Sequence[Any]) -> Dict[str, Callable[[], object]]:
     only_in, only_out = _DLPackOnly(f32), _DLPackOnly(out_i8)
     calls["  the same, DLPack-only arrays in and out"] = \
         lambda: arrays.quantize(only_in, MULTIPLIER, QUANT_ZP, out=only_out)
-    for peer in found:
-        if peer.name == "torch":
-            t_in, t_out = peer.torch.from_numpy(f32), peer.torch.from_numpy(out_i8)
-            calls["  the same, torch tensors in and out"] = \
-                lambda: arrays.quantize(t_in, MULTIPLIER, QUANT_ZP, out=t_out)
+    torch = next((peer.torch for peer in found if peer.name == "torch"), None)
+    if torch is not None:
+        t_in, t_out = torch.from_numpy(f32), torch.from_numpy(out_i8)
+        calls["  the same, torch tensors in and out"] = lambda: arrays.quantize(t_in, MULTIPLIER, QUANT_ZP, out=t_out)
     for peer in found:
         runner = peer.runner(ops["dequant-int8-fp32"], "dense", i8, i8)
         label = "torch.dequantize(qt)" if peer.name == "torch" else f"{peer.name}: DequantizeLinear"
