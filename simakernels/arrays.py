@@ -40,7 +40,10 @@ ZeroPoints = Union[int, "np.integer[Any]", Sequence[int], "np.ndarray[Any, Any]"
 
 #: What ``out=`` takes: a NumPy array, or any CPU array exporting DLPack
 #: (a PyTorch tensor, a JAX array), written in place.
-OutArray = Union[np.ndarray, Any]
+OutArray = Union[np.ndarray, dlpack.SupportsDLPack]
+#: What the array functions take as an input: anything NumPy takes as an
+#: array, or an array exporting DLPack.
+InArray = Union[npt.ArrayLike, dlpack.SupportsDLPack]
 
 #: What the array functions take as a dtype: a :class:`DType`, a NumPy
 #: dtype or scalar type (``ml_dtypes.bfloat16`` for BF16), or a name.
@@ -227,7 +230,7 @@ def _param_key(p: Any) -> Any:
     return kind, p
 
 
-def _lookup(key: Any, x: np.ndarray, dtype: Any, out: Optional[np.ndarray]) -> Any:
+def _lookup(key: Any, x: np.ndarray, dtype: Any, out: Optional[np.ndarray]) -> Tuple[Any, np.ndarray]:
     """(the cached plan or None, the output to write): a given ``out``
     checked against ``dtype`` on a miss (a hit proves it was), else a new
     C-contiguous array, for a hit of the dtype the plan resolved."""
@@ -307,7 +310,7 @@ def _split_run(plan: Any, operation: str, x: np.ndarray, out: np.ndarray, worker
 # on a miss the checked output and a new plan; on a hit a given ``out`` was
 # already checked against the requested dtype when the plan was made.
 
-def cast(x: npt.ArrayLike, dtype: Optional[DTypeSpec] = None, *, out: Optional[OutArray] = None,
+def cast(x: InArray, dtype: Optional[DTypeSpec] = None, *, out: Optional[OutArray] = None,
          workers: int = 1) -> np.ndarray:
     """Converts FLOAT32 to BFLOAT16 or BFLOAT16 to FLOAT32, bit-exactly.
 
@@ -350,7 +353,7 @@ def cast(x: npt.ArrayLike, dtype: Optional[DTypeSpec] = None, *, out: Optional[O
     """
     if type(x) is not np.ndarray:
         x = _input(x)
-    if out is not None and not isinstance(out, np.ndarray):  # a DLPack array: written in place, returned
+    if not (out is None or isinstance(out, np.ndarray)):  # a DLPack array: written in place, returned
         cast(x, dtype, out=_out_array(out), workers=workers)
         return typing.cast(np.ndarray, out)
     if dtype is None:
@@ -371,7 +374,7 @@ def cast(x: npt.ArrayLike, dtype: Optional[DTypeSpec] = None, *, out: Optional[O
 
 
 def dequantize(
-    x: npt.ArrayLike, scale: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
+    x: InArray, scale: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
     dtype: Optional[DTypeSpec] = None, out: Optional[OutArray] = None, workers: int = 1,
 ) -> np.ndarray:
     """Dequantizes INT8 to FLOAT32 (default) or BFLOAT16.
@@ -431,7 +434,7 @@ def dequantize(
         x = _input(x)
     if type(scale) is QParams:
         scale, zero_point, axis = _unpack(scale, "scale", zero_point, axis)
-    if out is not None and not isinstance(out, np.ndarray):  # a DLPack array: written in place, returned
+    if not (out is None or isinstance(out, np.ndarray)):  # a DLPack array: written in place, returned
         dequantize(x, scale, zero_point, axis=axis, dtype=dtype, out=_out_array(out), workers=workers)
         return typing.cast(np.ndarray, out)
     if dtype is None:  # out's dtype, else FLOAT32
@@ -455,7 +458,7 @@ def dequantize(
 
 
 def quantize(
-    x: npt.ArrayLike, multiplier: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
+    x: InArray, multiplier: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
     rounding: Union[ops_quant.Rounding, str] = "nearest_even", out: Optional[OutArray] = None, workers: int = 1,
 ) -> np.ndarray:
     """Quantizes FLOAT32, BFLOAT16 or FLOAT16 to INT8.
@@ -531,7 +534,7 @@ def quantize(
         x = _input(x)
     if type(multiplier) is QParams:
         multiplier, zero_point, axis = _unpack(multiplier, "multiplier", zero_point, axis)
-    if out is not None and not isinstance(out, np.ndarray):  # a DLPack array: written in place, returned
+    if not (out is None or isinstance(out, np.ndarray)):  # a DLPack array: written in place, returned
         quantize(x, multiplier, zero_point, axis=axis, rounding=rounding, out=_out_array(out), workers=workers)
         return typing.cast(np.ndarray, out)
     if axis is not None:

@@ -9,7 +9,7 @@ taken as ``ml_dtypes.bfloat16``: the same bytes.
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Union
+from typing import Any, Protocol, Union
 
 import ml_dtypes
 import numpy as np
@@ -28,6 +28,14 @@ _capsule_name = ctypes.pythonapi.PyCapsule_GetName
 _capsule_name.restype, _capsule_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
 _capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
 _capsule_pointer.restype, _capsule_pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+
+
+class SupportsDLPack(Protocol):
+    """An array offering the DLPack protocol (a PyTorch tensor, a JAX array)."""
+
+    def __dlpack__(self, **kwargs: Any) -> Any: ...
+
+    def __dlpack_device__(self) -> Any: ...
 
 
 def exports(obj: Any) -> bool:
