@@ -43,7 +43,7 @@ import numpy.typing as npt
 from . import _binary32
 from ._ffi import ffi, lib
 from .a65 import _routes
-from .arrays import _input
+from .arrays import _forced_route, _input
 from .core import MAX_RANK, Error, ErrorCode, KernelError, QParams, describe, type_name
 from .ops._base import check_axis
 
@@ -59,6 +59,8 @@ _INPUTS: Dict[Any, int] = {
     np.dtype(ml_dtypes.bfloat16): lib.SK_QUANT_BF16,
     np.dtype(np.float16): lib.SK_QUANT_F16,
 }
+# Element bytes of each input format code.
+_SIZES = {lib.SK_QUANT_F32: 4, lib.SK_QUANT_BF16: 2, lib.SK_QUANT_F16: 2}
 
 
 def choose_qparams(x: npt.ArrayLike, *, symmetric: bool = False, axis: Optional[int] = None) -> QParams:
@@ -92,8 +94,82 @@ def choose_qparams(x: npt.ArrayLike, *, symmetric: bool = False, axis: Optional[
     """
     array = _array(x)
     channel_axis = _check_options(array.shape, symmetric, axis)
-    least, greatest = _keys(array, channel_axis)
-    return _from_keys(least, greatest, array.dtype, symmetric, channel_axis)
+    return _choose(array, symmetric, channel_axis)
+
+
+def _choose(array: np.ndarray, symmetric: bool, channel_axis: Optional[int]) -> QParams:
+    """The range pass and the rule in one native call (sk_qparams_choose:
+    _keys then _from_keys, without the keys leaving C); Python allocates
+    only the outputs."""
+    axis, kind = -1 if channel_axis is None else channel_axis, _INPUTS[array.dtype]
+    key = (array.shape, array.strides, kind, axis)
+    known = _LAYOUTS.get(key)
+    if known is None:
+        known = _layout(key)
+    layout, need = known
+    space = ffi.NULL
+    if need:
+        words = np.empty(need, np.uint8)  # any alignment: C aligns it
+        space = ffi.from_buffer(words, require_writable=True)
+    if channel_axis is None:
+        bits = np.empty(3, np.int32)  # scale bits, zero point, multiplier bits
+        out = ffi.from_buffer(bits, require_writable=True)
+        scale, zero_point, multiplier = out, out + 4, out + 8
+    else:
+        count = array.shape[channel_axis]
+        scales, zero_points, multipliers = np.empty(count, np.uint32), np.empty(count, np.int32), \
+            np.empty(count, np.uint32)
+        scale, zero_point, multiplier = (ffi.from_buffer(scales, require_writable=True),
+                                         ffi.from_buffer(zero_points, require_writable=True),
+                                         ffi.from_buffer(multipliers, require_writable=True))
+    if array.flags.c_contiguous:
+        src, span = ffi.from_buffer(array), array.nbytes
+    else:
+        src, span = ffi.cast("const void *", array.__array_interface__["data"][0]), _span(array)
+    status = lib.sk_qparams_choose(kind, _route(), int(symmetric), layout, axis, src, span, space, need,
+                                   scale, zero_point, multiplier)
+    if status == lib.SK_UNSUPPORTED_LAYOUT or status == lib.SK_INVALID_BINDING:
+        return _choose(np.array(array, order="C"), symmetric, channel_axis)  # a copy: aligned and packed
+    if status != lib.SK_OK:  # the arguments above are in contract: a broken invariant, not a caller's fault
+        raise AssertionError(f"sk_qparams_choose refused an admitted array: status {status}")
+    if channel_axis is None:
+        values = bits.view(np.float32)
+        return QParams(values[0], int(bits[1]), values[2], None, symmetric)
+    return QParams(scales.view(np.float32), zero_points, multipliers.view(np.float32), channel_axis, symmetric)
+
+
+# The layout cdata and workspace bytes of each (shape, strides, input,
+# axis) _choose has seen: read-only once made, so threads share them.
+_LAYOUTS: Dict[Any, Tuple[Any, int]] = {}
+_LAYOUTS_KEPT = 256
+
+
+def _layout(key: Tuple[Any, ...]) -> Tuple[Any, int]:
+    shape, strides, kind, axis = key
+    layout = ffi.new("sk_layout *", (len(shape), 0, 0, 0, _SIZES[kind], shape, strides))
+    need = int(lib.sk_qparams_space(kind, layout, axis)) if axis >= 0 else 0
+    if len(_LAYOUTS) >= _LAYOUTS_KEPT:
+        _LAYOUTS.clear()
+    _LAYOUTS[key] = layout, need
+    return layout, need
+
+
+# The route of each value of $SIMAKERNELS_FORCE_ROUTE (the array layer's
+# cached lookup of it; None: unset).
+_ROUTES: Dict[Any, int] = {}
+
+
+def _route() -> int:
+    """The route for the range pass: the forced one, else the best; an
+    unknown forced name raises KernelError (UNSUPPORTED_ENVIRONMENT)."""
+    forced = _forced_route()
+    route = _ROUTES.get(forced)
+    if route is None:
+        chosen = _routes.choose(None)
+        if isinstance(chosen, Error):
+            raise KernelError(chosen)
+        route = _ROUTES[forced] = chosen[1]
+    return route
 
 
 # The steps, shared with the Dask layer (simakernels.dask), which runs
@@ -139,9 +215,6 @@ def _keys(array: np.ndarray, channel_axis: Optional[int]) -> Tuple[npt.NDArray[n
     does not take (negative, broadcast or overlapping strides, a misaligned
     view) is read from a C-contiguous copy.  (Both callers have refused
     ranks above six.)"""
-    route = _routes.choose(None)
-    if isinstance(route, Error):
-        raise KernelError(route)
     count = 1 if channel_axis is None else array.shape[channel_axis]
     least = np.empty(count, np.int64)
     greatest = np.empty(count, np.int64)
@@ -155,7 +228,7 @@ def _keys(array: np.ndarray, channel_axis: Optional[int]) -> Tuple[npt.NDArray[n
         space = ffi.from_buffer(words[start:start + need])
     src = ffi.from_buffer(array) if array.flags.c_contiguous else \
         ffi.cast("const void *", array.__array_interface__["data"][0])
-    status = lib.sk_range_execute(kind, route[1], layout, axis, src, _span(array), space, need,
+    status = lib.sk_range_execute(kind, _route(), layout, axis, src, _span(array), space, need,
                                   ffi.from_buffer("int64_t[]", least), ffi.from_buffer("int64_t[]", greatest))
     if status == lib.SK_UNSUPPORTED_LAYOUT or status == lib.SK_INVALID_BINDING:
         return _keys(np.array(array, order="C"), channel_axis)  # a copy: aligned and packed, always taken

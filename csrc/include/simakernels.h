@@ -508,5 +508,17 @@ int sk_hurray_storage_bits(int storage);
  * outputs are then unspecified). */
 int sk_qparams_rule(int input, int symmetric, const int64_t *least, const int64_t *greatest, uint64_t count,
                     uint32_t *scale, int32_t *zero_point, uint32_t *multiplier);
+/* sk.choose_qparams in one call: the range pass (sk_range_execute's
+ * arguments and checks, in its order) then the rule (sk_qparams_rule) on
+ * its keys, one scale, zero point and multiplier per channel
+ * (extent[channel_axis], or 1; none written for no channel): `scale` and
+ * `multiplier` take uint32_t binary32 bits, `zero_point` int32_t (void
+ * pointers, so that the Python layer binds its arrays untyped).  `space`:
+ * sk_qparams_space bytes, any alignment (0: none needed, the accumulators
+ * fit on the stack; SK_INVALID_OPERATION when null or short). */
+uint64_t sk_qparams_space(int input, const sk_layout *layout, int channel_axis);
+int sk_qparams_choose(int input, int route, int symmetric, const sk_layout *layout, int channel_axis, const void *src,
+                      uint64_t src_len, void *space, uint64_t space_bytes, void *scale, void *zero_point,
+                      void *multiplier);
 
 #endif

@@ -87,55 +87,126 @@ uint64_t sk_range_space(int input, const sk_layout *layout, int channel_axis) {
     return 2 * half_space(input, channels);
 }
 
+/* The checks every entry makes of the layout and the input binding; fills
+ * `port` (the layout as the walk takes it) and its `span`. */
+static int range_check(int input, const sk_layout *layout, const void *src, uint64_t src_len, sk_layout *port,
+                       uint64_t *span) {
+    const int size = input_size(input);
+    *port = *layout;
+    port->port = 0;
+    port->domain = SK_DOMAIN_HOST;
+    port->normalised = 0;
+    port->item = size;
+    sk_fault fault;
+    const int laid = sk_layout_check(port, span, &fault);
+    if (laid != SK_OK) return laid;
+    const sk_binding need = {*span, (uint64_t)size, 0, 1};
+    return sk_binding_check(&need, src, src_len, NULL, 0);
+}
+
+/* The range pass of a checked, nonempty-channel layout into the
+ * accumulators at `words` (two arrays, `half` bytes apart; zeroed here). */
+static int range_accumulate(int input, int route, const sk_layout *port, uint64_t span, int channel_axis,
+                            const void *src, int64_t channels, char *words, uint64_t half, sk_range_acc *acc) {
+    const int size = input_size(input);
+    const size_t bytes = (size_t)channels * (size_t)size;
+    acc->smax = words;
+    acc->umax = words + half;
+    memset(acc->smax, 0, bytes); /* 0: the range always holds 0, and 0 is what non-finite elements count as */
+    memset(acc->umax, 0, bytes);
+    if (span > 0) { /* nonempty */
+        int64_t extent[SK_MAX_RANK];
+        for (int a = 0; a < port->rank; ++a) extent[a] = (int64_t)port->extent[a];
+        sk_walk walk;
+        const int prepared =
+            sk_walk_prepare(port->rank, extent, port->stride, port->stride, size, size, channel_axis, &walk);
+        if (prepared != SK_OK) return prepared;
+        sk_walk_reduce(&walk, src, &range_kernels[route][input].reducer, route, acc);
+    }
+    return SK_OK;
+}
+
+/* The sign-magnitude keys of channels [first, first + count): the signed
+ * maximum is the greatest value's bits (at least 0); an unsigned maximum
+ * with the sign set is the least value's, whose key is minus its magnitude. */
+static void range_keys(int size, const sk_range_acc *acc, int64_t first, int64_t count, int64_t *least,
+                       int64_t *greatest) {
+    for (int64_t i = 0; i < count; ++i) {
+        const int64_t c = first + i;
+        if (size == 4) {
+            const uint32_t u = ((uint32_t *)acc->umax)[c];
+            greatest[i] = ((int32_t *)acc->smax)[c];
+            least[i] = u >> 31 ? -(int64_t)(u & 0x7FFFFFFFu) : 0;
+        } else {
+            const uint16_t u = ((uint16_t *)acc->umax)[c];
+            greatest[i] = ((int16_t *)acc->smax)[c];
+            least[i] = u >> 15 ? -(int64_t)(u & 0x7FFFu) : 0;
+        }
+    }
+}
+
 int sk_range_execute(int input, int route, const sk_layout *layout, int channel_axis, const void *src, uint64_t src_len,
                      void *space, uint64_t space_bytes, int64_t *least, int64_t *greatest) {
     const int size = input_size(input);
     const int64_t channels = channels_of(layout, channel_axis);
     if (!size || channels < 0 || !sk_route_usable(route)) return SK_INVALID_OPERATION;
-    sk_layout port = *layout;
-    port.port = 0;
-    port.domain = SK_DOMAIN_HOST;
-    port.normalised = 0;
-    port.item = size;
+    sk_layout port;
     uint64_t span;
-    sk_fault fault;
-    const int laid = sk_layout_check(&port, &span, &fault);
-    if (laid != SK_OK) return laid;
-    const sk_binding need = {span, (uint64_t)size, 0, 1};
-    const int bound = sk_binding_check(&need, src, src_len, NULL, 0);
-    if (bound != SK_OK) return bound;
+    const int checked = range_check(input, layout, src, src_len, &port, &span);
+    if (checked != SK_OK) return checked;
     if (channels == 0) return SK_OK; /* no channel: no key to write */
     if (!least || !greatest) return SK_INVALID_OPERATION;
-    const uint64_t half = channel_axis < 0 ? 0 : half_space(input, channels);
+    const uint64_t half = channel_axis < 0 ? 64 : half_space(input, channels);
     if (channel_axis >= 0 && (!space || space_bytes < 2 * half || (uintptr_t)space % 64)) return SK_INVALID_OPERATION;
     _Alignas(64) char local[2 * 64];
-    char *words = channel_axis < 0 ? local : space;
-    const size_t bytes = (size_t)channels * (size_t)size;
-    sk_range_acc acc = {words, words + (channel_axis < 0 ? 64 : half)};
-    memset(acc.smax, 0, bytes); /* 0: the range always holds 0, and 0 is what non-finite elements count as */
-    memset(acc.umax, 0, bytes);
-    if (span > 0) { /* nonempty */
-        int64_t extent[SK_MAX_RANK];
-        for (int a = 0; a < port.rank; ++a) extent[a] = (int64_t)port.extent[a];
-        sk_walk walk;
-        const int prepared =
-            sk_walk_prepare(port.rank, extent, port.stride, port.stride, size, size, channel_axis, &walk);
-        if (prepared != SK_OK) return prepared;
-        sk_walk_reduce(&walk, src, &range_kernels[route][input].reducer, route, &acc);
+    sk_range_acc acc;
+    const int status = range_accumulate(input, route, &port, span, channel_axis, src, channels,
+                                        channel_axis < 0 ? local : space, half, &acc);
+    if (status != SK_OK) return status;
+    range_keys(size, &acc, 0, channels, least, greatest);
+    return SK_OK;
+}
+
+/* Channels whose accumulators the fused entry keeps on its own stack. */
+enum { QPARAMS_LOCAL = 4096 /* bytes per accumulator array */, QPARAMS_CHUNK = 128 /* channels per rule call */ };
+
+uint64_t sk_qparams_space(int input, const sk_layout *layout, int channel_axis) {
+    const int64_t channels = channels_of(layout, channel_axis);
+    if (channels < 0 || !input_size(input) || channel_axis < 0 || half_space(input, channels) <= QPARAMS_LOCAL)
+        return 0;
+    return 2 * half_space(input, channels) + 63; /* any alignment: aligned here */
+}
+
+int sk_qparams_choose(int input, int route, int symmetric, const sk_layout *layout, int channel_axis, const void *src,
+                      uint64_t src_len, void *space, uint64_t space_bytes, void *scale, void *zero_point,
+                      void *multiplier) {
+    const int size = input_size(input);
+    const int64_t channels = channels_of(layout, channel_axis);
+    if (!size || channels < 0 || !sk_route_usable(route)) return SK_INVALID_OPERATION;
+    sk_layout port;
+    uint64_t span;
+    const int checked = range_check(input, layout, src, src_len, &port, &span);
+    if (checked != SK_OK) return checked;
+    if (channels == 0) return SK_OK; /* no channel: no parameters to write */
+    if (!scale || !zero_point || !multiplier) return SK_INVALID_OPERATION;
+    const uint64_t half = channel_axis < 0 ? 64 : half_space(input, channels);
+    _Alignas(64) char local[2 * QPARAMS_LOCAL];
+    char *words = local;
+    if (half > QPARAMS_LOCAL) { /* the caller's workspace, aligned here */
+        const uintptr_t start = ((uintptr_t)space + 63) / 64 * 64;
+        if (!space || space_bytes < start - (uintptr_t)space + 2 * half) return SK_INVALID_OPERATION;
+        words = (char *)start;
     }
-    /* The sign-magnitude keys: the signed maximum is the greatest value's
-     * bits (at least 0); an unsigned maximum with the sign set is the least
-     * value's, whose key is minus its magnitude. */
-    for (int64_t c = 0; c < channels; ++c) {
-        if (size == 4) {
-            const uint32_t u = ((uint32_t *)acc.umax)[c];
-            greatest[c] = ((int32_t *)acc.smax)[c];
-            least[c] = u >> 31 ? -(int64_t)(u & 0x7FFFFFFFu) : 0;
-        } else {
-            const uint16_t u = ((uint16_t *)acc.umax)[c];
-            greatest[c] = ((int16_t *)acc.smax)[c];
-            least[c] = u >> 15 ? -(int64_t)(u & 0x7FFFu) : 0;
-        }
+    sk_range_acc acc;
+    const int status = range_accumulate(input, route, &port, span, channel_axis, src, channels, words, half, &acc);
+    if (status != SK_OK) return status;
+    int64_t least[QPARAMS_CHUNK], greatest[QPARAMS_CHUNK];
+    for (int64_t c = 0; c < channels; c += QPARAMS_CHUNK) {
+        const int64_t k = channels - c < QPARAMS_CHUNK ? channels - c : QPARAMS_CHUNK;
+        range_keys(size, &acc, c, k, least, greatest);
+        const int ruled = sk_qparams_rule(input, symmetric, least, greatest, (uint64_t)k, (uint32_t *)scale + c,
+                                          (int32_t *)zero_point + c, (uint32_t *)multiplier + c);
+        if (ruled != SK_OK) return ruled; /* unreachable: the keys of finite values are in range */
     }
     return SK_OK;
 }

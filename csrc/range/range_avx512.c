@@ -56,12 +56,17 @@ static inline __attribute__((always_inline)) void fold32(const sk_range_acc *acc
             U[0] = _mm512_max_epu32(U[0], um);
         }
     }
-    uint32_t lanes[128];
-    for (int k = 0; k < 4; ++k) {
-        _mm512_storeu_si512((void *)(lanes + 16 * k), S[k]);
-        _mm512_storeu_si512((void *)(lanes + 64 + 16 * k), U[k]);
-    }
-    sk_range_fold32(acc, at, lanes, 128);
+    /* The lanes narrowed to 4 signed and 4 unsigned maxima (each lane holds
+     * an element's kept bits or 0, so folding the narrowed ones is exact). */
+    const __m512i s = _mm512_max_epi32(_mm512_max_epi32(S[0], S[1]), _mm512_max_epi32(S[2], S[3]));
+    const __m512i u = _mm512_max_epu32(_mm512_max_epu32(U[0], U[1]), _mm512_max_epu32(U[2], U[3]));
+    const __m256i s8 = _mm256_max_epi32(_mm512_castsi512_si256(s), _mm512_extracti64x4_epi64(s, 1));
+    const __m256i u8 = _mm256_max_epu32(_mm512_castsi512_si256(u), _mm512_extracti64x4_epi64(u, 1));
+    uint32_t lanes[8];
+    _mm_storeu_si128((__m128i *)lanes, _mm_max_epi32(_mm256_castsi256_si128(s8), _mm256_extracti128_si256(s8, 1)));
+    _mm_storeu_si128((__m128i *)(lanes + 4),
+                     _mm_max_epu32(_mm256_castsi256_si128(u8), _mm256_extracti128_si256(u8, 1)));
+    sk_range_fold32(acc, at, lanes, 8);
     sk_range_fold32(acc, at, in + i, n - i);
 }
 
@@ -86,12 +91,15 @@ static inline __attribute__((always_inline)) void fold16(const sk_range_acc *acc
             U[0] = _mm512_max_epu16(U[0], um);
         }
     }
-    uint16_t lanes[256];
-    for (int k = 0; k < 4; ++k) {
-        _mm512_storeu_si512((void *)(lanes + 32 * k), S[k]);
-        _mm512_storeu_si512((void *)(lanes + 128 + 32 * k), U[k]);
-    }
-    sk_range_fold16(acc, at, lanes, 256, inf);
+    const __m512i s = _mm512_max_epi16(_mm512_max_epi16(S[0], S[1]), _mm512_max_epi16(S[2], S[3]));
+    const __m512i u = _mm512_max_epu16(_mm512_max_epu16(U[0], U[1]), _mm512_max_epu16(U[2], U[3]));
+    const __m256i s16 = _mm256_max_epi16(_mm512_castsi512_si256(s), _mm512_extracti64x4_epi64(s, 1));
+    const __m256i u16 = _mm256_max_epu16(_mm512_castsi512_si256(u), _mm512_extracti64x4_epi64(u, 1));
+    uint16_t lanes[16];
+    _mm_storeu_si128((__m128i *)lanes, _mm_max_epi16(_mm256_castsi256_si128(s16), _mm256_extracti128_si256(s16, 1)));
+    _mm_storeu_si128((__m128i *)(lanes + 8),
+                     _mm_max_epu16(_mm256_castsi256_si128(u16), _mm256_extracti128_si256(u16, 1)));
+    sk_range_fold16(acc, at, lanes, 16, inf);
     sk_range_fold16(acc, at, in + i, n - i, inf);
 }
 
