@@ -249,8 +249,9 @@ def _from_keys(least: npt.NDArray[np.int64], greatest: npt.NDArray[np.int64], dt
     """The parameters for each channel's range keys (one channel when
     ``channel_axis`` is None): the rule, for all channels in one native call
     (csrc/qparams/rule.c: exact, in integer arithmetic)."""
-    low = np.ascontiguousarray(least, np.int64)
-    high = np.ascontiguousarray(greatest, np.int64)
+    # Aligned too: keys merged by Dask can arrive in a misaligned buffer
+    low = np.require(least, np.int64, ["C_CONTIGUOUS", "ALIGNED"])
+    high = np.require(greatest, np.int64, ["C_CONTIGUOUS", "ALIGNED"])
     count = low.size
     scales = np.empty(count, np.uint32)
     zero_points = np.empty(count, np.int32)

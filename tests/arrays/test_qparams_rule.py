@@ -336,3 +336,18 @@ def test_from_keys_shapes():
     assert (qa.scale.dtype, qa.zero_point.dtype, qa.multiplier.dtype, qa.axis) == (np.float32, np.int32, np.float32, 1)
     empty = sk.qparams._from_keys(np.zeros(0, np.int64), np.zeros(0, np.int64), np.dtype(np.float32), False, 0)
     assert empty.scale.shape == empty.zero_point.shape == empty.multiplier.shape == (0,)
+
+
+def test_misaligned_keys_are_taken():
+    """Keys merged by Dask can sit in a misaligned buffer (the sanitizer
+    build reports a misaligned load if they reach C as they are)."""
+    low, high = np.int64([-5, 0, -(1 << 20)]), np.int64([7, 1 << 22, 0])
+    raw = np.zeros(2 * 8 * 3 + 1, np.uint8)
+    odd_low = np.frombuffer(raw.data, np.int64, 3, offset=1)
+    odd_high = np.frombuffer(raw.data, np.int64, 3, offset=1 + 8 * 3)
+    raw[1:25], raw[25:49] = low.view(np.uint8), high.view(np.uint8)
+    assert not odd_low.flags.aligned and not odd_high.flags.aligned
+    got = sk.qparams._from_keys(odd_low, odd_high, np.dtype(np.float32), False, 0)
+    want = sk.qparams._from_keys(low, high, np.dtype(np.float32), False, 0)
+    for field in ("scale", "zero_point", "multiplier"):
+        assert np.array_equal(getattr(got, field), getattr(want, field)), field
