@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import faulthandler
 import fractions
+import pathlib
 import pickle
 import sys
 from typing import Any, Callable, List, Tuple
 
 import ml_dtypes
 import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: the shared test support
+from support.dlpack_helpers import DLPackOnly  # noqa: E402
 
 import simakernels as sk
 from simakernels.fenv import Rounding, Trap
@@ -40,19 +44,6 @@ I8 = np.int8([[-128, -3, 0, 127], [5, 6, -7, 8]])
 QP = sk.choose_qparams(np.float32([-1.0, 0.5, 2.0]))  # made in the default state: an input here
 QP_AXIS = sk.choose_qparams(F32[:, :2] * 3, axis=1)
 OPS = sk.ops
-
-
-class DLPackOnly:
-    """An array that only exports DLPack (what a PyTorch or JAX CPU tensor offers)."""
-
-    def __init__(self, array: np.ndarray) -> None:
-        self._array = array
-
-    def __dlpack__(self, **kwargs: Any) -> Any:
-        return self._array.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self) -> Any:
-        return self._array.__dlpack_device__()
 
 
 def _request(op: Any, dtype_in: Any, dtype_out: Any, params: Any) -> Any:
