@@ -157,12 +157,12 @@ A53_TESTS   = tests/tools/test_build.py \
               tests/layouts/test_dense_leaves.py
 test-aarch64: $(AARCH64_DIR)/pkg/.installed
 	QEMU_CPU=cortex-a76 $(QEMU_RUN) -m simakernels info
-	SIMAKERNELS_TEST_ROUTES=neon QEMU_CPU=cortex-a76 $(QEMU_RUN) $(QEMU_PYTEST) $(XDIST) \
+	SIMAKERNELS_TEST_IN_PROCESS=1 SIMAKERNELS_TEST_ROUTES=neon QEMU_CPU=cortex-a76 $(QEMU_RUN) $(QEMU_PYTEST) $(XDIST) \
 	    -m "$(QEMU_MARKS)" tests \
 	    > $(AARCH64_DIR)/a76.log 2>&1; status=$$?; \
 	    echo "---- cortex-a76 ----"; tail -n 15 $(AARCH64_DIR)/a76.log; test $$status -eq 0
 	QEMU_CPU=cortex-a53 $(QEMU_RUN) -m simakernels selftest --quiet & \
-	QEMU_CPU=cortex-a53 $(QEMU_RUN) $(QEMU_PYTEST) -m "not slow and $(QEMU_MARKS)" $(A53_TESTS) > $(AARCH64_DIR)/a53.log 2>&1; a53=$$?; \
+	SIMAKERNELS_TEST_IN_PROCESS=1 QEMU_CPU=cortex-a53 $(QEMU_RUN) $(QEMU_PYTEST) -m "not slow and $(QEMU_MARKS)" $(A53_TESTS) > $(AARCH64_DIR)/a53.log 2>&1; a53=$$?; \
 	wait $$! || a53=1; echo "---- cortex-a53 ----"; tail -n 15 $(AARCH64_DIR)/a53.log; test $$a53 -eq 0
 
 $(AARCH64_DIR)/pkg/.installed: $(WHEEL_ARM)

@@ -76,12 +76,18 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.host_only)
 
 
+# SIMAKERNELS_TEST_IN_PROCESS=1 (make test-aarch64): a fork of the emulated
+# interpreter costs what the test does many times over; there a crash ends
+# the run instead (the host suite and the sanitizer run isolate).
+IN_PROCESS = os.environ.get("SIMAKERNELS_TEST_IN_PROCESS") == "1"
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem):
     """Tests marked ``in_child`` (kernels on raw, wrapped or extreme
     addresses and layouts) run in a forked child: a crash fails the test,
     naming it, instead of ending the run (tests/support/isolated.py)."""
-    if pyfuncitem.get_closest_marker("in_child") is None or not hasattr(os, "fork"):
+    if pyfuncitem.get_closest_marker("in_child") is None or not hasattr(os, "fork") or IN_PROCESS:
         return None
     from support import isolated
     kwargs = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
