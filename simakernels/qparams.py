@@ -218,9 +218,9 @@ def _keys(array: np.ndarray, channel_axis: Optional[int]) -> Tuple[npt.NDArray[n
     count = 1 if channel_axis is None else array.shape[channel_axis]
     least = np.empty(count, np.int64)
     greatest = np.empty(count, np.int64)
-    layout = ffi.new("sk_layout *")
-    layout.rank, layout.item, layout.extent, layout.stride = array.ndim, array.itemsize, array.shape, array.strides
     axis, kind = -1 if channel_axis is None else channel_axis, _INPUTS[array.dtype]
+    key = (array.shape, array.strides, kind, axis)
+    layout = (_LAYOUTS.get(key) or _layout(key))[0]  # the cached record; the pass asks its own workspace size
     space, need = ffi.NULL, int(lib.sk_range_space(kind, layout, axis))
     if need:
         words = np.empty(need + 64, np.uint8)
