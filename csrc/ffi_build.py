@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import pathlib
+import re
 import sys
 
 from cffi import FFI
@@ -63,20 +64,62 @@ def source_digest() -> str:
 
 
 def cdef_text() -> str:
-    return "\n".join(
-        line for line in HEADER.read_text().splitlines() if not line.lstrip().startswith("#")
-    )
+    """The header's declarations: preprocessor lines dropped, and with them
+    the OpenCL C branch (its type names are the kernel's, not the host's)."""
+    lines, opencl = [], False
+    for line in HEADER.read_text().splitlines():
+        directive = line.lstrip()
+        if directive.startswith("#ifdef __OPENCL_C_VERSION__"):
+            opencl = True
+        elif opencl and (directive.startswith("#else") or directive.startswith("#endif")):
+            opencl = False
+        elif not opencl and not directive.startswith("#"):
+            lines.append(line)
+    return "\n".join(lines)
 
 
 def c_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+EV74_KERNEL = CSRC / "ev74" / "kernel.cl"
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
+
+
+def kernel_source(path: pathlib.Path = EV74_KERNEL, seen: "set[pathlib.Path] | None" = None) -> str:
+    """The EV74 kernel as one OpenCL C program: every project header it
+    includes, inlined once where first included (the headers guard their
+    host-only parts with __OPENCL_C_VERSION__)."""
+    seen = set() if seen is None else seen
+    out = []
+    for line in path.read_text().splitlines():
+        match = _INCLUDE.match(line)
+        if match is None:
+            out.append(line)
+            continue
+        header = (path.parent / match.group(1)).resolve()
+        if header not in seen:
+            seen.add(header)
+            out.append(f"/* ---- {header.relative_to(CSRC).as_posix()} ---- */")
+            out.append(kernel_source(header, seen))
+    return "\n".join(out)
+
+
+def embedded_kernel() -> str:
+    """C for the module: sk_ev74_kernel_source() returns the program."""
+    # One literal per line, ending in an escaped newline ("?" escaped: C11
+    # reads trigraphs).
+    lines = "\n".join("    " + c_string(line).replace("?", "\\?")[:-1] + '\\n"'
+                      for line in kernel_source().splitlines())
+    return ("static const char SK_EV74_KERNEL_SOURCE[] =\n" + lines + ";\n"
+            "const char *sk_ev74_kernel_source(void) { return SK_EV74_KERNEL_SOURCE; }\n")
+
+
 ffibuilder = FFI()
 ffibuilder.cdef(cdef_text())
 ffibuilder.set_source(
     "simakernels._native",
-    '#include "simakernels.h"',
+    '#include "simakernels.h"\n' + embedded_kernel(),
     sources=[str(p.relative_to(ROOT)) for p in c_sources()],
     include_dirs=[str((CSRC / "include").relative_to(ROOT))],
     define_macros=[

@@ -1,13 +1,12 @@
-/* EV74 native descriptor decoder: every field is validated before a
- * numerical entry is selected; the first violation is reported with the
- * field's name and offset.  The geometry and the bound addresses go through
- * the shared layout and binding rules (common/rules.c) in the 32-bit device
- * domain.  Reads are byte-assembled, so the decoder is independent of the
- * host's endianness and alignment. */
+/* EV74 native descriptor decoder: the shared validation (validate.h, which
+ * the kernel runs too) and the words of its refusals: the first violation
+ * is reported with the field's name and offset. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "../common/kernel.h"
+#include "control.h"
+#include "validate.h"
 
 /* The wire layout, in order (the offsets are the header's). */
 static const sk_ev74_field FIELDS[SK_EV74_FIELD_COUNT] = {
@@ -36,184 +35,148 @@ const sk_ev74_field *sk_ev74_field_at(int index) {
     return index >= 0 && index < SK_EV74_FIELD_COUNT ? &FIELDS[index] : NULL;
 }
 
-static uint64_t rd(const uint8_t *b, int offset, int width) {
-    uint64_t v = 0;
-    for (int i = width - 1; i >= 0; --i) v = (v << 8) | b[offset + i];
-    return v;
-}
-
-static int reject(char *message, size_t capacity, const char *fmt, ...) {
+static int say(char *message, size_t capacity, int status, const char *fmt, ...) {
     if (capacity) {
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(message, capacity, fmt, ap);
         va_end(ap);
     }
-    return SK_INVALID_DESCRIPTOR;
+    return status;
 }
 
-#define REJECT(...) return reject(message, capacity, __VA_ARGS__)
+#define SAY(...) return say(message, capacity, why->status, __VA_ARGS__)
 typedef unsigned long long ull;
 
-/* A port's geometry through the shared layout rules; the fault becomes
- * the message, naming the descriptor field. */
-static int port_span(int port, const sk_ev74_descriptor *d, int64_t item, uint64_t *span, char *message,
-                     size_t capacity) {
-    const uint64_t *stride = port ? d->output_stride : d->input_stride;
-    sk_layout l = {(int32_t)d->rank, port, SK_DOMAIN_DEVICE, 1, item, {0}, {0}};
-    for (uint32_t a = 0; a < d->rank; ++a) {
-        l.extent[a] = d->extent[a];
-        l.stride[a] = (int64_t)stride[a]; /* >= 2^63: negative, refused as beyond the domain */
-    }
-    sk_fault f;
-    if (sk_layout_check(&l, span, &f) == SK_OK) return SK_OK;
-    const char *name = port ? "output" : "input";
-    const int a = f.axis, off = (port ? SK_EV74_OFF_OUTPUT_STRIDES : SK_EV74_OFF_INPUT_STRIDES) + 8 * a;
-    switch (f.rule) {
+static const char *const PORT_NAME[2] = {"input", "output"};
+static const char *const ADDRESS_NAME[2] = {"input_address", "output_address"};
+static const int ADDRESS_OFFSET[2] = {SK_EV74_OFF_INPUT_ADDRESS, SK_EV74_OFF_OUTPUT_ADDRESS};
+
+/* A port's layout fault, naming the descriptor field. */
+static int explain_layout(const sk_ev74_why *why, char *message, size_t capacity) {
+    const int a = why->axis, p = why->port ? 1 : 0;
+    const char *name = PORT_NAME[p];
+    const int off = (p ? SK_EV74_OFF_OUTPUT_STRIDES : SK_EV74_OFF_INPUT_STRIDES) + 8 * a;
+    const ull value = why->value[0], limit = why->value[1], stride = why->value[2], extra = why->value[3];
+    switch (why->rule) {
     case SK_RULE_EXTENT_LIMIT:
-        REJECT("field extents[%d] (offset %d): %llu is beyond the device domain", a, SK_EV74_OFF_EXTENTS + 8 * a,
-               (ull)f.value);
+        SAY("field extents[%d] (offset %d): %llu is beyond the device domain", a, SK_EV74_OFF_EXTENTS + 8 * a, value);
     case SK_RULE_NOT_NORMALISED:
-        if (d->count == 0)
-            REJECT("field %s_strides[%d] (offset %d): %llu on an empty tensor, expected 0", name, a, off, (ull)f.value);
-        REJECT("field %s_strides[%d] (offset %d): singleton axis stride %llu is not normalised to 0", name, a, off,
-               (ull)f.value);
+        if (extra == 0) SAY("field %s_strides[%d] (offset %d): %llu on an empty tensor, expected 0", name, a, off, value);
+        SAY("field %s_strides[%d] (offset %d): singleton axis stride %llu is not normalised to 0", name, a, off, value);
     case SK_RULE_STRIDE_MULTIPLE:
-        REJECT("field %s_strides[%d] (offset %d): %llu is not a multiple of the %llu-byte element", name, a, off,
-               (ull)f.value, (ull)f.limit);
+        SAY("field %s_strides[%d] (offset %d): %llu is not a multiple of the %llu-byte element", name, a, off, value,
+            limit);
     case SK_RULE_BROADCAST:
-        REJECT("field %s_strides[%d] (offset %d): zero stride on an axis of extent %llu", name, a, off, (ull)f.value);
+        SAY("field %s_strides[%d] (offset %d): zero stride on an axis of extent %llu", name, a, off, value);
     case SK_RULE_SPAN_LIMIT:
-        REJECT("field %s_strides[%d] (offset %d): accessed span %llu + %llu x %llu exceeds the 32-bit device domain",
-               name, a, off, (ull)f.value, (ull)(d->extent[a] - 1), (ull)stride[a]);
+        SAY("field %s_strides[%d] (offset %d): accessed span %llu + %llu x %llu exceeds the 32-bit device domain", name,
+            a, off, value, extra - 1, stride);
     case SK_RULE_AXES_OVERLAP:
-        REJECT("field %s_strides[%d] (offset %d): %llu overlaps the %llu bytes of faster axes", name, a, off,
-               (ull)f.value, (ull)f.limit);
+        SAY("field %s_strides[%d] (offset %d): %llu overlaps the %llu bytes of faster axes", name, a, off, value, limit);
     default: /* a negative stride (>= 2^63 on the wire) or one beyond the domain */
-        REJECT("field %s_strides[%d] (offset %d): %llu is beyond the 32-bit device domain", name, a, off,
-               (ull)stride[a]);
+        SAY("field %s_strides[%d] (offset %d): %llu is beyond the 32-bit device domain", name, a, off, stride);
     }
 }
 
-/* The bound addresses through the shared binding rules. */
-static int addresses(const sk_ev74_descriptor *d, uint64_t in_item, char *message, size_t capacity) {
-    const uint64_t ia = d->input_address, oa = d->output_address;
-    const sk_binding need = {d->input_span, in_item, d->output_span, 1};
-    sk_fault f;
-    if (sk_binding_fault(&need, SK_DOMAIN_DEVICE, ia, d->input_span, oa, d->output_span, &f) == SK_OK) return SK_OK;
-    const char *name = f.port ? "output_address" : "input_address";
-    const int off = f.port ? SK_EV74_OFF_OUTPUT_ADDRESS : SK_EV74_OFF_INPUT_ADDRESS;
-    const uint64_t span = f.port ? d->output_span : d->input_span;
-    switch (f.rule) {
-    case SK_RULE_MISALIGNED:
-        REJECT("field %s (offset %d): %#llx is not %llu-byte aligned", name, off, (ull)f.value, (ull)f.limit);
-    case SK_RULE_PORTS_OVERLAP:
-        REJECT("fields input_address/output_address (offsets 24/32): accessed ranges [%#llx, +%llu) and "
-               "[%#llx, +%llu) overlap",
-               (ull)ia, (ull)d->input_span, (ull)oa, (ull)d->output_span);
-    default: /* beyond the domain (a null or short view cannot occur: both slots are set, views are the spans) */
-        REJECT("field %s (offset %d): %#llx + %llu bytes leaves the 32-bit device domain", name, off,
-               (ull)(f.port ? oa : ia), (ull)span);
+int sk_ev74_explain(const sk_ev74_why *why, char *message, size_t capacity) {
+    if (capacity) message[0] = '\0';
+    const ull *v = (const ull *)why->value;
+    const int a = why->axis, p = why->port ? 1 : 0;
+    switch (why->check) {
+    case SK_EV74_CHECK_NONE:
+        return why->status;
+    case SK_EV74_CHECK_LENGTH:
+        SAY("descriptor length %llu, expected 224 bytes", v[0]);
+    case SK_EV74_CHECK_MAGIC:
+        SAY("field magic (offset 0): %#llx, expected %#x", v[0], SK_EV74_MAGIC);
+    case SK_EV74_CHECK_VERSION:
+        SAY("field version (offset 4): %llu, expected 1", v[0]);
+    case SK_EV74_CHECK_BYTE_LENGTH:
+        SAY("field length (offset 6): %llu, expected 224", v[0]);
+    case SK_EV74_CHECK_CONVERSION:
+        SAY("field conversion (offset 8): %llu, expected 0 (FP32), 1 (BF16) or 2 (FP16)", v[0]);
+    case SK_EV74_CHECK_RANK:
+        SAY("field rank (offset 12): %llu, expected 1..6", v[0]);
+    case SK_EV74_CHECK_FLAGS:
+        SAY("field flags (offset 16): %#llx has reserved bits set", v[0]);
+    case SK_EV74_CHECK_RESERVED:
+        SAY("field reserved (offset %llu): %#llx, expected 0", v[1], v[0]);
+    case SK_EV74_CHECK_MULTIPLIER:
+        SAY("field multiplier (offset 208): bits %#010llx are not a finite positive binary32", v[0]);
+    case SK_EV74_CHECK_ZERO_POINT:
+        SAY("field zero_point (offset 212): %lld is outside [-128, 127]", (long long)v[0]);
+    case SK_EV74_CHECK_ROUNDING:
+        SAY("field rounding (offset 216): %llu, expected 0..3", v[0]);
+    case SK_EV74_CHECK_UNUSED_AXIS:
+        SAY("unused axis %d (offsets %d/%d/%d): extent %llu, strides %llu/%llu, expected 0", a,
+            SK_EV74_OFF_EXTENTS + 8 * a, SK_EV74_OFF_INPUT_STRIDES + 8 * a, SK_EV74_OFF_OUTPUT_STRIDES + 8 * a, v[0],
+            v[1], v[2]);
+    case SK_EV74_CHECK_SCALAR:
+        SAY("field flags (offset 16): a lowered scalar must have rank 1 and extent 1, got rank %llu, extent %llu", v[0],
+            v[1]);
+    case SK_EV74_CHECK_COUNT_LIMIT:
+        SAY("field extents[%d] (offset %d): %llu takes the element count beyond the device domain", a,
+            SK_EV74_OFF_EXTENTS + 8 * a, v[0]);
+    case SK_EV74_CHECK_COUNT:
+        SAY("field count (offset 40): %llu, but the extents hold %llu elements", v[0], v[1]);
+    case SK_EV74_CHECK_LAYOUT:
+        return explain_layout(why, message, capacity);
+    case SK_EV74_CHECK_SPAN:
+        SAY("field %s_span (offset %d): %llu, but the extents and strides access %llu bytes", PORT_NAME[p],
+            p ? SK_EV74_OFF_OUTPUT_SPAN : SK_EV74_OFF_INPUT_SPAN, v[0], v[1]);
+    case SK_EV74_CHECK_HALF_BOUND:
+        SAY("field %s (offset %d): 0 while %s is %#llx: one relocation slot is bound and the other is not",
+            ADDRESS_NAME[p], ADDRESS_OFFSET[p], ADDRESS_NAME[!p], v[0]);
+    case SK_EV74_CHECK_ADDRESS:
+        SAY("field %s (offset %d): %#llx is beyond the 32-bit device domain", ADDRESS_NAME[p], ADDRESS_OFFSET[p], v[0]);
+    case SK_EV74_CHECK_BINDING:
+        switch (why->rule) {
+        case SK_RULE_MISALIGNED:
+            SAY("field %s (offset %d): %#llx is not %llu-byte aligned", ADDRESS_NAME[p], ADDRESS_OFFSET[p], v[0], v[1]);
+        case SK_RULE_PORTS_OVERLAP: /* value: the output's address, the input's */
+            SAY("fields input_address/output_address (offsets 24/32): accessed ranges [%#llx, +%llu) and "
+                "[%#llx, +%llu) overlap",
+                v[1], v[2], v[0], v[3]);
+        default: /* beyond the domain (a null or short view cannot occur: both slots are set, views are the spans) */
+            SAY("field %s (offset %d): %#llx + %llu bytes leaves the 32-bit device domain", ADDRESS_NAME[p],
+                ADDRESS_OFFSET[p], v[0], p ? v[3] : v[2]);
+        }
+    case SK_EV74_CHECK_UNBOUND:
+        SAY("packet fields input_address and output_address are 0 (relocatable): bind it to device regions first");
+    case SK_EV74_CHECK_MEMORY:
+        SAY("%s range %#llx + %llu is not device memory", PORT_NAME[p], v[0], v[1]);
+    default:
+        SAY("refused by check %d", why->check);
     }
 }
 
 int sk_ev74_decode(const uint8_t *b, size_t length, sk_ev74_descriptor *d, char *message, size_t capacity) {
+    sk_ev74_why why;
+    const int status = sk_ev74_validate(b, length, d, &why);
+    if (status != SK_OK) return sk_ev74_explain(&why, message, capacity);
     if (capacity) message[0] = '\0';
-    memset(d, 0, sizeof *d);
-    if (length != SK_EV74_DESCRIPTOR_SIZE) REJECT("descriptor length %zu, expected 224 bytes", length);
-    if (rd(b, SK_EV74_OFF_MAGIC, 4) != SK_EV74_MAGIC)
-        REJECT("field magic (offset 0): %#llx, expected %#x", (ull)rd(b, 0, 4), SK_EV74_MAGIC);
-    if (rd(b, SK_EV74_OFF_VERSION, 2) != SK_EV74_VERSION)
-        REJECT("field version (offset 4): %llu, expected 1", (ull)rd(b, 4, 2));
-    if (rd(b, SK_EV74_OFF_LENGTH, 2) != SK_EV74_DESCRIPTOR_SIZE)
-        REJECT("field length (offset 6): %llu, expected 224", (ull)rd(b, 6, 2));
-    d->conversion = (uint32_t)rd(b, SK_EV74_OFF_CONVERSION, 4);
-    if (d->conversion > SK_QUANT_F16)
-        REJECT("field conversion (offset 8): %u, expected 0 (FP32), 1 (BF16) or 2 (FP16)", d->conversion);
-    d->rank = (uint32_t)rd(b, SK_EV74_OFF_RANK, 4);
-    if (d->rank < 1 || d->rank > SK_EV74_MAX_RANK) REJECT("field rank (offset 12): %u, expected 1..6", d->rank);
-    d->flags = (uint32_t)rd(b, SK_EV74_OFF_FLAGS, 4);
-    if (d->flags & ~(uint32_t)SK_EV74_FLAG_SCALAR)
-        REJECT("field flags (offset 16): %#x has reserved bits set", d->flags);
-    for (int i = 0; i < 2; ++i) {
-        const int off = i ? SK_EV74_OFF_RESERVED1 : SK_EV74_OFF_RESERVED0;
-        if (rd(b, off, 4)) REJECT("field reserved (offset %d): %#llx, expected 0", off, (ull)rd(b, off, 4));
-    }
-    d->input_address = rd(b, SK_EV74_OFF_INPUT_ADDRESS, 8);
-    d->output_address = rd(b, SK_EV74_OFF_OUTPUT_ADDRESS, 8);
-    d->count = rd(b, SK_EV74_OFF_COUNT, 8);
-    d->input_span = rd(b, SK_EV74_OFF_INPUT_SPAN, 8);
-    d->output_span = rd(b, SK_EV74_OFF_OUTPUT_SPAN, 8);
-    for (int a = 0; a < SK_EV74_MAX_RANK; ++a) {
-        d->extent[a] = rd(b, SK_EV74_OFF_EXTENTS + 8 * a, 8);
-        d->input_stride[a] = rd(b, SK_EV74_OFF_INPUT_STRIDES + 8 * a, 8);
-        d->output_stride[a] = rd(b, SK_EV74_OFF_OUTPUT_STRIDES + 8 * a, 8);
-    }
-    d->multiplier_bits = (uint32_t)rd(b, SK_EV74_OFF_MULTIPLIER, 4);
-    d->zero_point = (int32_t)(uint32_t)rd(b, SK_EV74_OFF_ZERO_POINT, 4);
-    d->rounding = (uint32_t)rd(b, SK_EV74_OFF_ROUNDING, 4);
+    return status;
+}
 
-    /* Parameters. */
-    const uint32_t m = d->multiplier_bits;
-    if ((m >> 31) || ((m >> 23) & 0xffu) == 0xffu || m == 0)
-        REJECT("field multiplier (offset 208): bits %#010x are not a finite positive binary32", m);
-    if (d->zero_point < -128 || d->zero_point > 127)
-        REJECT("field zero_point (offset 212): %d is outside [-128, 127]", d->zero_point);
-    if (d->rounding > SK_QUANT_TOWARD_NEGATIVE) REJECT("field rounding (offset 216): %u, expected 0..3", d->rounding);
-
-    /* Geometry: unused axes zero, each port's layout by the shared rules,
-     * the count and spans consistent. */
-    for (uint32_t a = d->rank; a < SK_EV74_MAX_RANK; ++a)
-        if (d->extent[a] || d->input_stride[a] || d->output_stride[a])
-            REJECT("unused axis %u (offsets %u/%u/%u): extent %llu, strides %llu/%llu, expected 0", a,
-                   SK_EV74_OFF_EXTENTS + 8 * a, SK_EV74_OFF_INPUT_STRIDES + 8 * a, SK_EV74_OFF_OUTPUT_STRIDES + 8 * a,
-                   (ull)d->extent[a], (ull)d->input_stride[a], (ull)d->output_stride[a]);
-    if ((d->flags & SK_EV74_FLAG_SCALAR) && (d->rank != 1 || d->extent[0] != 1))
-        REJECT("field flags (offset 16): a lowered scalar must have rank 1 and extent 1, got rank %u, extent %llu",
-               d->rank, (ull)d->extent[0]);
-    /* The element count, checked step by step; a zero extent anywhere
-     * makes it 0 however large the others are. */
-    int empty = 0;
-    for (uint32_t a = 0; a < d->rank; ++a) empty |= d->extent[a] == 0;
-    uint64_t count = empty ? 0 : 1;
-    for (uint32_t a = 0; a < d->rank && !empty; ++a)
-        if (__builtin_mul_overflow(count, d->extent[a], &count) || count >> 32)
-            REJECT("field extents[%u] (offset %u): %llu takes the element count beyond the device domain", a,
-                   SK_EV74_OFF_EXTENTS + 8 * a, (ull)d->extent[a]);
-    if (count != d->count)
-        REJECT("field count (offset 40): %llu, but the extents hold %llu elements", (ull)d->count, (ull)count);
-    const uint64_t in_item = d->conversion == SK_QUANT_F32 ? 4 : 2;
-    uint64_t in_span, out_span;
-    int status = port_span(0, d, (int64_t)in_item, &in_span, message, capacity);
-    if (status != SK_OK) return status;
-    status = port_span(1, d, 1, &out_span, message, capacity);
-    if (status != SK_OK) return status;
-    if (in_span != d->input_span)
-        REJECT("field input_span (offset 48): %llu, but the extents and strides access %llu bytes", (ull)d->input_span,
-               (ull)in_span);
-    if (out_span != d->output_span)
-        REJECT("field output_span (offset 56): %llu, but the extents and strides access %llu bytes",
-               (ull)d->output_span, (ull)out_span);
-
-    /* Addresses: both slots zero (relocatable) or both bound: then, as
-     * fields, 32-bit device addresses, and as views, the binding rules. */
-    const uint64_t ia = d->input_address, oa = d->output_address;
-    if ((ia == 0) != (oa == 0))
-        REJECT("field %s (offset %d): 0 while %s is %#llx: one relocation slot is bound and the other is not",
-               ia ? "output_address" : "input_address", ia ? SK_EV74_OFF_OUTPUT_ADDRESS : SK_EV74_OFF_INPUT_ADDRESS,
-               ia ? "input_address" : "output_address", (ull)(ia ? ia : oa));
-    for (int port = 0; port < 2; ++port) {
-        const uint64_t address = port ? oa : ia;
-        if (address >> 32)
-            REJECT("field %s (offset %d): %#llx is beyond the 32-bit device domain",
-                   port ? "output_address" : "input_address",
-                   port ? SK_EV74_OFF_OUTPUT_ADDRESS : SK_EV74_OFF_INPUT_ADDRESS, (ull)address);
-    }
-    d->bound = ia != 0 && oa != 0;
-    if (d->bound) {
-        status = addresses(d, in_item, message, capacity);
-        if (status != SK_OK) return status;
-    }
-    d->entry = (int32_t)(d->conversion * 4 + d->rounding);
+int sk_ev74_admit(const sk_ev74_descriptor *d, uint64_t base, uint64_t size, char *message, size_t capacity) {
+    sk_ev74_why why;
+    const int status = sk_ev74_validate_memory(d, base, size, &why);
+    if (status != SK_OK) return sk_ev74_explain(&why, message, capacity);
+    if (capacity) message[0] = '\0';
     return SK_OK;
+}
+
+int sk_ev74_control_read(const uint8_t *control, uint64_t length, uint32_t *units, uint32_t *workgroups,
+                         char *message, size_t capacity) {
+    if (capacity) message[0] = '\0';
+    if (length != sizeof(sk_ev74_control)) {
+        say(message, capacity, 0, "control record of %llu bytes, expected %d", (ull)length, SK_EV74_CONTROL_SIZE);
+        return SK_INVALID_OPERATION;
+    }
+    sk_ev74_control c;
+    memcpy(&c, control, sizeof c);
+    *units = c.units;
+    *workgroups = c.workgroups;
+    return c.why.status == SK_OK ? SK_OK : sk_ev74_explain(&c.why, message, capacity);
 }

@@ -1,10 +1,24 @@
 /* The only header cffi sees.  The builder drops the preprocessor lines below
  * before handing the rest to ffi.cdef, so everything else must be plain C
- * declarations: no macros, no conditional compilation. */
+ * declarations: no macros, no conditional compilation.  The EV74 kernel's
+ * OpenCL C program includes it too (its enums, the rule and descriptor
+ * records), so nothing here may need more than the fixed-width types. */
 #ifndef SIMAKERNELS_H
 #define SIMAKERNELS_H
+#ifdef __OPENCL_C_VERSION__
+typedef uchar uint8_t;
+typedef ushort uint16_t;
+typedef short int16_t;
+typedef uint uint32_t;
+typedef int int32_t;
+typedef ulong uint64_t;
+typedef long int64_t;
+typedef char int8_t;
+#define INT64_MAX LONG_MAX
+#else
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 /* Status codes; the values are mirrored by simakernels.core.ErrorCode. */
 enum sk_status {
@@ -460,10 +474,98 @@ typedef struct sk_ev74_descriptor {
     int32_t bound; /* both address slots are set */
 } sk_ev74_descriptor;
 
+/* Why the device refuses a packet: the check that failed, the port (0
+ * input, 1 output, -1 none) and axis it names, the shared rule (enum
+ * sk_rule) for layout and binding faults, and the values its message
+ * states.  The validation (csrc/ev74/validate.h) fills it, on the host and
+ * in the kernel alike; sk_ev74_explain words it. */
+enum sk_ev74_check {
+    SK_EV74_CHECK_NONE = 0,
+    SK_EV74_CHECK_LENGTH = 1,      /* value[0]: the bytes given */
+    SK_EV74_CHECK_MAGIC = 2,       /* value[0]: the field */
+    SK_EV74_CHECK_VERSION = 3,     /* value[0]: the field */
+    SK_EV74_CHECK_BYTE_LENGTH = 4, /* value[0]: the field */
+    SK_EV74_CHECK_CONVERSION = 5,  /* value[0]: the field */
+    SK_EV74_CHECK_RANK = 6,        /* value[0]: the field */
+    SK_EV74_CHECK_FLAGS = 7,       /* value[0]: the field */
+    SK_EV74_CHECK_RESERVED = 8,    /* value[0]: the word, value[1]: its offset */
+    SK_EV74_CHECK_MULTIPLIER = 9,  /* value[0]: the bits */
+    SK_EV74_CHECK_ZERO_POINT = 10, /* value[0]: the field, as a signed 32-bit value */
+    SK_EV74_CHECK_ROUNDING = 11,   /* value[0]: the field */
+    SK_EV74_CHECK_UNUSED_AXIS = 12, /* axis; value: extent, input stride, output stride */
+    SK_EV74_CHECK_SCALAR = 13,      /* value: rank, extents[0] */
+    SK_EV74_CHECK_COUNT_LIMIT = 14, /* axis; value[0]: the extent */
+    SK_EV74_CHECK_COUNT = 15,       /* value: the field, the extents' product */
+    SK_EV74_CHECK_LAYOUT = 16,      /* port, axis, rule; value: the fault's value and limit, the stride, and the
+                                     * extent (SK_RULE_SPAN_LIMIT) or the count (SK_RULE_NOT_NORMALISED) */
+    SK_EV74_CHECK_SPAN = 17,        /* port; value: the field, the bytes the geometry accesses */
+    SK_EV74_CHECK_HALF_BOUND = 18,  /* port: the slot that is 0; value[0]: the other slot */
+    SK_EV74_CHECK_ADDRESS = 19,     /* port; value[0]: the slot, beyond 32 bits */
+    SK_EV74_CHECK_BINDING = 20,     /* port, rule; value: the fault's value and limit, the input and output spans */
+    SK_EV74_CHECK_UNBOUND = 21,     /* submission: both slots 0 (a relocatable packet) */
+    SK_EV74_CHECK_MEMORY = 22       /* submission: port; value: the address, the span (outside device memory) */
+};
+typedef struct sk_ev74_why {
+    int32_t status; /* enum sk_status: SK_INVALID_DESCRIPTOR, or SK_INVALID_BINDING at submission */
+    int32_t check;  /* enum sk_ev74_check */
+    int32_t port;
+    int32_t axis;
+    int32_t rule; /* enum sk_rule */
+    int32_t reserved;
+    uint64_t value[4];
+} sk_ev74_why;
+
 /* Device-side validation of every field before an entry is selected:
  * SK_OK with *out filled, or SK_INVALID_DESCRIPTOR with a NUL-terminated
  * message naming the field (at most `capacity` bytes). */
 int sk_ev74_decode(const uint8_t *bytes, size_t length, sk_ev74_descriptor *out, char *message, size_t capacity);
+
+/* What the device checks at submission besides the descriptor: both slots
+ * bound, and both accessed ranges inside its memory [base, base + size).
+ * SK_OK, or SK_INVALID_BINDING with the message. */
+int sk_ev74_admit(const sk_ev74_descriptor *d, uint64_t base, uint64_t size, char *message, size_t capacity);
+
+/* The message of a refusal (a record the kernel wrote, or the host's);
+ * returns its status. */
+int sk_ev74_explain(const sk_ev74_why *why, char *message, size_t capacity);
+
+/* ---- EV74 kernel ---------------------------------------------------------- */
+/* The OpenCL C program of simaai_kernels_ev74_quant_v1 (csrc/ev74/kernel.cl
+ * with the headers it includes inlined): what a firmware build compiles,
+ * and what the host's OpenCL engine builds. */
+const char *sk_ev74_kernel_source(void);
+
+/* What the entry's control record says (`length` bytes the kernel wrote,
+ * SK_EV74_CONTROL_SIZE of them): SK_OK with the work units and the
+ * workgroups that take them, or the refusal's status and message. */
+int sk_ev74_control_read(const uint8_t *control, uint64_t length, uint32_t *units, uint32_t *workgroups,
+                         char *message, size_t capacity);
+
+/* Work geometry both the kernel and the host model follow (the
+ * specification's private block constants). */
+enum sk_ev74_geometry {
+    SK_EV74_DMA_MIN = 128,          /* contiguous spans from here move in DMA blocks */
+    SK_EV74_DIRECT_MIN = 16,        /* 16..127: direct vector loads and stores */
+    SK_EV74_MAX_WORKGROUPS = 4,     /* the ring is capped here */
+    SK_EV74_DMA_BLOCK_F32 = 4096,   /* elements per DMA block of FP32 input */
+    SK_EV74_DMA_BLOCK_16BIT = 8192, /* of BF16 and FP16 input */
+    SK_EV74_INPUT_SLOT_BYTES = 16384,
+    SK_EV74_LANES = 16,        /* elements per vector block */
+    SK_EV74_CONTROL_SIZE = 192 /* the entry's control record for its workers */
+};
+/* A work unit's kind, and the trace record the kernel writes per unit when
+ * given a trace buffer (SK_EV74_TRACE_WORDS 32-bit words, at the unit's
+ * index). */
+enum sk_ev74_unit { SK_EV74_UNIT_DMA = 0, SK_EV74_UNIT_VECTOR = 1, SK_EV74_UNIT_SCATTER = 2 };
+enum sk_ev74_trace {
+    SK_EV74_TRACE_CPU = 0,
+    SK_EV74_TRACE_KIND = 1,
+    SK_EV74_TRACE_INPUT = 2,
+    SK_EV74_TRACE_OUTPUT = 3,
+    SK_EV74_TRACE_COUNT = 4,
+    SK_EV74_TRACE_SLOT = 5, /* ping-pong slot of a DMA unit, else -1 */
+    SK_EV74_TRACE_WORDS = 6
+};
 
 /* Host device model: the decoded entry's numerical core (the Quant leaves of
  * `route`, as the A65 backend runs them) on `n` packed elements, after the

@@ -28,19 +28,11 @@ static uint32_t first_reaching(const sk_quant_ctx *c, int input, uint32_t lo, ui
 }
 #endif
 
-/* Multiplier = msig * 2^mexp with msig odd; exact_only for a subnormal
- * one.  Powers of two leave the significand once, here, not per element. */
+/* The multiplier's odd significand and power of two (exact.h); a subnormal
+ * one sends every block to the exact path. */
 static void decode_multiplier(uint32_t bits, uint64_t *msig, int32_t *mexp, int32_t *exact_only) {
-    const uint32_t e = (bits >> 23) & 0xffu, f = bits & 0x7fffffu;
-    uint64_t sig = e ? (f | 0x800000u) : f;
-    int32_t exp = e ? (int32_t)e - 150 : -149;
-    while (sig && !(sig & 1)) {
-        sig >>= 1;
-        ++exp;
-    }
-    *msig = sig;
-    *mexp = exp;
-    *exact_only = e == 0;
+    sk_q_multiplier(bits, msig, mexp);
+    *exact_only = ((bits >> 23) & 0xffu) == 0;
 }
 
 void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t bits, int32_t zero_point, int input, int flushes) {

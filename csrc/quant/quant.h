@@ -5,6 +5,7 @@
 #define SK_QUANT_H
 #include <string.h>
 #include "../common/kernel.h"
+#include "exact.h"
 
 typedef struct sk_quant_ctx {
     float multiplier;
@@ -38,34 +39,6 @@ typedef struct sk_quant_ctx {
 void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t multiplier_bits, int32_t zero_point, int input, int flushes);
 void sk_quant_ctx_flushing(sk_quant_ctx *c, int input, int flushes);
 
-/* A decoded input: value = (-1)^neg * sig * 2^exp for finite values. */
-enum { SK_Q_FINITE = 0, SK_Q_ZERO = 1, SK_Q_INF = 2, SK_Q_NAN = 3 };
-typedef struct sk_q_decoded {
-    int kind;
-    int neg;
-    uint32_t sig;
-    int32_t exp;
-} sk_q_decoded;
-
-static inline sk_q_decoded sk_q_decode(uint32_t bits, int exp_bits, int frac_bits) {
-    const uint32_t frac_mask = (1u << frac_bits) - 1, exp_max = (1u << exp_bits) - 1;
-    const int bias = (1 << (exp_bits - 1)) - 1;
-    const uint32_t e = (bits >> frac_bits) & exp_max, f = bits & frac_mask;
-    sk_q_decoded d = {SK_Q_FINITE, (int)(bits >> (exp_bits + frac_bits)), f, 1 - bias - frac_bits};
-    if (e == exp_max)
-        d.kind = f ? SK_Q_NAN : SK_Q_INF;
-    else if (e == 0 && f == 0)
-        d.kind = SK_Q_ZERO;
-    else if (e != 0) {
-        d.sig = f | (1u << frac_bits);
-        d.exp = (int32_t)e - bias - frac_bits;
-    }
-    return d;
-}
-static inline sk_q_decoded sk_q_decode_f32(uint32_t b) { return sk_q_decode(b, 8, 23); }
-static inline sk_q_decoded sk_q_decode_bf16(uint16_t b) { return sk_q_decode(b, 8, 7); }
-static inline sk_q_decoded sk_q_decode_f16(uint16_t b) { return sk_q_decode(b, 5, 10); }
-
 /* Element i of a packed source of the given input dtype, decoded. */
 static inline sk_q_decoded sk_q_decode_at(int input, const void *src, size_t i) {
     return input == SK_QUANT_F32    ? sk_q_decode_f32(((const uint32_t *)src)[i])
@@ -73,62 +46,9 @@ static inline sk_q_decoded sk_q_decode_at(int input, const void *src, size_t i) 
                                     : sk_q_decode_f16(((const uint16_t *)src)[i]);
 }
 
-static inline int8_t sk_q_saturate(int64_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
-
-static inline int sk_q_bitlen64(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
-
-/* Integer rounding of (ip + rem / 2^n) by the mode, for a magnitude with the
- * given sign; rem < 2^n.  `n` may exceed 63 (then rem is all sticky). */
-static inline uint64_t sk_q_round_magnitude(uint64_t ip, uint64_t rem, int n, int neg, int mode) {
-    if (rem == 0) return ip;
-    switch (mode) {
-    case SK_QUANT_NEAREST_EVEN: {
-        if (n > 63) return ip; /* rem < 2^64 <= half: below half */
-        const uint64_t half = (uint64_t)1 << (n - 1);
-        return ip + (rem > half || (rem == half && (ip & 1)));
-    }
-    case SK_QUANT_TOWARD_ZERO:
-        return ip;
-    case SK_QUANT_TOWARD_POSITIVE:
-        return ip + !neg;
-    default:
-        return ip + neg; /* toward negative */
-    }
-}
-
-/* The ordered contract with integers only (independent of FP modes):
- * product rounded to binary32 nearest-even (24 bits, quantum 2^-149), then
- * the integer rounding mode, then the zero point, then saturation. */
+/* The ordered contract with integers only, with the context's parameters. */
 static inline int8_t sk_quant_exact(const sk_quant_ctx *c, sk_q_decoded d, int mode) {
-    if (d.kind == SK_Q_NAN || d.kind == SK_Q_ZERO) return (int8_t)c->zero_point;
-    if (d.kind == SK_Q_INF) return d.neg ? -128 : 127;
-    /* At most 24 x 24 bits: the exact product fits 64 bits. */
-    uint64_t p = (uint64_t)d.sig * c->msig;
-    int32_t q = d.exp + c->mexp;
-    int shift = sk_q_bitlen64(p) - 24;
-    if (-149 - q > shift) shift = -149 - q;
-    if (shift > 0) {
-        uint64_t ip = shift > 63 ? 0 : p >> shift;
-        uint64_t rem = shift > 63 ? p : p & (((uint64_t)1 << shift) - 1);
-        p = sk_q_round_magnitude(ip, rem, shift, 0, SK_QUANT_NEAREST_EVEN);
-        q += shift;
-    }
-    /* The binary32 value is p * 2^q with p <= 2^24.  From 512 up (infinity
-     * included) every zero point saturates by sign. */
-    uint64_t magnitude;
-    if (p == 0) {
-        magnitude = 0;
-    } else if (q >= 0) {
-        magnitude = q >= 10 ? 512 : p << q;
-    } else {
-        const int n = -q;
-        uint64_t ip = n > 63 ? 0 : p >> n;
-        uint64_t rem = n > 63 ? p : p & (((uint64_t)1 << n) - 1);
-        magnitude = sk_q_round_magnitude(ip, rem, n, d.neg, mode);
-    }
-    if (magnitude > 512) magnitude = 512;
-    const int64_t r = d.neg ? -(int64_t)magnitude : (int64_t)magnitude;
-    return sk_q_saturate(r + c->zero_point);
+    return sk_q_exact(c->msig, c->mexp, c->zero_point, d, mode);
 }
 
 /* The exact path over elements [i, n) of a source whose elements are

@@ -1,7 +1,15 @@
-"""A host model of the EV74 for tests and demonstrations: a simulated 32-bit
+"""The EV74 on the host, for tests and demonstrations: a simulated 32-bit
 device address space backed by host memory, region allocation, and
-asynchronous submission of bound Quant packets.
+asynchronous submission of bound Quant packets to one of two engines:
 
+* ``engine="model"`` (the default): a host model, described below;
+* ``engine="opencl"``: the kernel itself (``kernel_source()``, OpenCL C),
+  built and run by an OpenCL runtime on the host (:mod:`.opencl`): the
+  descriptor is validated and the work done by the device program.
+
+Both give the same results, the same errors and the same work units.
+
+The model:
 Execution decodes with the native decoder, then follows the specification's
 task geometry: the common contiguous suffix of both ports is cut into DMA
 blocks (spans of at least 128 elements; 4,096 FP32 or 8,192 BF16/FP16
@@ -14,8 +22,8 @@ arithmetic is the shared Quant core (the same leaves as ``sk.a65.quant``).
 Every work unit is recorded, so tests can prove each logical element is
 written exactly once and no gap is touched.
 
-It is a model of data movement and dispatch, not EV instruction or DMA
-validation.
+Neither engine is EV instruction or DMA validation: pocl runs the kernel's
+vector code and copies on the host CPU.
 """
 from __future__ import annotations
 
@@ -33,14 +41,18 @@ from .._ffi import ffi, lib
 from ..a65 import _routes
 from ..arrays import DTypeSpec, numpy_dtype, to_dtype
 from ..core import DType, Error, ErrorCode, KernelError, describe, type_name
+from . import opencl
 from . import quant as ev_quant
 from .region import DeviceRegion
 
-DMA_MIN = 128            # contiguous spans from here use DMA blocks
-DIRECT_MIN = 16          # 16..127: direct vector loads and stores
-MAX_WORKGROUPS = 4
-DMA_BLOCK = {DType.FLOAT32: 4096, DType.BFLOAT16: 8192, DType.FLOAT16: 8192}  # elements
-INPUT_SLOT_BYTES = 16 * 1024
+# The block constants the kernel counts by (simakernels.h, enum sk_ev74_geometry).
+DMA_MIN = lib.SK_EV74_DMA_MIN            # contiguous spans from here use DMA blocks
+DIRECT_MIN = lib.SK_EV74_DIRECT_MIN      # 16..127: direct vector loads and stores
+MAX_WORKGROUPS = lib.SK_EV74_MAX_WORKGROUPS
+DMA_BLOCK = {DType.FLOAT32: lib.SK_EV74_DMA_BLOCK_F32, DType.BFLOAT16: lib.SK_EV74_DMA_BLOCK_16BIT,
+             DType.FLOAT16: lib.SK_EV74_DMA_BLOCK_16BIT}  # elements
+INPUT_SLOT_BYTES = lib.SK_EV74_INPUT_SLOT_BYTES
+ENGINES = ("model", "opencl")
 
 
 @dataclass(frozen=True)
@@ -70,14 +82,20 @@ class Device:
 
     ``memory``: the host bytes that back device memory (any writable
     buffer of exactly ``size`` bytes, kept alive by the Device), e.g. a
-    mapping between guard pages in tests; by default new zeroed bytes."""
+    mapping between guard pages in tests; by default new zeroed bytes.
+    ``engine``: "model" (the host model, the default) or "opencl" (the
+    kernel on an OpenCL runtime; RuntimeError saying what to install when
+    there is none).  ``route``: the host CPU route of the model's
+    arithmetic."""
 
     def __init__(self, size: int = 1 << 24, base: int = 0x1000_0000, workgroups: int = MAX_WORKGROUPS,
-                 memory: Any = None, route: Optional[str] = None) -> None:
+                 memory: Any = None, route: Optional[str] = None, engine: str = "model") -> None:
         if not (0 < base and 0 < size and base + size <= _rules.DEVICE_END):
             raise ValueError("device memory must lie inside the 32-bit domain, above address 0")
         if not 1 <= workgroups:
             raise ValueError("at least one workgroup")
+        if engine not in ENGINES:
+            raise ValueError(f"engine must be one of {ENGINES}, got {describe(engine)}")
         self.base, self.size, self.workgroups = base, size, workgroups
         # The host CPU route that runs the modelled arithmetic, chosen as the
         # A65 backend chooses (``route``, else $SIMAKERNELS_FORCE_ROUTE, else
@@ -90,6 +108,10 @@ class Device:
         if self._memory.readonly or self._memory.nbytes != size:
             raise ValueError(f"memory must be a writable buffer of {size} bytes")
         self._host = ffi.from_buffer("char[]", self._memory)
+        self.engine = engine
+        # The kernel on the configured ring, capped at four workgroups.
+        self._kernel = None if engine == "model" else opencl.Engine(
+            self._memory, base, size, min(workgroups, MAX_WORKGROUPS))
         self._next = base
         self._lock = threading.Lock()
         # One worker thread, the modelled device.  Not a ThreadPoolExecutor:
@@ -219,16 +241,20 @@ class Device:
             return bound
         if not isinstance(bound, ev_quant.BoundPacket):
             return Error(ErrorCode.INVALID_DESCRIPTOR, f"submit takes a BoundPacket, got {type_name(bound)}")
+        if self._kernel is not None:  # validated and run by the device program
+            done = self._kernel.execute(bound.descriptor)
+            if isinstance(done, Error):
+                return done
+            workgroups, records = done
+            order = {cpu: k for k, cpu in enumerate(list(range(1, workgroups)) + [0])}  # CPU0 last
+            records.sort(key=lambda r: order[r[0]])  # stable: each CPU's units stay in order
+            return Completion(workgroups, tuple(WorkUnit(*r) for r in records))
         desc = ev_quant.decode(bound.descriptor)
         if isinstance(desc, Error):
             return desc
-        if not desc.bound:
-            return Error(ErrorCode.INVALID_BINDING, "packet fields input_address and output_address are 0 "
-                                                    "(relocatable): bind it to device regions first")
-        for name, address, span in (("input", desc.input_address, desc.input_span),
-                                    ("output", desc.output_address, desc.output_span)):
-            if not (self.base <= address and address + span <= self.base + self.size):
-                return Error(ErrorCode.INVALID_BINDING, f"{name} range {address:#x} + {span} is not device memory")
+        refused = ev_quant.admit(desc, self.base, self.size)
+        if refused is not None:
+            return refused
         units = _work_units(desc)
         n_workers = 1 if len(units) == 1 else min(self.workgroups, MAX_WORKGROUPS)
         # Consecutive ranges, rounded up so that unit 0 always stays on CPU0

@@ -12,7 +12,7 @@ device model completes such a submission at once without dispatching work.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
 from ..fenv import in_default_state
 from .. import _rules
@@ -264,3 +264,12 @@ def decode(data: Any) -> Union[Descriptor, Error]:
         bound=bool(native.bound),
         _native=native,
     )
+
+
+def admit(descriptor: Descriptor, base: int, size: int) -> Optional[Error]:
+    """What the device checks at submission besides the descriptor: both
+    slots bound and both accessed ranges in its memory [base, base +
+    size); None, or the ``INVALID_BINDING`` error."""
+    message = ffi.new("char[256]")
+    status = lib.sk_ev74_admit(descriptor._native, base, size, message, 256)
+    return None if status == lib.SK_OK else Error(ErrorCode(status), ffi.string(message).decode())
