@@ -73,9 +73,25 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_ev74_vectors(args: argparse.Namespace) -> int:
-    """Writes a kit, or (--check) compares a device's dumps with one."""
+    """Writes a kit, (--run) runs one on a host Device, or (--check)
+    compares a device's dumps with one."""
     from .ev74 import vectors
 
+    if args.check and args.run:
+        print("ev74-vectors takes one of --run and --check", file=sys.stderr)
+        return 2
+    if args.run:
+        if len(args.paths) != 2:
+            print("ev74-vectors --run takes the kit and the results directory: --run OUT RESULTS [--engine E]",
+                  file=sys.stderr)
+            return 2
+        try:
+            kinds = vectors.run(*args.paths, engine=args.engine)
+        except (OSError, ValueError, RuntimeError) as exc:
+            print(f"ev74-vectors: {exc}", file=sys.stderr)
+            return 2
+        print(f"{len(kinds)} cases run on the {args.engine} engine; dumps in {args.paths[1]}")
+        return 0
     if args.check:
         if len(args.paths) != 2:
             print("ev74-vectors --check takes the kit and the results directory: --check OUT RESULTS",
@@ -127,10 +143,16 @@ def main(argv: Optional[List[str]] = None) -> int:
                              description="ev74-vectors OUT [--quick]: writes OUT/manifest.json and the case files. "
                                          "ev74-vectors --check OUT RESULTS: compares RESULTS/<id>.bin, the output "
                                          "region a device left for each case, with the expected bytes; exit "
-                                         "status 1 if any case fails or is missing.")
+                                         "status 1 if any case fails or is missing. ev74-vectors --run OUT "
+                                         "RESULTS [--engine opencl|model]: runs every case on a host device and "
+                                         "writes RESULTS/<id>.bin.")
     vectors.add_argument("paths", nargs="+", metavar="OUT [RESULTS]")
     vectors.add_argument("--quick", action="store_true", help="the quick kit (a subset of every group, under 1 MB)")
     vectors.add_argument("--check", action="store_true", help="compare RESULTS with the kit OUT")
+    vectors.add_argument("--run", action="store_true",
+                         help="run the kit OUT on a host device, dumps to RESULTS")
+    vectors.add_argument("--engine", choices=("model", "opencl"), default="model",
+                         help="with --run: the host model (default) or the EV74 kernel on an OpenCL runtime")
     commands: Dict[str, Callable[[argparse.Namespace], int]] = {
         "info": cmd_info, "demo": cmd_demo, "selftest": cmd_selftest, "bench": cmd_bench,
         "ev74-vectors": cmd_ev74_vectors,

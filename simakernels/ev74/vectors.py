@@ -6,7 +6,9 @@ The specification asks that device validation exercise all 12 entries,
 the scalar/vector/DMA boundaries, scatter, repeated invocation and
 untouched gaps against independent expected bytes.  :func:`specs` lists
 the cases that do (``quick``: a subset of the same groups, under 1 MB),
-:func:`write` writes a kit, :func:`check` compares a device's dumps.
+:func:`write` writes a kit, :func:`run` runs one on a host Device (the
+model or the kernel itself on an OpenCL runtime), :func:`check` compares a
+device's dumps.
 
 Every byte is a function of the case list, the seed and the version: the
 same command writes the same kit on every machine and route.  Expected
@@ -21,7 +23,7 @@ import json
 import pathlib
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import ml_dtypes
 import numpy as np
@@ -32,7 +34,7 @@ from ..buffers import ConstHostBuffer, HostBuffer
 from ..core import DType, Error, Strided, TensorSpec
 from ..ops import quant as ops_quant
 from . import quant as ev_quant
-from .device import DIRECT_MIN, DMA_BLOCK, DMA_MIN
+from .device import DIRECT_MIN, DMA_BLOCK, DMA_MIN, Device
 from .region import DeviceRegion
 
 FORMAT = "simakernels-ev74-vectors"
@@ -440,6 +442,40 @@ def read(directory: Any) -> Dict[str, Any]:
         if hashlib.sha256(data).hexdigest() != digest:
             raise ValueError(f"{root}/{name}: sha256 differs from the manifest's (a damaged or edited kit)")
     return manifest
+
+
+# ---- running a kit on the host ---------------------------------------------------------
+
+def run(directory: Any, results: Any, engine: str = "model") -> Dict[str, Set[str]]:
+    """Runs every case of the kit ``directory`` on a host
+    :class:`~simakernels.ev74.Device` (``engine``: "model" or "opencl", the
+    kernel on an OpenCL runtime), as a device team runs it on the EV74: the
+    input and initial output regions written, the bound descriptor
+    submitted, the output region dumped to ``results``/<id>.bin.  Returns
+    each case's unit kinds.  A case the device refuses raises ValueError
+    naming it (a kit's descriptors are all valid)."""
+    root, dumps = pathlib.Path(directory), pathlib.Path(results)
+    manifest = read(root)
+    dumps.mkdir(parents=True, exist_ok=True)
+    kinds: Dict[str, Set[str]] = {}
+    # 16 MiB at INPUT_BASE: holds both region pairs of every case.
+    with Device(size=2 * (OUTPUT_BASE - INPUT_BASE), base=INPUT_BASE, engine=engine) as device:
+        for case in manifest["cases"]:
+            inputs = (root / case["input"]["file"]).read_bytes()
+            initial = (root / case["output"]["initial"]).read_bytes()
+            device.write(case["input"]["address"], inputs)
+            device.write(case["output"]["address"], initial)
+            data = bytes.fromhex(case["descriptor"])
+            desc = _checked_decode(data)
+            end_in, end_out = case["input"]["address"] + len(inputs), case["output"]["address"] + len(initial)
+            bound = ev_quant.BoundPacket(data, (DeviceRegion(desc.input_address, end_in - desc.input_address),),
+                                         (DeviceRegion(desc.output_address, end_out - desc.output_address),))
+            done = device.submit(bound).result()
+            if isinstance(done, Error):
+                raise ValueError(f"case {case['id']}: the device refused it: {done}")
+            kinds[case["id"]] = {unit.kind for unit in done.units}
+            (dumps / f"{case['id']}.bin").write_bytes(device.read(case["output"]["address"], len(initial)))
+    return kinds
 
 
 # ---- the checker -------------------------------------------------------------------------

@@ -35,9 +35,11 @@ from support.ev74_helpers import (
     contiguous_strides,
     draw,
     ev,
+    ENGINES,
     ev_plan,
     expected_unit_count,
     ok,
+    open_device,
     oracle_bytes,
     run_on_device,
     untouched_problems,
@@ -47,9 +49,11 @@ from oracle import quant
 MULTIPLIER, ZERO_POINT = 0x3E99999A, -3          # ~0.3: pool products cover INT8 with fractions
 
 
-@pytest.fixture(scope="module")
-def device():
-    with sk.ev74.Device(size=1 << 22) as d:
+@pytest.fixture(scope="module", params=ENGINES)
+def device(request):
+    """The host model and the kernel on OpenCL: every test that takes the
+    fixture runs on both, each checked against the oracle."""
+    with open_device(request.param, size=1 << 22) as d:
         yield d
 
 
@@ -251,9 +255,10 @@ def test_ring_order_and_ping_pong(device):
 
 
 @pytest.mark.parametrize("workgroups,ring", [(1, 1), (2, 2), (3, 3), (4, 4), (8, 4)])
-def test_configured_ring(workgroups, ring):
+@pytest.mark.parametrize("engine", ENGINES)
+def test_configured_ring(workgroups, ring, engine):
     """The complete configured ring starts, capped at four."""
-    with sk.ev74.Device(size=1 << 20, workgroups=workgroups) as d:
+    with open_device(engine, size=1 << 20, workgroups=workgroups) as d:
         cases = (((40,), (4,), None, 40), ((5, 200), (210 * 2, 2), None, 5), ((16,), None, None, 1))
         for shape, si, so, units in cases:
             c = run_on_device(d, shape, BF16, si, so, expect_units=units).completion

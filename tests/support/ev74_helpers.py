@@ -893,3 +893,25 @@ def decode_check(data) -> Tuple[str, Optional[str]]:
     if reason is not None:
         return "accepted", f"accepted a descriptor violating '{reason}'\n{describe(bytes(data))}"
     return "accepted", check_decoded_consistent(got, bytes(data))
+
+
+# ---- the two engines ---------------------------------------------------------------
+ENGINES = ("model", "opencl")
+
+
+def opencl_or_skip() -> None:
+    """Skips the test where the kernel cannot run: no OpenCL runtime (no
+    pyopencl or no platform: under QEMU, or a machine without pocl)."""
+    from simakernels.ev74 import opencl
+
+    try:
+        opencl.runtime()
+    except RuntimeError as exc:
+        pytest.skip(f"the EV74 kernel needs an OpenCL runtime: {exc}")
+
+
+def open_device(engine: str = "model", **kwargs) -> "sk.ev74.Device":
+    """sk.ev74.Device on ``engine``; skips an OpenCL run that cannot run here."""
+    if engine == "opencl":
+        opencl_or_skip()
+    return sk.ev74.Device(engine=engine, **kwargs)
