@@ -168,7 +168,7 @@ int sk_ev74_admit(const sk_ev74_descriptor *d, uint64_t base, uint64_t size, cha
 }
 
 int sk_ev74_control_read(const uint8_t *control, uint64_t length, uint32_t *units, uint32_t *workgroups,
-                         char *message, size_t capacity) {
+                         uint32_t *input_slots, uint32_t *output_slots, char *message, size_t capacity) {
     if (capacity) message[0] = '\0';
     if (length != sizeof(sk_ev74_control)) {
         say(message, capacity, 0, "control record of %llu bytes, expected %d", (ull)length, SK_EV74_CONTROL_SIZE);
@@ -178,5 +178,7 @@ int sk_ev74_control_read(const uint8_t *control, uint64_t length, uint32_t *unit
     memcpy(&c, control, sizeof c);
     *units = c.units;
     *workgroups = c.workgroups;
+    *input_slots = 2 * SK_EV74_INPUT_SLOT_BYTES;
+    *output_slots = 2 * (c.kind == SK_EV74_UNIT_DMA ? c.block : 1); /* one byte per element */
     return c.why.status == SK_OK ? SK_OK : sk_ev74_explain(&c.why, message, capacity);
 }

@@ -13,6 +13,11 @@
  *       workgroups past N return at once), through one of 12 numerical
  *       entries (3 input formats x 4 rounding modes) selected once.
  * Device addresses are 32-bit; `memory` holds device memory from `base`.
+ * The ping-pong slots are __local arguments (two input slots of 16 KiB,
+ * two output slots of one DMA block: 40 KiB for FP32, 48 KiB for BF16 and
+ * FP16), allocated per workgroup by the launch (sk_ev74_control_read
+ * gives the sizes); they are not kernel-scope __local arrays, which pocl
+ * 3.1 shares between concurrently running workgroups.
  * Only logical output elements are written.  Given a trace buffer, each
  * unit's record goes to trace[unit * SK_EV74_TRACE_WORDS]. */
 #include "../include/simakernels.h"
@@ -187,7 +192,7 @@ static inline void sk_ev74_work(const sk_ev74_control *c, __global uchar *memory
     /* DMA ping-pong: unit k uses slot k & 1; the next unit's input is in
      * flight while this one computes; an output slot is reused only after
      * its previous transfer, and both are waited for before returning. */
-    const uint in_words = SK_EV74_INPUT_SLOT_BYTES / 4, out_bytes = SK_EV74_DMA_BLOCK_16BIT;
+    const uint in_words = SK_EV74_INPUT_SLOT_BYTES / 4, out_bytes = c->block;
     event_t in_event[2], out_event[2];
     int out_busy[2] = {0, 0};
     uint count = sk_ev74_unit(c, &at, item, &src, &dst);
@@ -238,9 +243,8 @@ SK_EV74_ENTRIES(SK_EV74_ENTRY)
         break;
 
 __kernel void simaai_kernels_ev74_quant_v1_workers(__global const sk_ev74_control *control, __global uchar *memory,
-                                                   uint base, __global uint *trace) {
-    __local uint in_slots[2 * SK_EV74_INPUT_SLOT_BYTES / 4];
-    __local char out_slots[2 * SK_EV74_DMA_BLOCK_16BIT];
+                                                   uint base, __global uint *trace, __local uint *in_slots,
+                                                   __local char *out_slots) {
     const sk_ev74_control c = *control;
     if (c.why.status != SK_OK || get_group_id(0) >= c.workgroups || get_local_id(0) != 0) return;
     switch (c.entry) { SK_EV74_ENTRIES(SK_EV74_CASE) }

@@ -536,10 +536,13 @@ int sk_ev74_explain(const sk_ev74_why *why, char *message, size_t capacity);
 const char *sk_ev74_kernel_source(void);
 
 /* What the entry's control record says (`length` bytes the kernel wrote,
- * SK_EV74_CONTROL_SIZE of them): SK_OK with the work units and the
- * workgroups that take them, or the refusal's status and message. */
+ * SK_EV74_CONTROL_SIZE of them): SK_OK with the work units, the workgroups
+ * that take them and the bytes of each workgroup's two local input slots
+ * and two local output slots (the workers' __local arguments: 40 KiB for
+ * FP32 DMA blocks, 48 KiB for BF16/FP16), or the refusal's status and
+ * message. */
 int sk_ev74_control_read(const uint8_t *control, uint64_t length, uint32_t *units, uint32_t *workgroups,
-                         char *message, size_t capacity);
+                         uint32_t *input_slots, uint32_t *output_slots, char *message, size_t capacity);
 
 /* Work geometry both the kernel and the host model follow (the
  * specification's private block constants). */

@@ -78,6 +78,10 @@ class Engine:
         """Runs one packet: (workgroups, [(cpu, kind, input address, output
         address, count, slot) per unit, in unit order]), or the Error the
         device refused it with."""
+        with _lock:
+            return self._run(descriptor)
+
+    def _run(self, descriptor: bytes) -> Union[Tuple[int, List[Tuple[int, str, int, int, int, int]]], Error]:
         cl, ctx, queue = self._cl, self._context, self._queue
         flags = cl.mem_flags
         raw = np.frombuffer(descriptor, np.uint8) if descriptor else np.zeros(1, np.uint8)
@@ -88,14 +92,17 @@ class Engine:
                     np.uint32(self.size), np.uint32(self.ring), control_buffer)
         cl.enqueue_copy(queue, control, control_buffer)
         units, workgroups = ffi.new("uint32_t *"), ffi.new("uint32_t *")
+        input_slots, output_slots = ffi.new("uint32_t *"), ffi.new("uint32_t *")
         message = ffi.new("char[256]")
-        status = lib.sk_ev74_control_read(ffi.from_buffer(control), control.nbytes, units, workgroups, message, 256)
+        status = lib.sk_ev74_control_read(ffi.from_buffer(control), control.nbytes, units, workgroups, input_slots,
+                                          output_slots, message, 256)
         if status != lib.SK_OK:
             return Error(ErrorCode(status), ffi.string(message).decode())
         trace = np.zeros(max(1, units[0]) * lib.SK_EV74_TRACE_WORDS, np.uint32)
         trace_buffer = cl.Buffer(ctx, flags.READ_WRITE, trace.nbytes)
         cl.enqueue_copy(queue, self._memory, self._host)
-        self._workers(queue, (self.ring,), (1,), control_buffer, self._memory, np.uint32(self.base), trace_buffer)
+        self._workers(queue, (self.ring,), (1,), control_buffer, self._memory, np.uint32(self.base), trace_buffer,
+                      cl.LocalMemory(input_slots[0]), cl.LocalMemory(output_slots[0]))
         cl.enqueue_copy(queue, self._host, self._memory)
         cl.enqueue_copy(queue, trace, trace_buffer)
         queue.finish()

@@ -31,6 +31,7 @@ from oracle.quant import quant_many, quant_table
 from simakernels.ev74 import descriptor as wire
 from simakernels.ev74 import quant as ev_quant
 from simakernels.ev74 import vectors
+from support.ev74_helpers import opencl_or_skip
 from support.ev74_kit import input_offsets, output_offsets, run_on_device
 
 FORMATS = {sk.DType.FLOAT32: BINARY32, sk.DType.BFLOAT16: BFLOAT16, sk.DType.FLOAT16: BINARY16}
@@ -123,6 +124,34 @@ def test_the_device_model_passes_the_quick_kit_and_check_names_a_changed_byte(qu
     assert f"{n - 1} of {n} cases match; 1 failed" in missing.stdout
 
 
+def test_the_kernel_passes_the_quick_kit_through_the_cli(quick, tmp_path, capsys):
+    """`ev74-vectors --run OUT RESULTS --engine opencl` runs every case on
+    the kernel; --check passes and the dumps equal the model's."""
+    opencl_or_skip()
+    kit, manifest = quick
+    capsys.readouterr()
+    status = cli.main(["ev74-vectors", "--run", str(kit), str(tmp_path / "kernel"), "--engine", "opencl"])
+    out = capsys.readouterr().out
+    n = len(manifest["cases"])
+    assert status == 0 and f"{n} cases run on the opencl engine" in out, out
+    passed = check_command(capsys, kit, tmp_path / "kernel")
+    assert passed.returncode == 0 and f"{n} of {n} cases match; 0 failed" in passed.stdout, passed.stdout
+    kinds = run_on_device(kit, manifest, tmp_path / "model")
+    assert set().union(*kinds.values()) == {"dma", "vector", "scatter"}
+    for case in manifest["cases"]:
+        name = f"{case['id']}.bin"
+        assert (tmp_path / "kernel" / name).read_bytes() == (tmp_path / "model" / name).read_bytes(), case["id"]
+
+
+def test_run_refuses_bad_arguments(quick, tmp_path, capsys):
+    kit, _ = quick
+    for argv in (["--run", str(kit)], ["--run", "--check", str(kit), str(tmp_path)],
+                 ["--run", str(tmp_path / "none"), str(tmp_path / "out")]):
+        capsys.readouterr()
+        assert cli.main(["ev74-vectors", *argv]) == 2, argv
+        assert "ev74-vectors" in capsys.readouterr().err
+
+
 def test_check_refuses_a_damaged_kit(quick, tmp_path, capsys):
     kit, manifest = quick
     copy = tmp_path / "kit"
@@ -184,7 +213,7 @@ def test_every_element_byte_can_show_an_unwritten_element(quick):
 
 
 @pytest.mark.slow
-def test_the_full_kit_matches_the_oracle_and_the_device_model(tmp_path):
+def test_the_full_kit_matches_the_oracle_the_device_model_and_the_kernel(tmp_path):
     kit = tmp_path / "kit"
     manifest = vectors.write(kit)
     assert {tag for c in manifest["cases"] for tag in c["covers"]} >= {"all-patterns", "dma-block"}
@@ -192,4 +221,8 @@ def test_the_full_kit_matches_the_oracle_and_the_device_model(tmp_path):
     assert not failures, failures
     run_on_device(kit, manifest, tmp_path / "results")
     n, failed = vectors.check(kit, tmp_path / "results")
+    assert n == len(manifest["cases"]) and not failed, failed[:3]
+    opencl_or_skip()
+    run_on_device(kit, manifest, tmp_path / "kernel", engine="opencl")
+    n, failed = vectors.check(kit, tmp_path / "kernel")
     assert n == len(manifest["cases"]) and not failed, failed[:3]
