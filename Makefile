@@ -33,7 +33,7 @@ typecheck: $(VENV)/.installed
 lint: $(VENV)/.installed
 	bash toolchains/host/lint-packages.sh
 	$(PY) -m ruff check .
-	git ls-files -z '*.c' '*.h' | xargs -0 clang-format-15 --dry-run --Werror
+	git ls-files -z '*.c' '*.h' '*.cl' | xargs -0 clang-format-15 --dry-run --Werror
 
 # Throughput against the memcpy-equivalent, NumPy's expression and peers, as
 # ratios measured in one run (README "Benchmark"; options: BENCH_ARGS="--help").

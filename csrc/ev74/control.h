@@ -12,16 +12,16 @@
 #include "../quant/exact.h"
 
 typedef struct sk_ev74_control {
-    sk_ev74_why why;          /* status SK_OK: admitted; else the refusal */
-    uint32_t entry;           /* numerical entry: conversion * 4 + rounding */
-    uint32_t kind;            /* enum sk_ev74_unit */
-    uint32_t units;           /* work units of the invocation */
-    uint32_t workgroups;      /* workgroups that take units: 1 for a single unit, else the ring (at most 4) */
-    uint32_t run;             /* elements per row: the common contiguous suffix, 1 for scatter */
-    uint32_t block;           /* elements per unit: a DMA block, the row, or 1 */
-    uint32_t units_per_run;   /* units per row */
-    uint32_t outer_rank;      /* axes walked between rows (extent > 1 only) */
-    uint32_t input_address;   /* device address of element 0 */
+    sk_ev74_why why;        /* status SK_OK: admitted; else the refusal */
+    uint32_t entry;         /* numerical entry: conversion * 4 + rounding */
+    uint32_t kind;          /* enum sk_ev74_unit */
+    uint32_t units;         /* work units of the invocation */
+    uint32_t workgroups;    /* workgroups that take units: 1 for a single unit, else the ring (at most 4) */
+    uint32_t run;           /* elements per row: the common contiguous suffix, 1 for scatter */
+    uint32_t block;         /* elements per unit: a DMA block, the row, or 1 */
+    uint32_t units_per_run; /* units per row */
+    uint32_t outer_rank;    /* axes walked between rows (extent > 1 only) */
+    uint32_t input_address; /* device address of element 0 */
     uint32_t output_address;
     uint32_t extent[6];       /* the walked axes, outermost first */
     uint32_t input_stride[6]; /* their byte strides */
@@ -35,12 +35,13 @@ typedef struct sk_ev74_control {
 } sk_ev74_control;
 
 /* Every field's offset, asserted by both compilers. */
-#define SK_EV74_CONTROL_FIELDS(X)                                                                                  \
-    X(why, 0)                                                                                                      \
-    X(entry, 56) X(kind, 60) X(units, 64) X(workgroups, 68) X(run, 72) X(block, 76) X(units_per_run, 80)          \
-        X(outer_rank, 84) X(input_address, 88) X(output_address, 92) X(extent, 96) X(input_stride, 120)           \
-            X(output_stride, 144) X(multiplier_bits, 168) X(significand, 172) X(exponent, 176) X(zero_point, 180) \
-                X(exact_only, 184) X(reserved, 188)
+/* clang-format off */
+#define SK_EV74_CONTROL_FIELDS(X) \
+    X(why, 0) X(entry, 56) X(kind, 60) X(units, 64) X(workgroups, 68) X(run, 72) X(block, 76) \
+    X(units_per_run, 80) X(outer_rank, 84) X(input_address, 88) X(output_address, 92) X(extent, 96) \
+    X(input_stride, 120) X(output_stride, 144) X(multiplier_bits, 168) X(significand, 172) X(exponent, 176) \
+    X(zero_point, 180) X(exact_only, 184) X(reserved, 188)
+/* clang-format on */
 #define SK_EV74_CONTROL_AT(field, offset) \
     _Static_assert(__builtin_offsetof(sk_ev74_control, field) == (offset), "sk_ev74_control." #field);
 SK_EV74_CONTROL_FIELDS(SK_EV74_CONTROL_AT)
@@ -72,7 +73,7 @@ static inline void sk_ev74_prepare(const sk_ev74_descriptor *d, uint32_t ring, s
     const uint64_t run = suffix >= SK_EV74_DIRECT_MIN ? suffix : 1;
     const uint64_t block = run >= SK_EV74_DMA_MIN ? sk_ev74_dma_block(d->conversion) : run;
     c->entry = (uint32_t)d->entry;
-    c->kind = run >= SK_EV74_DMA_MIN    ? SK_EV74_UNIT_DMA
+    c->kind = run >= SK_EV74_DMA_MIN      ? SK_EV74_UNIT_DMA
               : run >= SK_EV74_DIRECT_MIN ? SK_EV74_UNIT_VECTOR
                                           : SK_EV74_UNIT_SCATTER;
     c->run = (uint32_t)run;

@@ -62,7 +62,8 @@ static int explain_layout(const sk_ev74_why *why, char *message, size_t capacity
     case SK_RULE_EXTENT_LIMIT:
         SAY("field extents[%d] (offset %d): %llu is beyond the device domain", a, SK_EV74_OFF_EXTENTS + 8 * a, value);
     case SK_RULE_NOT_NORMALISED:
-        if (extra == 0) SAY("field %s_strides[%d] (offset %d): %llu on an empty tensor, expected 0", name, a, off, value);
+        if (extra == 0)
+            SAY("field %s_strides[%d] (offset %d): %llu on an empty tensor, expected 0", name, a, off, value);
         SAY("field %s_strides[%d] (offset %d): singleton axis stride %llu is not normalised to 0", name, a, off, value);
     case SK_RULE_STRIDE_MULTIPLE:
         SAY("field %s_strides[%d] (offset %d): %llu is not a multiple of the %llu-byte element", name, a, off, value,
@@ -73,7 +74,8 @@ static int explain_layout(const sk_ev74_why *why, char *message, size_t capacity
         SAY("field %s_strides[%d] (offset %d): accessed span %llu + %llu x %llu exceeds the 32-bit device domain", name,
             a, off, value, extra - 1, stride);
     case SK_RULE_AXES_OVERLAP:
-        SAY("field %s_strides[%d] (offset %d): %llu overlaps the %llu bytes of faster axes", name, a, off, value, limit);
+        SAY("field %s_strides[%d] (offset %d): %llu overlaps the %llu bytes of faster axes", name, a, off, value,
+            limit);
     default: /* a negative stride (>= 2^63 on the wire) or one beyond the domain */
         SAY("field %s_strides[%d] (offset %d): %llu is beyond the 32-bit device domain", name, a, off, stride);
     }

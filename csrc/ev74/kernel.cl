@@ -217,28 +217,28 @@ static inline void sk_ev74_work(const sk_ev74_control *c, __global uchar *memory
 }
 
 /* The 12 entries, each the walk specialised for its format and mode. */
-#define SK_EV74_ENTRY(name, input, mode)                                                                             \
-    static void sk_ev74_quant_##name(const sk_ev74_control *c, __global uchar *memory, uint base,                   \
-                                     __global uint *trace, __local uint *in_slots, __local char *out_slots) {        \
-        sk_ev74_work(c, memory, base, trace, in_slots, out_slots, input, mode);                                      \
+#define SK_EV74_ENTRY(name, input, mode)                                                                      \
+    static void sk_ev74_quant_##name(const sk_ev74_control *c, __global uchar *memory, uint base,             \
+                                     __global uint *trace, __local uint *in_slots, __local char *out_slots) { \
+        sk_ev74_work(c, memory, base, trace, in_slots, out_slots, input, mode);                               \
     }
-#define SK_EV74_ENTRIES(X)                                                                                             \
-    X(f32_ne, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN)                                                                     \
-    X(f32_tz, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO)                                                                      \
-    X(f32_tp, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE)                                                                  \
-    X(f32_tn, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE)                                                                  \
-    X(bf16_ne, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN)                                                                   \
-    X(bf16_tz, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO)                                                                    \
-    X(bf16_tp, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE)                                                                \
-    X(bf16_tn, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE)                                                                \
-    X(f16_ne, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN)                                                                     \
-    X(f16_tz, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO)                                                                      \
-    X(f16_tp, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE)                                                                  \
+#define SK_EV74_ENTRIES(X)                              \
+    X(f32_ne, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN)      \
+    X(f32_tz, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO)       \
+    X(f32_tp, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE)   \
+    X(f32_tn, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE)   \
+    X(bf16_ne, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN)    \
+    X(bf16_tz, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO)     \
+    X(bf16_tp, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE) \
+    X(bf16_tn, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE) \
+    X(f16_ne, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN)      \
+    X(f16_tz, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO)       \
+    X(f16_tp, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE)   \
     X(f16_tn, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE)
 SK_EV74_ENTRIES(SK_EV74_ENTRY)
 
-#define SK_EV74_CASE(name, input, mode)                                        \
-    case input * 4 + mode:                                                     \
+#define SK_EV74_CASE(name, input, mode)                                     \
+    case input * 4 + mode:                                                  \
         sk_ev74_quant_##name(&c, memory, base, trace, in_slots, out_slots); \
         break;
 

@@ -38,7 +38,7 @@ typedef uint64_t sk_u64x16 __attribute__((ext_vector_type(16)));
 #define SK_AS_U32X16(x) ((sk_u32x16)(x))
 #define SK_AS_I32X16(x) ((sk_i32x16)(x))
 #define SK_ANY(mask) (__builtin_reduce_or((sk_i32x16)(mask)) < 0)
-#define SK_MUL_HI(a, b) \
+#define SK_MUL_HI(a, b)                                                                                            \
     __builtin_convertvector((__builtin_convertvector(a, sk_u64x16) * __builtin_convertvector(b, sk_u64x16)) >> 32, \
                             sk_u32x16)
 #define SK_SPLAT_U32(v) ((sk_u32x16)(v))

@@ -155,8 +155,7 @@ static inline int sk_ev74_validate(const uint8_t *b, uint64_t length, sk_ev74_de
 /* What the device checks at submission besides the descriptor (d
  * validated): both slots bound and both accessed ranges inside its memory
  * [base, base + size). */
-static inline int sk_ev74_validate_memory(const sk_ev74_descriptor *d, uint64_t base, uint64_t size,
-                                          sk_ev74_why *why) {
+static inline int sk_ev74_validate_memory(const sk_ev74_descriptor *d, uint64_t base, uint64_t size, sk_ev74_why *why) {
     if (!d->bound)
         return sk_ev74_refuse(why, SK_INVALID_BINDING, SK_EV74_CHECK_UNBOUND, -1, -1, SK_RULE_NONE, 0, 0, 0, 0);
     for (int port = 0; port < 2; ++port) {

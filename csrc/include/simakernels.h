@@ -481,17 +481,17 @@ typedef struct sk_ev74_descriptor {
  * in the kernel alike; sk_ev74_explain words it. */
 enum sk_ev74_check {
     SK_EV74_CHECK_NONE = 0,
-    SK_EV74_CHECK_LENGTH = 1,      /* value[0]: the bytes given */
-    SK_EV74_CHECK_MAGIC = 2,       /* value[0]: the field */
-    SK_EV74_CHECK_VERSION = 3,     /* value[0]: the field */
-    SK_EV74_CHECK_BYTE_LENGTH = 4, /* value[0]: the field */
-    SK_EV74_CHECK_CONVERSION = 5,  /* value[0]: the field */
-    SK_EV74_CHECK_RANK = 6,        /* value[0]: the field */
-    SK_EV74_CHECK_FLAGS = 7,       /* value[0]: the field */
-    SK_EV74_CHECK_RESERVED = 8,    /* value[0]: the word, value[1]: its offset */
-    SK_EV74_CHECK_MULTIPLIER = 9,  /* value[0]: the bits */
-    SK_EV74_CHECK_ZERO_POINT = 10, /* value[0]: the field, as a signed 32-bit value */
-    SK_EV74_CHECK_ROUNDING = 11,   /* value[0]: the field */
+    SK_EV74_CHECK_LENGTH = 1,       /* value[0]: the bytes given */
+    SK_EV74_CHECK_MAGIC = 2,        /* value[0]: the field */
+    SK_EV74_CHECK_VERSION = 3,      /* value[0]: the field */
+    SK_EV74_CHECK_BYTE_LENGTH = 4,  /* value[0]: the field */
+    SK_EV74_CHECK_CONVERSION = 5,   /* value[0]: the field */
+    SK_EV74_CHECK_RANK = 6,         /* value[0]: the field */
+    SK_EV74_CHECK_FLAGS = 7,        /* value[0]: the field */
+    SK_EV74_CHECK_RESERVED = 8,     /* value[0]: the word, value[1]: its offset */
+    SK_EV74_CHECK_MULTIPLIER = 9,   /* value[0]: the bits */
+    SK_EV74_CHECK_ZERO_POINT = 10,  /* value[0]: the field, as a signed 32-bit value */
+    SK_EV74_CHECK_ROUNDING = 11,    /* value[0]: the field */
     SK_EV74_CHECK_UNUSED_AXIS = 12, /* axis; value: extent, input stride, output stride */
     SK_EV74_CHECK_SCALAR = 13,      /* value: rank, extents[0] */
     SK_EV74_CHECK_COUNT_LIMIT = 14, /* axis; value[0]: the extent */
