@@ -63,11 +63,12 @@ $(VENV)/.checkout-install: $(VENV)/.installed setup.py simakernels/_version.py t
 venv: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt requirements-tools.txt requirements-dask.txt requirements-interop.txt \
-                    toolchains/host/ensure-system.sh
+                    requirements-opencl.txt toolchains/host/ensure-system.sh toolchains/host/opencl-packages.sh
 	bash toolchains/host/ensure-system.sh $(PYTHON)
+	bash toolchains/host/opencl-packages.sh
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt -r requirements-tools.txt \
-	    -r requirements-dask.txt -r requirements-interop.txt
+	    -r requirements-dask.txt -r requirements-interop.txt -r requirements-opencl.txt
 	touch $@
 
 # The compiled core lands next to the sources (simakernels/_native*.so);
