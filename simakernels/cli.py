@@ -86,7 +86,7 @@ def cmd_ev74_vectors(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
         try:
-            kinds = vectors.run(*args.paths, engine=args.engine)
+            kinds = vectors.run(args.paths[0], args.paths[1], engine=args.engine)
         except (OSError, ValueError, RuntimeError) as exc:
             print(f"ev74-vectors: {exc}", file=sys.stderr)
             return 2

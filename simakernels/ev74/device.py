@@ -242,10 +242,10 @@ class Device:
         if not isinstance(bound, ev_quant.BoundPacket):
             return Error(ErrorCode.INVALID_DESCRIPTOR, f"submit takes a BoundPacket, got {type_name(bound)}")
         if self._kernel is not None:  # validated and run by the device program
-            done = self._kernel.execute(bound.descriptor)
-            if isinstance(done, Error):
-                return done
-            workgroups, records = done
+            ran = self._kernel.execute(bound.descriptor)
+            if isinstance(ran, Error):
+                return ran
+            workgroups, records = ran
             order = {cpu: k for k, cpu in enumerate(list(range(1, workgroups)) + [0])}  # CPU0 last
             records.sort(key=lambda r: order[r[0]])  # stable: each CPU's units stay in order
             return Completion(workgroups, tuple(WorkUnit(*r) for r in records))

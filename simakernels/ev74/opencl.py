@@ -32,7 +32,8 @@ WORKERS = ENTRY + "_workers"
 def kernel_source() -> str:
     """The OpenCL C program a firmware build compiles: the entry, its
     workers, the shared validation, control record and arithmetic."""
-    return ffi.string(lib.sk_ev74_kernel_source()).decode()
+    source: bytes = ffi.string(lib.sk_ev74_kernel_source())
+    return source.decode()
 
 
 # One runtime per process: (pyopencl, context, queue, entry kernel, workers
