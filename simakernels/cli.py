@@ -80,11 +80,11 @@ def cmd_ev74_vectors(args: argparse.Namespace) -> int:
     if args.check and args.run:
         print("ev74-vectors takes one of --run and --check", file=sys.stderr)
         return 2
+    if (args.run or args.check) and len(args.paths) != 2:
+        flag = "--run" if args.run else "--check"
+        print(f"ev74-vectors {flag} takes the kit and the results directory: {flag} OUT RESULTS", file=sys.stderr)
+        return 2
     if args.run:
-        if len(args.paths) != 2:
-            print("ev74-vectors --run takes the kit and the results directory: --run OUT RESULTS [--engine E]",
-                  file=sys.stderr)
-            return 2
         try:
             kinds = vectors.run(args.paths[0], args.paths[1], engine=args.engine)
         except (OSError, ValueError, RuntimeError) as exc:
@@ -93,10 +93,6 @@ def cmd_ev74_vectors(args: argparse.Namespace) -> int:
         print(f"{len(kinds)} cases run on the {args.engine} engine; dumps in {args.paths[1]}")
         return 0
     if args.check:
-        if len(args.paths) != 2:
-            print("ev74-vectors --check takes the kit and the results directory: --check OUT RESULTS",
-                  file=sys.stderr)
-            return 2
         try:
             checked, failures = vectors.check(*args.paths)
         except (OSError, ValueError) as exc:

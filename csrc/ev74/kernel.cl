@@ -60,38 +60,26 @@ static inline char16 sk_ev74_vector(sk_u32x16 x, const sk_ev74_params *p, const 
     return convert_char16(sk_ev74_block(x, p, input, mode, &exact));
 }
 
-/* n packed elements from global memory (a direct row, a scatter element). */
-static inline void sk_ev74_global_run(__global const uchar *src, __global char *dst, uint n, const sk_ev74_control *c,
-                                      const sk_ev74_params *p, const int input, const int mode) {
-    uint i = 0;
-    if (input == SK_QUANT_F32) {
-        __global const uint *s = (__global const uint *)src;
-        for (; i + SK_EV74_LANES <= n; i += SK_EV74_LANES)
-            vstore16(sk_ev74_vector(vload16(0, s + i), p, input, mode), 0, dst + i);
-        for (; i < n; ++i) dst[i] = sk_ev74_element(s[i], c, input, mode);
-    } else {
-        __global const ushort *s = (__global const ushort *)src;
-        for (; i + SK_EV74_LANES <= n; i += SK_EV74_LANES)
-            vstore16(sk_ev74_vector(convert_uint16(vload16(0, s + i)), p, input, mode), 0, dst + i);
-        for (; i < n; ++i) dst[i] = sk_ev74_element(s[i], c, input, mode);
+/* n packed elements from `space` memory: sk_ev74_global_run (a direct row,
+ * a scatter element) and sk_ev74_local_run (a DMA block in its slots). */
+#define SK_EV74_RUN(name, space)                                                                         \
+    static inline void name(space const uchar *src, space char *dst, uint n, const sk_ev74_control *c,   \
+                            const sk_ev74_params *p, const int input, const int mode) {                  \
+        uint i = 0;                                                                                      \
+        if (input == SK_QUANT_F32) {                                                                     \
+            space const uint *s = (space const uint *)src;                                               \
+            for (; i + SK_EV74_LANES <= n; i += SK_EV74_LANES)                                           \
+                vstore16(sk_ev74_vector(vload16(0, s + i), p, input, mode), 0, dst + i);                 \
+            for (; i < n; ++i) dst[i] = sk_ev74_element(s[i], c, input, mode);                           \
+        } else {                                                                                         \
+            space const ushort *s = (space const ushort *)src;                                           \
+            for (; i + SK_EV74_LANES <= n; i += SK_EV74_LANES)                                           \
+                vstore16(sk_ev74_vector(convert_uint16(vload16(0, s + i)), p, input, mode), 0, dst + i); \
+            for (; i < n; ++i) dst[i] = sk_ev74_element(s[i], c, input, mode);                           \
+        }                                                                                                \
     }
-}
-
-/* n packed elements of a DMA block, local slot to local slot. */
-static inline void sk_ev74_local_run(__local const uint *src, __local char *dst, uint n, const sk_ev74_control *c,
-                                     const sk_ev74_params *p, const int input, const int mode) {
-    uint i = 0;
-    if (input == SK_QUANT_F32) {
-        for (; i + SK_EV74_LANES <= n; i += SK_EV74_LANES)
-            vstore16(sk_ev74_vector(vload16(0, src + i), p, input, mode), 0, dst + i);
-        for (; i < n; ++i) dst[i] = sk_ev74_element(src[i], c, input, mode);
-    } else {
-        __local const ushort *s = (__local const ushort *)src;
-        for (; i + SK_EV74_LANES <= n; i += SK_EV74_LANES)
-            vstore16(sk_ev74_vector(convert_uint16(vload16(0, s + i)), p, input, mode), 0, dst + i);
-        for (; i < n; ++i) dst[i] = sk_ev74_element(s[i], c, input, mode);
-    }
-}
+SK_EV74_RUN(sk_ev74_global_run, __global)
+SK_EV74_RUN(sk_ev74_local_run, __local)
 
 /* ---- the walk ---------------------------------------------------------- */
 
@@ -208,7 +196,7 @@ static inline void sk_ev74_work(const sk_ev74_control *c, __global uchar *memory
         wait_group_events(1, &in_event[slot]);
         if (out_busy[slot]) wait_group_events(1, &out_event[slot]);
         __local char *out = out_slots + slot * out_bytes;
-        sk_ev74_local_run(in_slots + slot * in_words, out, this_count, c, &p, input, mode);
+        sk_ev74_local_run((__local const uchar *)(in_slots + slot * in_words), out, this_count, c, &p, input, mode);
         out_event[slot] = async_work_group_copy((__global char *)memory + (this_dst - base), out, this_count, 0);
         out_busy[slot] = 1;
     }

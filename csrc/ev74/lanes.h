@@ -69,20 +69,11 @@ typedef struct sk_ev74_params {
 /* Leading zeros of each 32-bit lane (32 for zero), by halving. */
 static inline sk_u32x16 sk_ev74_clz(sk_u32x16 x) {
     sk_u32x16 n = SK_SPLAT_U32(0);
-    sk_i32x16 m = x < 0x10000u;
-    n = SK_PICK(m, n + 16, n);
-    x = SK_PICK(m, x << 16, x);
-    m = x < 0x1000000u;
-    n = SK_PICK(m, n + 8, n);
-    x = SK_PICK(m, x << 8, x);
-    m = x < 0x10000000u;
-    n = SK_PICK(m, n + 4, n);
-    x = SK_PICK(m, x << 4, x);
-    m = x < 0x40000000u;
-    n = SK_PICK(m, n + 2, n);
-    x = SK_PICK(m, x << 2, x);
-    m = x < 0x80000000u;
-    n = SK_PICK(m, n + 1, n);
+    for (uint32_t k = 16; k >= 1; k >>= 1) { /* the top k bits clear: count them, shift them out */
+        const sk_i32x16 m = x < (1u << (32u - k));
+        n = SK_PICK(m, n + k, n);
+        x = SK_PICK(m, x << k, x);
+    }
     return SK_PICK(x == 0u, SK_SPLAT_U32(32), n);
 }
 
