@@ -42,8 +42,10 @@ settings.load_profile("simakernels-fuzz" if os.environ.get("SIMAKERNELS_FUZZ_EXA
 
 # Modules whose tests do not depend on the target: pure-Python admission
 # and its messages, descriptor packing, the docs, the CLI, the package
-# metadata, the benchmark and estimate tooling, and the Dask layer (its
-# blocks run the array functions the other modules test on the target).  They run on the host; the emulated AArch64 runs
+# metadata, the benchmark and estimate tooling, the Dask layer (its
+# blocks run the array functions the other modules test on the target), and
+# the EV74 kernel's tests (the kernel runs in the host's OpenCL runtime and
+# its expressions are compiled by the host's clang: nothing of the target).  They run on the host; the emulated AArch64 runs
 # deselect them (-m "not host_only"), spending QEMU's time on what the
 # target decides: routes and leaves, staging, the FP environment, guard
 # pages, binding checks, the EV74 decoder and the selftest.  The paths are
@@ -52,7 +54,7 @@ HOST_ONLY = frozenset({
     "admission/test_admission.py", "admission/test_op_admission.py", "admission/test_dequant_admission.py",
     "admission/test_quant_admission.py", "axis/test_axis_admission.py", "reliability/test_error_messages.py",
     "ev74/test_ev74_descriptor.py", "ev74/test_ev74_vectors.py",
-    "ev74/test_ev74_case_example.py",
+    "ev74/test_ev74_case_example.py", "ev74/test_ev74_lanes.py", "ev74/test_ev74_kernel.py",
     "hurray/test_hurray_descriptor.py", "arrays/test_array_plan_cache.py",
     "tools/test_docs.py", "tools/test_cli.py", "tools/test_metadata.py", "tools/test_bench.py", "tools/test_typing.py",
     "tools/test_bench_aarch64.py", "tools/test_neon_estimate.py", "tools/test_floor.py",
