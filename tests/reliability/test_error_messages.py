@@ -29,7 +29,8 @@ import pytest
 
 import simakernels as sk
 from support.dlpack_helpers import DLPackOnly
-from support.ev74_helpers import set_field
+from simakernels._ffi import ffi, lib
+from support.ev74_helpers import open_device, set_field
 from support.helpers import fp_or_skip, split_freely
 
 E = sk.ErrorCode
@@ -229,10 +230,21 @@ def decode_with(*changes, base=None):
     return trigger
 
 
-def submit(bound):
+def submit(bound, engine="model"):
     def trigger():
-        with sk.ev74.Device(size=1 << 16) as device:
+        with open_device(engine, size=1 << 16) as device:
             return device.submit(bound() if callable(bound) else bound).result()
+    return trigger
+
+
+def explain_check(check):
+    """The words of a refusal record naming `check` (a record a device's
+    control could carry)."""
+    def trigger():
+        why = ffi.new("sk_ev74_why *")
+        why.status, why.check = lib.SK_INVALID_DESCRIPTOR, check
+        message = ffi.new("char[256]")
+        return sk.Error(E(lib.sk_ev74_explain(why, message, 256)), ffi.string(message).decode())
     return trigger
 
 
@@ -268,6 +280,7 @@ QP, OPB = "simakernels/qparams.py", "simakernels/ops/_base.py"
 ARR, SPL = "simakernels/arrays.py", "simakernels/_split.py"
 BACK, ROUTES_PY = "simakernels/a65/_backend.py", "simakernels/a65/_routes.py"
 EVQ, EVD, HUR = "simakernels/ev74/quant.py", "simakernels/ev74/device.py", "simakernels/formats/hurray.py"
+OCL = "simakernels/ev74/opencl.py"
 DSK, DLP = "simakernels/dask.py", "simakernels/dlpack.py"
 DEC = "csrc/ev74/decode.c"
 BIG = 1 << 63
@@ -635,14 +648,23 @@ ROWS: List[Row] = [
     Row("submit type", EVD, "submit takes a BoundPacket, got {}",
         submit("nope"), E.INVALID_DESCRIPTOR, "BoundPacket", "str",
         values=("builtins.str",)),
-    Row("submit relocatable", EVD,
+    Row("submit relocatable", DEC,
         "packet fields input_address and output_address are 0 (relocatable): bind it to device regions first",
         submit(relocatable_bound), E.INVALID_BINDING, "input_address", "are 0",
         values=()),
-    Row("submit memory", EVD, "{} range {} + {} is not device memory",
+    Row("submit memory", DEC, "%s range %#llx + %llu is not device memory",
         submit(lambda: ev.encode(ev_plan(), [Region(0x2000_0000, 64)], [Region(0x2000_1000, 16)])),
         E.INVALID_BINDING, "input range", "0x20000000",
         values=("input", "0x20000000", "64")),
+    Row("admission message", EVQ, "<dynamic>",
+        submit(relocatable_bound), E.INVALID_BINDING, "input_address", "are 0",
+        values=("packet fields input_address and output_address are 0 (relocatable): bind it to device regions "
+                "first",)),
+    Row("kernel refusal", OCL, "<dynamic>",
+        submit(lambda: ev.BoundPacket(bytes(100), (), ()), engine="opencl"), E.INVALID_DESCRIPTOR, "length",
+        "100", values=("descriptor length 100, expected 224 bytes",)),
+    Row("unknown check", DEC, "refused by check %d",
+        explain_check(99), E.INVALID_DESCRIPTOR, "check", "99", values=("99",)),
     # ---- Hurray format
     Row("descriptor data type", HUR, "data must be bytes-like (the 16 descriptor bytes), got {}",
         raised(lambda: H.PerTensorAffine.decode(16, ST.INT8)), FORMAT_ERROR, "data", "builtins.int",
@@ -749,7 +771,7 @@ ROWS: List[Row] = [
         raised(lambda: sk.choose_qparams(np.ones((1,) * 7, np.float32))), E.INVALID_SHAPE, "x", "rank 7",
         values=("7", "6")),
     # ---- native EV74 decoder (a bound (2, 8) FP32 descriptor, one field changed)
-    Row("length", DEC, "descriptor length %zu, expected 224 bytes",
+    Row("length", DEC, "descriptor length %llu, expected 224 bytes",
         lambda: ev.decode(bytes(223)), E.INVALID_DESCRIPTOR, "length", "223",
         values=("223",)),
     Row("magic", DEC, "field magic (offset 0): %#llx, expected %#x",
@@ -761,33 +783,33 @@ ROWS: List[Row] = [
     Row("byte length", DEC, "field length (offset 6): %llu, expected 224",
         decode_with(("length", 100)), E.INVALID_DESCRIPTOR, "length (offset 6)", ": 100,",
         values=("100",)),
-    Row("conversion", DEC, "field conversion (offset 8): %u, expected 0 (FP32), 1 (BF16) or 2 (FP16)",
+    Row("conversion", DEC, "field conversion (offset 8): %llu, expected 0 (FP32), 1 (BF16) or 2 (FP16)",
         decode_with(("conversion", 9)), E.INVALID_DESCRIPTOR, "conversion", ": 9,",
         values=("9",)),
-    Row("rank", DEC, "field rank (offset 12): %u, expected 1..6",
+    Row("rank", DEC, "field rank (offset 12): %llu, expected 1..6",
         decode_with(("rank", 9)), E.INVALID_DESCRIPTOR, "rank", ": 9,",
         values=("9",)),
-    Row("flags", DEC, "field flags (offset 16): %#x has reserved bits set",
+    Row("flags", DEC, "field flags (offset 16): %#llx has reserved bits set",
         decode_with(("flags", 0x40)), E.INVALID_DESCRIPTOR, "flags", "0x40",
         values=("0x40",)),
-    Row("reserved word", DEC, "field reserved (offset %d): %#llx, expected 0",
+    Row("reserved word", DEC, "field reserved (offset %llu): %#llx, expected 0",
         decode_with(("reserved1", 0x5A)), E.INVALID_DESCRIPTOR, "reserved (offset 220)", "0x5a",
         values=("220", "0x5a")),
-    Row("multiplier", DEC, "field multiplier (offset 208): bits %#010x are not a finite positive binary32",
+    Row("multiplier", DEC, "field multiplier (offset 208): bits %#010llx are not a finite positive binary32",
         decode_with(("multiplier", 0xFF800000)), E.INVALID_DESCRIPTOR, "multiplier", "0xff800000",
         values=("0xff800000",)),
-    Row("zero point", DEC, "field zero_point (offset 212): %d is outside [-128, 127]",
+    Row("zero point", DEC, "field zero_point (offset 212): %lld is outside [-128, 127]",
         decode_with(("zero_point", -129)), E.INVALID_DESCRIPTOR, "zero_point", "-129",
         values=("-129",)),
-    Row("rounding", DEC, "field rounding (offset 216): %u, expected 0..3",
+    Row("rounding", DEC, "field rounding (offset 216): %llu, expected 0..3",
         decode_with(("rounding", 4)), E.INVALID_DESCRIPTOR, "rounding", ": 4,",
         values=("4",)),
-    Row("unused axis", DEC, "unused axis %u (offsets %u/%u/%u): extent %llu, strides %llu/%llu, expected 0",
+    Row("unused axis", DEC, "unused axis %d (offsets %d/%d/%d): extent %llu, strides %llu/%llu, expected 0",
         decode_with(("extents", 5, 3), ("input_strides", 12, 3), ("output_strides", 3, 3)), E.INVALID_DESCRIPTOR,
         "unused axis 3", "extent 5",
         values=("3", "88", "136", "184", "5", "12", "3")),
     Row("scalar flag", DEC, "field flags (offset 16): a lowered scalar must have rank 1 and extent 1, "
-        "got rank %u, extent %llu",
+        "got rank %llu, extent %llu",
         decode_with(("flags", 1), base=lambda: bound_descriptor(shape=(3, 8))), E.INVALID_DESCRIPTOR, "flags",
         "rank 2, extent 3",
         values=("2", "3")),
@@ -796,7 +818,7 @@ ROWS: List[Row] = [
                     *((port, 0, axis) for port in ("input_strides", "output_strides") for axis in (0, 1))),
         E.INVALID_DESCRIPTOR, "extents[1]", str(5 << 32),
         values=("1", "72", str(5 << 32))),
-    Row("count domain", DEC, "field extents[%u] (offset %u): %llu takes the element count beyond the device domain",
+    Row("count domain", DEC, "field extents[%d] (offset %d): %llu takes the element count beyond the device domain",
         decode_with(("extents", 1 << 12, 0), ("extents", 1 << 21, 1)), E.INVALID_DESCRIPTOR, "extents[1]",
         str(1 << 21),
         values=("1", "72", str(1 << 21))),
@@ -826,12 +848,12 @@ ROWS: List[Row] = [
     Row("stride overlap", DEC, "field %s_strides[%d] (offset %d): %llu overlaps the %llu bytes of faster axes",
         decode_with(("input_strides", 12, 0)), E.INVALID_DESCRIPTOR, "input_strides[0]", ": 12 overlaps",
         values=("input", "0", "112", "12", str(4 + 7 * 4))),
-    Row("input span", DEC, "field input_span (offset 48): %llu, but the extents and strides access %llu bytes",
+    Row("input span", DEC, "field %s_span (offset %d): %llu, but the extents and strides access %llu bytes",
         decode_with(("input_span", 65)), E.INVALID_DESCRIPTOR, "input_span", ": 65,",
-        values=("65", "64")),
-    Row("output span", DEC, "field output_span (offset 56): %llu, but the extents and strides access %llu bytes",
+        values=("input", "48", "65", "64")),
+    Row("output span", DEC, "field %s_span (offset %d): %llu, but the extents and strides access %llu bytes",
         decode_with(("output_span", 17)), E.INVALID_DESCRIPTOR, "output_span", ": 17,",
-        values=("17", "16")),
+        values=("output", "56", "17", "16")),
     Row("half-bound slots", DEC, "field %s (offset %d): 0 while %s is %#llx: one relocation slot is bound and the "
         "other is not",
         decode_with(("output_address", 0)), E.INVALID_DESCRIPTOR, "output_address", "0x1000",
@@ -988,11 +1010,11 @@ def python_rejection_sites() -> List[Tuple[str, str]]:
 
 
 def c_rejection_sites() -> List[Tuple[str, str]]:
-    """(file, format string) of every REJECT of the native decoder."""
+    """(file, format string) of every message of the native decoder (SAY)."""
     text = (ROOT / DEC).read_text()
     literal = r'"(?:[^"\\]|\\.)*"'
     return [(DEC, "".join(s[1:-1] for s in re.findall(literal, m.group(1))))
-            for m in re.finditer(rf"REJECT\(\s*((?:{literal}\s*)+)", text)]
+            for m in re.finditer(rf"SAY\(\s*((?:{literal}\s*)+)", text)]
 
 
 def _sources_present() -> Optional[str]:
