@@ -45,8 +45,8 @@ settings.load_profile("simakernels-fuzz" if os.environ.get("SIMAKERNELS_FUZZ_EXA
 # metadata, the benchmark and estimate tooling, the Dask layer (its
 # blocks run the array functions the other modules test on the target), and
 # the EV74 kernel's tests (the kernel runs in the host's OpenCL runtime and
-# its expressions are compiled by the host's clang: nothing of the target).  They run on the host; the emulated AArch64 runs
-# deselect them (-m "not host_only"), spending QEMU's time on what the
+# its expressions are compiled by the host's clang: nothing of the target).
+# They run on the host; the emulated AArch64 runs deselect them (-m "not host_only"), spending QEMU's time on what the
 # target decides: routes and leaves, staging, the FP environment, guard
 # pages, binding checks, the EV74 decoder and the selftest.  The paths are
 # relative to this directory.
