@@ -7,7 +7,8 @@
 * device-side validation: every corrupted descriptor of the decoder's
   table refused by the kernel with the decoder's code and message, and
   nothing written; unbound packets and ranges outside device memory with
-  the model's errors;
+  the model's errors; random mutations of valid descriptors meeting the
+  same fate on both;
 * the kernel and the model give identical bytes (the whole of device
   memory) and identical Completions on random layouts of rank 1-6 and
   unit kinds, for all 12 entries;
@@ -18,6 +19,7 @@ The device tests (test_ev74_device.py) run every case on both engines
 against the oracle; the conformance kit runs on both in
 test_ev74_vectors.py.
 """
+import random
 import shutil
 import subprocess
 import sys
@@ -38,7 +40,10 @@ from support.ev74_helpers import (
     DeviceRegion,
     ErrorCode,
     contiguous_strides,
+    describe,
     ev_plan,
+    fuzz_bases,
+    mutate,
     ok,
     open_device,
     opencl_or_skip,
@@ -96,6 +101,22 @@ def test_corrupted_descriptors_are_refused_by_the_kernel_as_by_the_decoder(kerne
     got = _submit_raw(kernel, data)
     assert isinstance(got, sk.Error) and got.code is decoded.code and got.message == decoded.message, (got, decoded)
     assert kernel.read(BASE, 1 << 20) == before
+
+
+def test_mutated_descriptors_meet_the_same_fate_on_the_kernel_and_the_model(kernel):
+    """Random mutations of valid descriptors (bytes, bits, fields with
+    boundary values): the kernel refuses what the model refuses, with the
+    same error, and runs what it runs, with the same result and bytes."""
+    rng = random.Random(0xE774)
+    image = bytes(rng.randrange(256) for _ in range(4096)) * 256
+    with open_device("model", size=1 << 20, base=BASE) as model:
+        for k in range(400):
+            data = mutate(rng, rng.choice(fuzz_bases()))
+            fates = []
+            for device in (kernel, model):
+                device.write(BASE, image)
+                fates.append((_submit_raw(device, data), device.read(BASE, 1 << 20)))
+            assert fates[0] == fates[1], (k, describe(data))
 
 
 @pytest.mark.parametrize("length", [0, 1, 223, 225])
