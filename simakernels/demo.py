@@ -6,6 +6,7 @@ about thirty lines of output and well under five seconds on a workstation.
    staged Dequant product 718 -> 720, not 716);
 3. a strided view processed in place, equal to NumPy's expression;
 4. an EV74 packet: the 224-byte descriptor's fields, bound and run on the host
+   (the device model, and the EV74 kernel itself where an OpenCL runtime is)
    device model, equal to the A65 result;
 5. timings against NumPy / ml_dtypes on 4M elements.
 """
@@ -15,7 +16,7 @@ import platform
 import struct
 import sys
 import time
-from typing import Callable, List, Tuple, TypeVar, Union
+from typing import Any, Callable, List, Tuple, TypeVar, Union
 
 import ml_dtypes
 import numpy as np
@@ -132,17 +133,31 @@ def _section_ev74(weights: np.ndarray, scale: np.float32) -> bool:
     print(f"   relocatable packet, {len(packet.descriptor)}-byte descriptor:")
     for line in _descriptor_lines(packet.descriptor, decoded):
         print(f"     {line}")
-    with ev74.Device() as device:
-        src, dst = device.allocate(x.nbytes), device.allocate(x.size)
-        device.write(src, x)
-        bound = _ok(ev74.quant.bind(packet, plan, [src], [dst]))
-        done = _ok(device.submit(bound).result())
-        result = np.frombuffer(device.read(dst), np.int8).reshape(x.shape)
+    done, result, src, dst = _run_packet("model", packet, plan, x)
     kinds = "/".join(sorted({u.kind for u in done.units}))
     equal = np.array_equal(result, quantize(x, multiplier))
     print(f"   bound to device {src.address:#x} -> {dst.address:#x}: {len(done.units)} {kinds} work units "
           f"on {done.workgroups} workgroup{'s' if done.workgroups > 1 else ''}; equals sk.quantize: {equal}")
-    return equal
+    try:
+        kernel_done, kernel_result, _, _ = _run_packet("opencl", packet, plan, x)
+    except RuntimeError as exc:  # no OpenCL runtime on this machine
+        print(f"   the EV74 kernel itself (OpenCL C) does not run here: {exc}")
+        return equal
+    same = kernel_done == done and np.array_equal(kernel_result, result)
+    print(f"   the same packet through the EV74 kernel itself (OpenCL C on this host's OpenCL runtime): "
+          f"the same bytes and work units: {same}")
+    return equal and same
+
+
+def _run_packet(engine: str, packet: Any, plan: Any, x: np.ndarray) -> Tuple[Any, np.ndarray, Any, Any]:
+    """(Completion, INT8 result, input region, output region) of the packet
+    bound and run on a Device of ``engine``."""
+    with ev74.Device(engine=engine) as device:
+        src, dst = device.allocate(x.nbytes), device.allocate(x.size)
+        device.write(src, x)
+        bound = _ok(ev74.quant.bind(packet, plan, [src], [dst]))
+        done = _ok(device.submit(bound).result())
+        return done, np.frombuffer(device.read(dst), np.int8).reshape(x.shape), src, dst
 
 
 def _section_timing(rng: np.random.Generator) -> None:

@@ -139,8 +139,11 @@ def test_demo(tmp_path):
     assert cast_rows == {"0x44338000": "0x4434", "0x44338001": "0x4434", "0x7f800001": "0x7f80",
                          "0xffffffff": "0x0000"}, out
     assert "FP32 718.0 -> BF16 720.0 (0x4434)" in out and "716" in out
-    # 3 and 4: every comparison the demo makes holds
-    assert "False" not in out and out.count("True") == 4
+    # 3 and 4: every comparison the demo makes holds (4 also runs the packet
+    # through the EV74 kernel where an OpenCL runtime is, else says why not)
+    kernel = "the same packet through the EV74 kernel itself" in out
+    assert kernel or "the EV74 kernel itself (OpenCL C) does not run here" in out, out
+    assert "False" not in out and out.count("True") == 4 + kernel
     # 4: the descriptor listing
     assert "224-byte descriptor" in out and "magic 0x3151534b ('KSQ1'), version 1, length 224 bytes" in out
     assert "conversion FLOAT32 -> INT8, rank 2" in out and "extents (8, 1024)" in out
