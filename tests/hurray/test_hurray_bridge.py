@@ -123,6 +123,8 @@ def test_params_refused_for_a_descriptor_invalid_for_int8_storage():
 
 
 # ------------------------------------------- the two formulas, oracle only
+# (no call of the package: host_only, as tests/oracle, which the emulated
+# runs leave out)
 @functools.lru_cache(maxsize=1)
 def pair_stages():
     """For every (zero point, q) pair, rows zero point -128..127 and columns
@@ -154,12 +156,14 @@ def products(stage_bits: np.ndarray, scale_bits: int) -> np.ndarray:
     return table[inverse].reshape(stage_bits.shape)
 
 
+@pytest.mark.host_only
 def test_difference_stages_agree_for_every_pair():
     hurray, dequant = pair_stages()
     bad = np.argwhere(hurray != dequant)
     assert bad.size == 0, [(int(i) - 128, int(j) - 128) for i, j in bad[:8]]
 
 
+@pytest.mark.host_only
 @pytest.mark.parametrize("scale", BRIDGE_IDS)
 def test_formulas_agree_for_every_int8_value_and_zero_point(scale):
     bits = BRIDGE_SCALES[scale]
@@ -190,6 +194,7 @@ def test_formulas_agree_for_every_int8_value_and_zero_point(scale):
 
 
 @pytest.mark.slow
+@pytest.mark.host_only
 @pytest.mark.parametrize("scale", ["0x4037ced9"])
 def test_formulas_agree_for_every_pair_by_direct_oracle_calls(scale):
     bits = BRIDGE_SCALES[scale]

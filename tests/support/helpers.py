@@ -516,9 +516,13 @@ def fail_if(reports) -> None:
 @functools.lru_cache(maxsize=None)
 def dequant_tables(scale_bits: int, zero_point: int) -> Tuple[np.ndarray, np.ndarray]:
     """Oracle FP32 and BF16 bits for all 256 INT8 inputs, indexed by the
-    input byte (``table[x.view(numpy.uint8)]``)."""
-    f32 = np.array(dequant_f32_table(scale_bits, zero_point), dtype=np.uint32)
-    bf16 = np.array(dequant_bf16_table(scale_bits, zero_point), dtype=np.uint16)
+    input byte (``table[x.view(numpy.uint8)]``); memoised on disk
+    (oracle_store: the emulated runs read what the host run computed)."""
+    what = f"dequant_table {scale_bits:#010x} {zero_point}"
+    f32 = oracle_store.stored(f"{what} f32", np.uint32, 256,
+                              lambda: np.array(dequant_f32_table(scale_bits, zero_point), dtype=np.uint32))
+    bf16 = oracle_store.stored(f"{what} bf16", np.uint16, 256,
+                               lambda: np.array(dequant_bf16_table(scale_bits, zero_point), dtype=np.uint16))
     f32.flags.writeable = bf16.flags.writeable = False
     return f32, bf16
 

@@ -28,6 +28,7 @@ import pytest
 
 import simakernels as sk
 from oracle import hurray_dequant, int32_to_binary32, multiply_binary32
+from support import oracle_store
 
 H = sk.formats.hurray
 ST = H.StorageType
@@ -228,7 +229,9 @@ def wide_table(scale_bits: int) -> np.ndarray:
     ``multiply_binary32``, as ``hurray_dequant`` composes them; the stage
     conversions are shared between scales).  Anchored to ``hurray_dequant``
     by test_hurray_dequantize.py::test_wide_table_is_the_oracle."""
-    table = np.array([multiply_binary32(c, scale_bits) for c in _converted_differences()], dtype=np.uint32)
+    table = oracle_store.stored(
+        f"hurray wide_table {scale_bits:#010x}", np.uint32, 2 * WIDE_RADIUS + 1,
+        lambda: np.array([multiply_binary32(c, scale_bits) for c in _converted_differences()], dtype=np.uint32))
     table.flags.writeable = False
     return table
 
