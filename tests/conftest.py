@@ -70,27 +70,12 @@ def pytest_configure(config):
                                        "(tests/support/isolated.py)")
 
 
-# SIMAKERNELS_TEST_MODULES_REVERSED=1 (.ci/run's sanitizer run): the
-# modules in reverse order, each module's tests in its own order.  CI runs
-# the host suite and the sanitizer run side by side from a clean clone;
-# going through the modules from opposite ends, each run finds on disk much
-# of the oracle's work the other has done (support/oracle_store) instead of
-# doing it at the same time.
-MODULES_REVERSED = os.environ.get("SIMAKERNELS_TEST_MODULES_REVERSED") == "1"
-
-
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks added here
 def pytest_collection_modifyitems(config, items):
-    """Marks the HOST_ONLY modules' tests; reverses the modules' order when
-    asked (:data:`MODULES_REVERSED`)."""
+    """Marks the HOST_ONLY modules' tests."""
     for item in items:
         if os.path.relpath(item.path, _TESTS).replace(os.sep, "/") in HOST_ONLY:
             item.add_marker(pytest.mark.host_only)
-    if MODULES_REVERSED:
-        modules = {}
-        for item in items:
-            modules.setdefault(item.path, []).append(item)
-        items[:] = [item for module in reversed(list(modules.values())) for item in module]
 
 
 # SIMAKERNELS_TEST_IN_PROCESS=1 (make test-aarch64): a fork of the emulated
