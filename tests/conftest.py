@@ -45,7 +45,9 @@ settings.load_profile("simakernels-fuzz" if os.environ.get("SIMAKERNELS_FUZZ_EXA
 # metadata, the benchmark and estimate tooling, the Dask layer (its
 # blocks run the array functions the other modules test on the target), and
 # the EV74 kernel's tests (the kernel runs in the host's OpenCL runtime and
-# its expressions are compiled by the host's clang: nothing of the target).
+# its expressions are compiled by the host's clang: nothing of the target)
+# and the EV74 device model's (its walk is Python; its arithmetic is the
+# Quant leaves the numerics and layout modules test on the target).
 # They run on the host; the emulated AArch64 runs deselect them (-m "not host_only"), spending QEMU's time on what the
 # target decides: routes and leaves, staging, the FP environment, guard
 # pages, binding checks, the EV74 decoder and the selftest.  The paths are
@@ -55,6 +57,7 @@ HOST_ONLY = frozenset({
     "admission/test_quant_admission.py", "axis/test_axis_admission.py", "reliability/test_error_messages.py",
     "ev74/test_ev74_descriptor.py", "ev74/test_ev74_vectors.py",
     "ev74/test_ev74_case_example.py", "ev74/test_ev74_lanes.py", "ev74/test_ev74_kernel.py",
+    "ev74/test_ev74_device.py",
     "hurray/test_hurray_descriptor.py", "arrays/test_array_plan_cache.py",
     "tools/test_docs.py", "tools/test_cli.py", "tools/test_metadata.py", "tools/test_bench.py", "tools/test_typing.py",
     "tools/test_bench_aarch64.py", "tools/test_neon_estimate.py", "tools/test_floor.py",
