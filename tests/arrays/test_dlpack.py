@@ -7,7 +7,6 @@ tensors too).  Expected bits come from the oracle-tested NumPy path of the
 same arrays, which the other suites check against tests/oracle."""
 from __future__ import annotations
 
-import os
 
 import ml_dtypes
 import numpy as np
@@ -17,7 +16,7 @@ import simakernels as sk
 from oracle import formats as of
 from oracle.quant import quant_many
 from support.dlpack_helpers import DLPackOnly
-from support.helpers import SENTINEL
+from support.helpers import SENTINEL, in_sanitizer_process
 
 E = sk.ErrorCode
 RNG = np.random.default_rng(2026_12_03)
@@ -102,7 +101,7 @@ def test_objects_that_are_not_arrays_are_named():
 # ---- PyTorch -----------------------------------------------------------------
 
 def _torch():
-    if "libasan" in os.environ.get("LD_PRELOAD", ""):
+    if in_sanitizer_process():
         pytest.skip("PyTorch is not loaded into the sanitizer build's process")
     return pytest.importorskip("torch")
 

@@ -16,7 +16,6 @@ independent oracle, as the specification's host check asks:
 Not EV instruction validation: the same expressions, another compiler.
 Skipped without clang 15 (make test installs it).
 """
-import os
 import platform
 import shutil
 import subprocess
@@ -28,6 +27,7 @@ import pytest
 from oracle.formats import BFLOAT16, BINARY16, BINARY32, round_to_format, value_of
 from oracle.quant import quant_many, quant_table
 from support.oracle_store import digest, stored
+from support.helpers import in_sanitizer_process
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = Path(__file__).resolve().parent / "host" / "lanes_check.c"
@@ -50,7 +50,7 @@ FTZ = (0, 1) if platform.machine() in ("x86_64", "AMD64") else (0,)
 
 @pytest.fixture(scope="module")
 def checker(tmp_path_factory):
-    if "libasan" in os.environ.get("LD_PRELOAD", ""):
+    if in_sanitizer_process():
         pytest.skip("the host check compiles the kernel's expressions itself; nothing of the sanitized build runs")
     clang = shutil.which("clang-15") or shutil.which("clang")
     if clang is None or not (ROOT / "csrc" / "ev74" / "lanes.h").is_file():

@@ -30,6 +30,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from support.helpers import in_sanitizer_process
+
 import simakernels as sk
 from oracle import BFLOAT16, BINARY16, BINARY32, quant_many, quant_table
 
@@ -906,7 +908,7 @@ def opencl_or_skip() -> None:
     by the sanitized build, and pocl's compiler is not loaded there)."""
     from simakernels.ev74 import opencl
 
-    if "libasan" in os.environ.get("LD_PRELOAD", ""):
+    if in_sanitizer_process():
         pytest.skip("the EV74 kernel runs in pocl, not in the sanitized build")
     try:
         opencl.runtime()

@@ -651,3 +651,9 @@ def small_shapes(draw, max_rank: int = 6):
     if rank and draw(st.integers(0, 9)) == 0:
         shape[draw(st.integers(0, rank - 1))] = 0
     return tuple(shape)
+
+
+def in_sanitizer_process() -> bool:
+    """Whether this process runs the ASan/UBSan build (make sanitize
+    preloads the runtimes): a test of code that build does not compile skips there."""
+    return "libasan" in os.environ.get("LD_PRELOAD", "")
