@@ -80,37 +80,3 @@ int sk_route_ask(int route) {
     atomic_store_explicit(&sk_route_state[route], v, memory_order_relaxed);
     return v == 1;
 }
-
-/* The kernel table entries (cast.c, dequant.c, quant.c). */
-const sk_kernel *sk_cast_kernel(int route, int variant);
-const sk_kernel *sk_dequant_kernel(int route, int variant);
-const sk_kernel *sk_quant_kernel(int route, int variant);
-
-static const sk_kernel *kernel_of(int operation, int route, int variant) {
-    if (route < 0 || route >= SK_ROUTE_COUNT || !sk_route_compiled(route) || variant < 0) return NULL;
-    switch (operation) {
-    case SK_OP_CAST:
-        return sk_cast_kernel(route, variant);
-    case SK_OP_DEQUANT:
-        return sk_dequant_kernel(route, variant);
-    case SK_OP_QUANT:
-        return sk_quant_kernel(route, variant);
-    default:
-        return NULL;
-    }
-}
-
-int sk_kernel_block(int operation, int route, int variant) {
-    const sk_kernel *k = kernel_of(operation, route, variant);
-    return k && k->span ? k->block : 0;
-}
-
-int sk_kernel_every_other(int operation, int route, int variant) {
-    const sk_kernel *k = kernel_of(operation, route, variant);
-    return k && k->every_other;
-}
-
-int sk_kernel_fused_tile(int operation, int route, int variant) {
-    const sk_kernel *k = kernel_of(operation, route, variant);
-    return k && k->tile;
-}

@@ -7,26 +7,7 @@
 #include <stdatomic.h>
 #include "../include/simakernels.h"
 #include "rules.h"
-
-#if defined(__aarch64__)
-#define SK_HAVE_NEON 1
-#else
-#define SK_HAVE_NEON 0
-#endif
-#if defined(__x86_64__) /* SSE2 is part of the x86-64 baseline */
-#define SK_HAVE_SSE2 1
-#else
-#define SK_HAVE_SSE2 0
-#endif
-/* AVX2 code is compiled per function (target pragma) and only run where
- * the CPU reports AVX2, so the wheel keeps the x86-64 baseline. */
-#if SK_HAVE_SSE2 && (defined(__GNUC__) || defined(__clang__))
-#define SK_HAVE_AVX2 1
-#else
-#define SK_HAVE_AVX2 0
-#endif
-/* AVX-512 code likewise (F, BW, VL, DQ and VBMI, checked at run time). */
-#define SK_HAVE_AVX512 SK_HAVE_AVX2
+#include "isa.h"
 
 /* The largest element of any port, in bytes (scratch buffers are sized by it). */
 #define SK_MAX_ELEMENT 4
@@ -39,41 +20,88 @@
 /* Elements per iteration of the NEON Cast leaves. */
 #define SK_CAST_NEON_BLOCK 32
 
-/* `n` packed elements from src to dst; ctx carries prepared parameters. */
-typedef void (*sk_span_fn)(const void *ctx, const void *src, void *dst, size_t n);
-/* `n` elements whose consecutive addresses are the given byte steps apart. */
-typedef void (*sk_strided_fn)(const void *ctx, const char *src, ptrdiff_t src_step, char *dst, ptrdiff_t dst_step,
-                              size_t n);
-
-/* Every second element of an input (a[::2], a[:, ::2]) into a packed
- * output: converts a prefix of the `n` elements and returns its length.
- * It reads no byte outside elements [0, n) and their gaps before element
- * n-1 (never the gap after the last one), so it converts vector blocks
- * while another element follows; the walk stages the rest through `span`. */
-typedef size_t (*sk_every_other_fn)(const void *ctx, const void *src, void *dst, size_t n);
-
-/* A rows x cols block converted and transposed in one pass: the element
- * at src + r*src_pitch + c*in_size becomes the one at dst + c*dst_pitch +
- * r*out_size (a fused tile leaf: the tiler hands it whole tiles in cache
+/* The leaf kinds, as function types (a registry line declares its leaf by
+ * its kind, SK_LEAF_DECLARE), and their pointers.
+ * span: `n` packed elements from src to dst; ctx carries prepared parameters. */
+typedef void sk_span_leaf(const void *ctx, const void *src, void *dst, size_t n);
+/* strided: `n` elements whose consecutive addresses are the given byte steps apart. */
+typedef void sk_strided_leaf(const void *ctx, const char *src, ptrdiff_t src_step, char *dst, ptrdiff_t dst_step,
+                             size_t n);
+/* every_other: every second element of an input (a[::2], a[:, ::2]) into
+ * a packed output: converts a prefix of the `n` elements and returns its
+ * length.  It reads no byte outside elements [0, n) and their gaps before
+ * element n-1 (never the gap after the last one), so it converts vector
+ * blocks while another element follows; the walk stages the rest through
+ * `span`. */
+typedef size_t sk_every_other_leaf(const void *ctx, const void *src, void *dst, size_t n);
+/* tile: a rows x cols block converted and transposed in one pass: the
+ * element at src + r*src_pitch + c*in_size becomes the one at dst +
+ * c*dst_pitch + r*out_size (the tiler hands it whole tiles in cache
  * instead of staging them through a transpose and the dense leaf). */
-typedef void (*sk_tile_fn)(const void *ctx, const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
-                           size_t rows, size_t cols);
+typedef void sk_tile_leaf(const void *ctx, const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                          size_t rows, size_t cols);
+/* periodic (per-axis plans, channel axis in the inner run): n packed
+ * elements whose parameters are the table's positions [at, at + n). */
+typedef void sk_periodic_leaf(const void *table, size_t at, const void *src, void *dst, size_t n);
+/* runs (per-axis plans): `count` packed runs of n elements, one channel
+ * each from `channel` on, with the route's per-tensor arithmetic inlined
+ * (a leaf call per short run costs more than the run). */
+typedef void sk_runs_leaf(const void *table, size_t channel, const void *src, void *dst, size_t n, size_t count);
+typedef sk_span_leaf *sk_span_fn;
+typedef sk_strided_leaf *sk_strided_fn;
+typedef sk_every_other_leaf *sk_every_other_fn;
+typedef sk_tile_leaf *sk_tile_fn;
+typedef sk_periodic_leaf *sk_periodic_fn;
+typedef sk_runs_leaf *sk_runs_fn;
 
-/* One entry of an operation's kernel table (route x variant): the dense
- * leaf, the element-by-element leaf (the scalar reference only), the
- * every_other leaf (NULL where the route has none), the elements per
- * vector block of the dense and every_other leaves (1: element at a time),
- * which sk_kernel_block reports so that tests can aim at block edges, and
- * the fused tile leaf (NULL where the route has none).  Vector routes
- * leave `strided` NULL: the walk stages their non-packed runs through the
- * route's own moves (stage.h). */
+/* One entry of an operation's kernel table (route x variant), filled from
+ * the operation's registry (<op>_kernels.inc): the dense leaf, the
+ * element-by-element leaf (the scalar reference only: vector routes stage
+ * their non-packed runs through their own moves, stage.h), the
+ * every_other, fused tile, periodic and runs leaves (NULL where the route
+ * has none), and the elements per vector block of the dense and
+ * every_other leaves (1: element at a time). */
 typedef struct sk_kernel {
     sk_span_fn span;
     sk_strided_fn strided;
     sk_every_other_fn every_other;
     int32_t block;
     sk_tile_fn tile;
+    sk_periodic_fn periodic;
+    sk_runs_fn runs;
 } sk_kernel;
+
+/* ---- Kernel registries ---------------------------------------------------
+ * Each operation lists its leaves in one file, <op>_kernels.inc, a line per
+ * leaf function:
+ *     SK_LEAF(ROUTE, variant, kind, symbol, block)
+ * ROUTE names the route whose table holds the leaf (NEON, AVX512, AVX2,
+ * SSE2, SCALAR), `variant` is the operation's table index, `kind` one of
+ * span, strided, every_other, tile, periodic, runs, `symbol` the leaf's
+ * full name (a route that runs another's leaf names that leaf here), and
+ * `block` its elements per vector block (1: element at a time).  A file
+ * includes the registry with SK_LEAF defined as one of these: */
+/* the leaf's prototype; */
+#define SK_LEAF_DECLARE(route, variant, kind, symbol, block) sk_##kind##_leaf symbol;
+/* its place in a `sk_kernel [SK_ROUTE_COUNT][variants]` initialiser; */
+#define SK_LEAF_ENTRY(route, variant, kind, symbol, block) \
+    [SK_ROUTE_##route][variant].kind = symbol, SK_LEAF_BLOCK_##kind([SK_ROUTE_##route][variant], block)
+#define SK_LEAF_BLOCK_span(at, b) at.block = (b),
+#define SK_LEAF_BLOCK_strided(at, b)
+#define SK_LEAF_BLOCK_every_other(at, b)
+#define SK_LEAF_BLOCK_tile(at, b)
+#define SK_LEAF_BLOCK_periodic(at, b)
+#define SK_LEAF_BLOCK_runs(at, b)
+/* and its row of the module's registry (sk_leaf_at), with SK_LEAF_OPERATION
+ * defined as the operation's enum sk_operation. */
+#define SK_LEAF_INFO(route, variant, kind, symbol, block) \
+    {SK_LEAF_OPERATION, SK_ROUTE_##route, (variant), SK_LEAF_KIND_##kind, (block), #symbol},
+#define SK_LEAF_KIND_span SK_LEAF_SPAN
+#define SK_LEAF_KIND_strided SK_LEAF_STRIDED
+#define SK_LEAF_KIND_every_other SK_LEAF_EVERY_OTHER
+#define SK_LEAF_KIND_tile SK_LEAF_TILE
+#define SK_LEAF_KIND_periodic SK_LEAF_PERIODIC
+#define SK_LEAF_KIND_runs SK_LEAF_RUNS
 
 /* Runs `kernel` over every run of the walk, staging with `route`'s moves. */
 void sk_walk_run(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, int route, const void *ctx);
@@ -91,17 +119,11 @@ static inline void sk_walk_go(const sk_walk *walk, const void *src, void *dst, c
 /* Per-axis parameters of a walk (sk_walk_channels).  A channel axis
  * outside the inner run: each run takes its channel's kernel entry and
  * context (ctx_size bytes apart), so every leaf and specialisation of the
- * route serves it.  The channel axis in the inner run: the
- * parameter-vector leaf `periodic` converts n packed elements whose
- * parameters are the table's positions [at, at + n), within `period`, a
- * multiple of the channel count at which the table repeats. */
-typedef void (*sk_periodic_fn)(const void *table, size_t at, const void *src, void *dst, size_t n);
-/* Runs shorter than SK_AXIS_SHORT_RUN (axis.h) packed one after another
- * along the channel axis: the `runs` leaf converts `count` runs of n
- * elements of channels from `channel` on with the same table, each through
- * the route's per-tensor arithmetic inlined (a leaf call per run costs
- * more than a short run).  NULL where the route has none. */
-typedef void (*sk_runs_fn)(const void *table, size_t channel, const void *src, void *dst, size_t n, size_t count);
+ * route serves it.  The channel axis in the inner run: the periodic leaf
+ * converts packed elements whose parameters repeat every `period`
+ * positions (a multiple of the channel count).  Runs shorter than
+ * SK_AXIS_SHORT_RUN (axis.h) packed one after another along the channel
+ * axis go to the runs leaf (NULL where the route has none). */
 typedef struct sk_channels {
     const sk_kernel *const *kernels; /* per channel; NULL: `kernel` serves every channel */
     const sk_kernel *kernel;

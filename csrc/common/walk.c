@@ -272,7 +272,7 @@ static inline __attribute__((always_inline)) void walk_runs(const sk_walk *walk,
     /* Whether slower axes merged into the channel axis (its index then wraps). */
     const int wraps = per_run && walk->extent[walk->channel] != walk->channels;
     periodic_position position = {ch, 0, (size_t)walk->in_size, (size_t)walk->out_size};
-    const sk_kernel periodic = {periodic_span, NULL, NULL, 1, NULL};
+    const sk_kernel periodic = {.span = periodic_span, .block = 1};
     if (inner) {
         kernel = &periodic;
         ctx = &position;

@@ -63,22 +63,41 @@ const char *sk_route_name(int route);
 int sk_route_compiled(int route);
 int sk_route_available(int route);
 
-/* Kernel tables: elements per vector block of an operation's leaf for a
- * route and variant (1: element at a time; 0: no such entry).  Variants:
- * Cast enum sk_cast_kind; Dequant output * SK_DEQUANT_FORM_COUNT + form;
- * Quant input * 4 + rounding.  Tests aim their sizes at these edges. */
+/* Operations (registry rows, FP-environment needs). */
 enum sk_operation {
     SK_OP_CAST = 0,
     SK_OP_DEQUANT = 1,
     SK_OP_QUANT = 2,
-    SK_OP_HURRAY = 3
-}; /* Hurray: no kernel table */
-int sk_kernel_block(int operation, int route, int variant);
-/* Whether that entry has an every_other leaf (a de-interleaving read of
- * every second input element), and a fused tile leaf (transposes in cache
- * converted and transposed in registers in one pass). */
-int sk_kernel_every_other(int operation, int route, int variant);
-int sk_kernel_fused_tile(int operation, int route, int variant);
+    SK_OP_HURRAY = 3, /* no kernel table */
+    SK_OP_RANGE = 4   /* the range pass of choose_qparams */
+};
+
+/* The kernel registry: one row per leaf function the module holds, as each
+ * operation's registry file lists it.  `variant` is the operation's table
+ * index (Cast enum sk_cast_kind, Dequant sk_dequant_variant, Quant
+ * sk_quant_variant, Range the input dtype), `block` the elements per
+ * vector block (1: element at a time), `symbol` the function's name.  Tests
+ * and benchmarks read variant lists and block edges from it. */
+enum sk_leaf_kind {
+    SK_LEAF_SPAN = 0,
+    SK_LEAF_STRIDED = 1,
+    SK_LEAF_EVERY_OTHER = 2,
+    SK_LEAF_TILE = 3,
+    SK_LEAF_PERIODIC = 4,
+    SK_LEAF_RUNS = 5,
+    SK_LEAF_FOLD = 6
+};
+typedef struct sk_leaf_info {
+    int32_t operation; /* enum sk_operation */
+    int32_t route;     /* enum sk_route: the table that holds the leaf */
+    int32_t variant;
+    int32_t kind;  /* enum sk_leaf_kind */
+    int32_t block; /* elements per vector block */
+    const char *symbol;
+} sk_leaf_info;
+/* Rows 0 .. sk_leaf_count() - 1; NULL past the end. */
+size_t sk_leaf_count(void);
+const sk_leaf_info *sk_leaf_at(size_t index);
 
 /* Test support: how many staging moves of each kind the walk made with a
  * route's staging since the process started (gathers and scatters are per

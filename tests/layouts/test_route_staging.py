@@ -20,9 +20,12 @@ and of no other, moved as the layout requires:
 Exactness of every staging path over many layouts is in
 test_staged_layouts.py, test_transposes.py and test_stride2_leaves.py,
 which run on every route too."""
+import re
+
 import pytest
 
 from support.helpers import BF16, F32, ROUTE_IDS, ROUTES, run_cast
+from simakernels import _registry
 from simakernels._ffi import ffi, lib
 
 MOVES = {name: getattr(lib, f"SK_MOVE_{name.upper()}")
@@ -46,13 +49,13 @@ def expected_moves(route, layout, kind):
     """The moves a layout needs on a route, from its kernel table."""
     if route == "scalar":
         return set()  # the reference's strided leaf walks every run itself
-    has = lambda query: query(lib.SK_OP_CAST, ROUTE_IDS[route], kind)  # noqa: E731
+    has = lambda leaf_kind: _registry.find(lib.SK_OP_CAST, ROUTE_IDS[route], kind, leaf_kind)  # noqa: E731
     return {
         "gather": {"gather"},
         "scatter": {"scatter"},
-        "every_other": {"every_other"} if has(lib.sk_kernel_every_other) else {"gather"},
-        "transposed_in": {"fused_tile"} if has(lib.sk_kernel_fused_tile) else {"transpose"},
-        "transposed_out": {"fused_tile"} if has(lib.sk_kernel_fused_tile) else {"transpose"},
+        "every_other": {"every_other"} if has(lib.SK_LEAF_EVERY_OTHER) else {"gather"},
+        "transposed_in": {"fused_tile"} if has(lib.SK_LEAF_TILE) else {"transpose"},
+        "transposed_out": {"fused_tile"} if has(lib.SK_LEAF_TILE) else {"transpose"},
         "streamed": {"transpose", "copy_lines"},
     }[layout]
 
@@ -92,18 +95,21 @@ def test_a_forced_route_runs_its_own_staging(route, layout, direction):
     assert ran == expected, f"{route} {layout}: moves {sorted(ran)}, expected {sorted(expected)}"
 
 
-def test_the_kernel_tables_answer_for_every_compiled_route():
-    """Every compiled route has a leaf for every variant of every operation;
-    a route this build did not compile has none."""
-    variants = {lib.SK_OP_CAST: 2, lib.SK_OP_DEQUANT: 2 * lib.SK_DEQUANT_FORM_COUNT, lib.SK_OP_QUANT: 12}
+def test_the_registry_has_a_dense_leaf_for_every_compiled_route_and_variant():
+    """Every compiled route has a dense leaf for every variant of every
+    operation (the variant counts from the public enums); a route this
+    build did not compile has none; every symbol is a kernel's full name."""
+    counts = {lib.SK_OP_CAST: 2, lib.SK_OP_DEQUANT: 2 * lib.SK_DEQUANT_FORM_COUNT, lib.SK_OP_QUANT: 12}
     for route, rid in ROUTE_IDS.items():
-        for op, count in variants.items():
-            blocks = [lib.sk_kernel_block(op, rid, v) for v in range(count)]
+        for op, count in counts.items():
+            blocks = [_registry.block(op, rid, v) for v in range(count)]
             if lib.sk_route_compiled(rid):
                 assert all(b >= 1 for b in blocks), (route, op, blocks)
             else:
                 assert blocks == [0] * count, (route, op, blocks)
-            assert lib.sk_kernel_block(op, rid, count) == 0  # past the last variant
+        assert _registry.variants(lib.SK_OP_CAST) == tuple(range(2))
+    for leaf in _registry.leaves():
+        assert re.fullmatch(r"sk_[a-z0-9_]+__(neon|avx512|avx2|sse2|scalar)", leaf.symbol), leaf
 
 
 def _native_cast_plan(route_id):

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import strategies as st
 
 import simakernels as sk
-from simakernels import _split
+from simakernels import _registry, _split
 from simakernels._ffi import ffi, lib
 from support import oracle_store
 from oracle import bf16_to_f32_table, dequant_bf16_table, dequant_f32_table, f32_to_bf16
@@ -47,9 +47,10 @@ ROUTE_IDS = {ffi.string(lib.sk_route_name(r)).decode(): r for r in range(lib.SK_
 
 def block_edges(operation: int, route: str, variant: int) -> Tuple[int, ...]:
     """Run lengths at and around one, two and three vector blocks of a
-    kernel table entry (``sk_kernel_block``: elements per iteration of its
-    leaves' main loop), so that tests follow the table, not a constant."""
-    block = lib.sk_kernel_block(operation, ROUTE_IDS[route], variant)
+    kernel table entry (its dense leaf's registry row: elements per
+    iteration of the main loop), so that tests follow the registry, not a
+    constant."""
+    block = _registry.block(operation, ROUTE_IDS[route], variant)
     assert block >= 1, f"no kernel table entry for operation {operation}, route {route}, variant {variant}"
     return tuple(sorted({n for k in (1, 2, 3) for n in (k * block - 1, k * block, k * block + 1) if n >= 1}))
 
