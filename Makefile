@@ -77,7 +77,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt requirements-tools.txt
 # code under any process that has it loaded (a running test suite).
 $(NATIVE_STAMP): $(VENV)/.installed $(NATIVE_INPUTS)
 	rm -f simakernels/_native*.so
-	$(PY) setup.py -q build_ext --inplace --force --build-temp build/temp-$(shell uname -m)
+	SIMAKERNELS_TEST_HOOKS=1 $(PY) setup.py -q build_ext --inplace --force --build-temp build/temp-$(shell uname -m)
 	$(PY) -m simakernels info --brief
 	@mkdir -p build && touch $@
 
@@ -215,7 +215,7 @@ SAN_ENV   := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_st
              LD_PRELOAD="$$(gcc -print-file-name=libasan.so) $$(gcc -print-file-name=libubsan.so)"
 sanitize: $(VENV)/.checkout-install  # the metadata; build/sanitize holds the code
 	rm -rf $(SAN_DIR)
-	SIMAKERNELS_EXTRA_CFLAGS="$(SAN_FLAGS)" $(PY) setup.py -q build_py --build-lib $(SAN_DIR) \
+	SIMAKERNELS_TEST_HOOKS=1 SIMAKERNELS_EXTRA_CFLAGS="$(SAN_FLAGS)" $(PY) setup.py -q build_py --build-lib $(SAN_DIR) \
 	    build_ext --build-lib $(SAN_DIR) --build-temp build/temp-sanitize --force
 	$(SAN_ENV) PYTHONPATH=$(SAN_DIR) SIMAKERNELS_EXPECT_INSTALLED=1 $(PY) -P -m pytest -q -p no:cacheprovider \
 	    $(XDIST) --ignore=tests/oracle $(PYTEST_ARGS) tests

@@ -19,6 +19,11 @@ from cffi import FFI
 CSRC = pathlib.Path(__file__).resolve().parent
 ROOT = CSRC.parent
 HEADER = CSRC / "include" / "simakernels.h"
+# Test support the suite declares too; its counters exist only in test
+# builds (SIMAKERNELS_TEST_HOOKS=1: the Makefile's in-place and sanitizer
+# builds), never in a wheel.
+TESTING_HEADER = CSRC / "include" / "simakernels_testing.h"
+TEST_HOOKS = os.environ.get("SIMAKERNELS_TEST_HOOKS", "") == "1"
 
 # -O2 without fast-math; no FMA contraction anywhere (GCC contracts by default
 # on AArch64, which would change rounding); no -march, so a wheel runs on every
@@ -64,10 +69,10 @@ def source_digest() -> str:
 
 
 def cdef_text() -> str:
-    """The header's declarations: preprocessor lines dropped, and with them
+    """The headers' declarations: preprocessor lines dropped, and with them
     the OpenCL C branch (its type names are the kernel's, not the host's)."""
     lines, opencl = [], False
-    for line in HEADER.read_text().splitlines():
+    for line in (HEADER.read_text() + TESTING_HEADER.read_text()).splitlines():
         directive = line.lstrip()
         if directive.startswith("#ifdef __OPENCL_C_VERSION__"):
             opencl = True
@@ -119,13 +124,14 @@ ffibuilder = FFI()
 ffibuilder.cdef(cdef_text())
 ffibuilder.set_source(
     "simakernels._native",
-    '#include "simakernels.h"\n' + embedded_kernel(),
+    '#include "simakernels.h"\n#include "simakernels_testing.h"\n' + embedded_kernel(),
     sources=[str(p.relative_to(ROOT)) for p in c_sources()],
     include_dirs=[str((CSRC / "include").relative_to(ROOT))],
     define_macros=[
         ("SK_VERSION", c_string(read_version())),
         ("SK_SOURCE_DIGEST", c_string(source_digest())),
         ("SK_BUILD_FLAGS", c_string(" ".join(CFLAGS + EXTRA_CFLAGS))),
+        ("SK_TEST_HOOKS", "1" if TEST_HOOKS else "0"),
     ],
     extra_compile_args=CFLAGS + EXTRA_CFLAGS,
     extra_link_args=EXTRA_CFLAGS,  # sanitizer runtimes link too

@@ -8,6 +8,7 @@
 #include "../include/simakernels.h"
 #include "rules.h"
 #include "isa.h"
+#include "route.h"
 
 /* The largest element of any port, in bytes (scratch buffers are sized by it). */
 #define SK_MAX_ELEMENT 4
@@ -103,17 +104,34 @@ typedef struct sk_kernel {
 #define SK_LEAF_KIND_periodic SK_LEAF_PERIODIC
 #define SK_LEAF_KIND_runs SK_LEAF_RUNS
 
-/* Runs `kernel` over every run of the walk, staging with `route`'s moves. */
-void sk_walk_run(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, int route, const void *ctx);
+/* How a walk's runs go (sk_walk.run_kind). */
+enum sk_run_kind {
+    SK_RUN_DENSE,         /* packed on both ports: the dense leaf */
+    SK_RUN_STRIDED,       /* the route's strided leaf (the scalar reference) */
+    SK_RUN_EVERY_OTHER,   /* every second input element: the every_other leaf in place */
+    SK_RUN_STAGED,        /* gathered and scattered in chunks by the staging */
+    SK_RUN_TILED,         /* a transpose, in tiles (tile.h) */
+    SK_RUN_CHANNEL_RUNS,  /* per-axis: short packed runs of consecutive channels, the runs leaf */
+    SK_RUN_CHANNEL_DENSE, /* per-axis: packed runs of one channel each */
+};
+
+/* Decides how every run of a prepared walk goes on `route` with the table
+ * entry `kernel` (a per-axis plan's first channel's): from the
+ * operation's prepare, so that execute only runs.  Per-axis plans give the
+ * walk its channel axis (sk_walk_prepare). */
+void sk_walk_decide(sk_walk *walk, const sk_kernel *kernel, int route);
+
+/* Runs `kernel` over every run of a decided walk. */
+void sk_walk_run(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, const void *ctx);
 
 /* The same, with a single packed run handed straight to the leaf (the
  * common case of small calls: no walk set up at all). */
-static inline void sk_walk_go(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, int route,
+static inline void sk_walk_go(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel,
                               const void *ctx) {
     if (walk->dense && walk->outer_rank == 0)
         kernel->span(ctx, src, dst, (size_t)walk->run_length);
     else
-        sk_walk_run(walk, src, dst, kernel, route, ctx);
+        sk_walk_run(walk, src, dst, kernel, ctx);
 }
 
 /* Per-axis parameters of a walk (sk_walk_channels).  A channel axis
@@ -129,15 +147,13 @@ typedef struct sk_channels {
     const sk_kernel *kernel;
     const char *ctx;
     size_t ctx_size;
-    sk_periodic_fn periodic;
-    sk_runs_fn runs;
+    sk_periodic_fn periodic; /* the entry's (the runs leaf is the entry's too) */
     const void *table;
     int64_t period;
 } sk_channels;
 
-/* Runs a per-axis walk (walk->channel, sk_walk_prepare) with `route`'s
- * moves. */
-void sk_walk_channels(const sk_walk *walk, const void *src, void *dst, const sk_channels *ch, int route);
+/* Runs a decided per-axis walk (walk->channel, sk_walk_prepare). */
+void sk_walk_channels(const sk_walk *walk, const void *src, void *dst, const sk_channels *ch);
 
 /* Read-only reductions (the range pass of choose_qparams) over a walk
  * prepared with the input alone (sk_walk_prepare given the input's strides
@@ -162,16 +178,6 @@ static inline int sk_binding_check(const sk_binding *need, const void *src, uint
                                    uint64_t dst_len) {
     sk_fault fault;
     return sk_binding_rules(need, SK_DOMAIN_HOST, (uintptr_t)src, src_len, (uintptr_t)dst, dst_len, &fault);
-}
-
-/* Whether a route is compiled and this CPU runs it: asked once per route
- * (sk_route_ask), then read from sk_route_state (1 yes, 2 no). */
-extern _Atomic int sk_route_state[SK_ROUTE_COUNT];
-int sk_route_ask(int route);
-static inline int sk_route_usable(int route) {
-    if ((unsigned)route >= SK_ROUTE_COUNT) return 0;
-    const int v = atomic_load_explicit(&sk_route_state[route], memory_order_relaxed);
-    return v ? v == 1 : sk_route_ask(route);
 }
 
 #endif

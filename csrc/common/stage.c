@@ -4,12 +4,29 @@
 #include "stage.h"
 #include "kernel.h"
 
-_Atomic uint64_t sk_stage_counter[SK_ROUTE_COUNT][SK_MOVE_COUNT];
+#if SK_TEST_HOOKS
+/* [the route that owns the staging][move] */
+static _Atomic uint64_t moves[SK_ROUTE_COUNT][SK_MOVE_COUNT];
 
-uint64_t sk_stage_moves(int route, int move) {
-    if (route < 0 || route >= SK_ROUTE_COUNT || move < 0 || move >= SK_MOVE_COUNT) return 0;
-    return atomic_load_explicit(&sk_stage_counter[route][move], memory_order_relaxed);
+void sk_stage_count(const sk_stage *stage, int move) {
+    for (int r = 0; r < SK_ROUTE_COUNT; ++r)
+        if (sk_routes[r].staging == stage && sk_routes[r].borrows == r) {
+            atomic_fetch_add_explicit(&moves[r][move], 1, memory_order_relaxed);
+            return;
+        }
 }
+
+int64_t sk_stage_moves(int staging, int move) {
+    if (staging < 0 || staging >= SK_ROUTE_COUNT || move < 0 || move >= SK_MOVE_COUNT) return 0;
+    return (int64_t)atomic_load_explicit(&moves[staging][move], memory_order_relaxed);
+}
+#else
+int64_t sk_stage_moves(int staging, int move) {
+    (void)staging;
+    (void)move;
+    return -1;
+}
+#endif
 
 /* Fixed-size memcpy compiles to one load or store and carries no aliasing
  * assumption about the scratch buffers. */
@@ -84,21 +101,3 @@ static void no_fence(void) {}
 
 const sk_stage sk_stage_scalar = {
     sk_stage_gather_elements, sk_stage_scatter_elements, transpose_scalar, copy_lines_scalar, no_fence, 0};
-
-const sk_stage *sk_route_stage(int route) {
-    switch (route) {
-#if defined(__aarch64__)
-    case SK_ROUTE_NEON:
-        return &sk_stage_neon;
-#endif
-#if defined(__x86_64__)
-    case SK_ROUTE_AVX512: /* the AVX2 moves: 512-bit ones measured no faster (docs/PERF.md) */
-    case SK_ROUTE_AVX2:
-        return &sk_stage_avx2;
-    case SK_ROUTE_SSE2:
-        return &sk_stage_sse2;
-#endif
-    default:
-        return &sk_stage_scalar;
-    }
-}

@@ -1,6 +1,7 @@
 /* Data movement for the shared traversal.  Every route owns its staging: a
- * table of moves (sk_route_stage) that the walk uses for that route's
- * non-packed runs, so a forced route runs only its own instructions.
+ * table of moves (its descriptor's `staging`, route.h) that the walk uses
+ * for that route's non-packed runs, so a forced route runs only its own
+ * instructions.
  * Elements are 1, 2 or 4 bytes; nothing here interprets them, and nothing
  * reads or writes a byte outside the elements it names. */
 #ifndef SK_COMMON_STAGE_H
@@ -9,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include "../include/simakernels.h"
+#include "../include/simakernels_testing.h"
 
 typedef struct sk_stage {
     /* dst[k] = the element at src + k*step, k < n (step may be 0: broadcast). */
@@ -30,9 +32,6 @@ typedef struct sk_stage {
     int streams;
 } sk_stage;
 
-/* The staging of a compiled route. */
-const sk_stage *sk_route_stage(int route);
-
 extern const sk_stage sk_stage_scalar;
 #if defined(__x86_64__)
 extern const sk_stage sk_stage_sse2, sk_stage_avx2;
@@ -41,11 +40,14 @@ extern const sk_stage sk_stage_sse2, sk_stage_avx2;
 extern const sk_stage sk_stage_neon;
 #endif
 
-/* Moves the walk made, per route (test support: sk_stage_moves). */
-extern _Atomic uint64_t sk_stage_counter[SK_ROUTE_COUNT][SK_MOVE_COUNT];
-static inline void sk_stage_count(int route, int move) {
-    atomic_fetch_add_explicit(&sk_stage_counter[route][move], 1, memory_order_relaxed);
-}
+/* Test builds count the moves the walk makes, keyed by the staging that
+ * made them (simakernels_testing.h sk_stage_moves); other builds have no
+ * counters. */
+#if SK_TEST_HOOKS
+void sk_stage_count(const sk_stage *stage, int move);
+#else
+#define sk_stage_count(stage, move) ((void)0)
+#endif
 
 /* ---- pieces every route's staging ends with (stage.c) ---- */
 /* Elements [0, n) of a gather / scatter, one at a time. */

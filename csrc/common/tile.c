@@ -46,8 +46,7 @@ typedef struct pending {
  * transposed, one more transpose where the output is. */
 typedef struct tile_job {
     const sk_tile_axes *t;
-    const sk_stage *stage; /* the route's moves */
-    int route;
+    const sk_stage *stage; /* the walk's moves */
     const char *src;
     char *dst;
     sk_span_fn span;
@@ -64,7 +63,7 @@ static void copy_out(const tile_job *j, size_t upto) {
     pending *o = j->out;
     if (upto > o->lines) upto = o->lines;
     if (upto <= o->done) return;
-    sk_stage_count(j->route, SK_MOVE_COPY_LINES);
+    sk_stage_count(j->stage, SK_MOVE_COPY_LINES);
     j->stage->copy_lines(o->src + o->done * o->bytes, (ptrdiff_t)o->bytes, o->dst + (int64_t)o->done * j->t->x_out,
                          (ptrdiff_t)j->t->x_out, upto - o->done, o->bytes, j->stream);
     o->done = upto;
@@ -108,7 +107,7 @@ static void tile_run(const tile_job *j, const tile *c, const tile *a) {
     char *dst = j->dst + c->x0 * t->x_out + c->l0 * (int64_t)out_size;
     const ptrdiff_t out_line = (ptrdiff_t)(nl * out_size); /* a tile line of output, in bytes */
     if (j->fused && !j->out) {                             /* in cache: converted and transposed in one pass */
-        sk_stage_count(j->route, SK_MOVE_FUSED_TILE);
+        sk_stage_count(j->stage, SK_MOVE_FUSED_TILE);
         j->fused(j->ctx, src, (ptrdiff_t)t->l_in, dst, (ptrdiff_t)t->x_out, nl, nx);
         return;
     }
@@ -118,7 +117,7 @@ static void tile_run(const tile_job *j, const tile *c, const tile *a) {
         for (size_t r = 0; r < nl; r += rows) {
             const size_t k = nl - r < rows ? nl - r : rows;
             for (size_t q = r; q < r + k && q < a->nl; ++q) prefetch_line(j, a, q);
-            sk_stage_count(j->route, SK_MOVE_TRANSPOSE);
+            sk_stage_count(j->stage, SK_MOVE_TRANSPOSE);
             j->stage->transpose(src + (int64_t)r * t->l_in, (ptrdiff_t)t->l_in, j->scratch + r * in_size,
                                 (ptrdiff_t)(nl * in_size), k, nx, in_size);
             if (j->out) copy_out_share(j, r + k, nl);
@@ -144,7 +143,7 @@ static void tile_run(const tile_job *j, const tile *c, const tile *a) {
                 if (j->out && (l % SK_COPY_OUT_LINES == SK_COPY_OUT_LINES - 1 || l + 1 == nl))
                     copy_out_share(j, l + 1, nl);
             }
-        sk_stage_count(j->route, SK_MOVE_TRANSPOSE);
+        sk_stage_count(j->stage, SK_MOVE_TRANSPOSE);
         if (j->out) {
             j->stage->transpose(j->scratch, (ptrdiff_t)(nx * out_size), j->out->buf[j->out->fill], out_line, nl, nx,
                                 out_size);
@@ -172,10 +171,10 @@ static int64_t first_tile(const char *base, int64_t size, int64_t tile) {
  * line of the transposed port.  The leaf's lines stay whole multiples of
  * its blocks (a Quant leaf's tail takes the exact path). */
 static void cached_plane(const sk_walk *w, const sk_tile_axes *t, const char *src, char *dst, const sk_kernel *kernel,
-                         const void *ctx, const sk_stage *stage, int route) {
+                         const void *ctx, const sk_stage *stage) {
     _Alignas(64) char scratch[SK_TILE_IN_BYTES > SK_TILE_OUT_BYTES ? SK_TILE_IN_BYTES : SK_TILE_OUT_BYTES];
     const tile_job j = {
-        t,       stage, route, src, dst, kernel->span, kernel->tile, ctx, (size_t)w->in_size, (size_t)w->out_size,
+        t,       stage, src, dst, kernel->span, kernel->tile, ctx, (size_t)w->in_size, (size_t)w->out_size,
         scratch, NULL,  0};
     const int in_side = w->in_size <= w->out_size;
     const int64_t lines =
@@ -226,9 +225,9 @@ static tile tile_at(const tile_grid *g, int64_t k) {
  * the leaf reads the input in place its lines stay whole multiples of its
  * blocks (aligned instead measured slower: docs/PERF.md). */
 static void ordered_plane(const sk_walk *w, const sk_tile_axes *t, const char *src, char *dst, const sk_kernel *kernel,
-                          const void *ctx, const sk_stage *stage, int route, int stream, char *space) {
+                          const void *ctx, const sk_stage *stage, int stream, char *space) {
     pending out = {{space + SK_ORDERED_BYTES, space + 2 * SK_ORDERED_BYTES}, 0, NULL, NULL, 0, 0, 0};
-    const tile_job j = {t,     stage, route, src, dst, kernel->span, NULL, ctx, (size_t)w->in_size, (size_t)w->out_size,
+    const tile_job j = {t,     stage, src, dst, kernel->span, NULL, ctx, (size_t)w->in_size, (size_t)w->out_size,
                         space, &out,  stream};
     const int64_t side = w->out_size == 1 ? SK_ORDERED_SIDE_BYTE_OUT : SK_ORDERED_SIDE;
     tile_grid g = {t->l_extent,
@@ -249,9 +248,9 @@ static void ordered_plane(const sk_walk *w, const sk_tile_axes *t, const char *s
 }
 
 void sk_tile_plane(const sk_walk *w, const sk_tile_axes *t, const char *src, char *dst, const sk_kernel *kernel,
-                   const void *ctx, const sk_stage *stage, int route, int stream, char *space) {
+                   const void *ctx, const sk_stage *stage, int stream, char *space) {
     if (space)
-        ordered_plane(w, t, src, dst, kernel, ctx, stage, route, stream, space);
+        ordered_plane(w, t, src, dst, kernel, ctx, stage, stream, space);
     else
-        cached_plane(w, t, src, dst, kernel, ctx, stage, route);
+        cached_plane(w, t, src, dst, kernel, ctx, stage);
 }

@@ -5,13 +5,6 @@
 #include "kernel.h"
 #include "stage.h"
 
-/* A transpose: two axes, the input packed along `x`, the output along `l`
- * (bytes: the input's step along l, the output's along x). */
-typedef struct sk_tile_axes {
-    int64_t l_extent, l_in;
-    int64_t x_extent, x_out;
-} sk_tile_axes;
-
 /* Whether the walk's inner run and fastest outer axis form a transpose. */
 int sk_tile_axes_of(const sk_walk *w, sk_tile_axes *t);
 
@@ -20,6 +13,6 @@ int sk_tile_axes_of(const sk_walk *w, sk_tile_axes *t);
  * the cache and streamed outputs, ordered tiles in `space`
  * (SK_ORDERED_SPACE bytes) whose output lines are copied out whole. */
 void sk_tile_plane(const sk_walk *w, const sk_tile_axes *t, const char *src, char *dst, const sk_kernel *kernel,
-                   const void *ctx, const sk_stage *stage, int route, int stream, char *space);
+                   const void *ctx, const sk_stage *stage, int stream, char *space);
 
 #endif

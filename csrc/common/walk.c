@@ -3,6 +3,7 @@
  * coalesce axes whose strides chain on both ports), then walk the outer
  * axes by carry so that no element costs a division.  Transposes go to the
  * tiler (tile.c). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel.h"
@@ -162,15 +163,14 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride, c
  * run is packed on one port only while the fastest outer axis is packed on
  * the other (a transpose), the tiler (tile.c) walks the two axes in tiles.
  * The scratch is small and fixed: at most 32 KiB on the stack, and for
- * walks beyond the cache SK_ORDERED_SPACE from the heap, once per walk (on
- * the stack, that much overflowed small thread stacks); if that allocation
- * fails, those planes are walked in cache tiles instead (the same bytes,
- * more slowly).  No tensor-sized temporary, and no byte outside the walk's
- * elements is read or written. */
+ * walks beyond the cache the thread's ordered space (below).  No
+ * tensor-sized temporary, and no byte outside the walk's elements is read
+ * or written.  How each run goes is decided when the plan is prepared
+ * (sk_walk_decide). */
 
 /* An inner run (or its last `left` elements), staged in chunks. */
 static void staged_run(const sk_walk *w, const char *src, char *dst, size_t left, sk_span_fn span, const void *ctx,
-                       const sk_stage *stage, int route) {
+                       const sk_stage *stage) {
     _Alignas(64) char in_buf[SK_STAGE_CHUNK * SK_MAX_ELEMENT];
     _Alignas(64) char out_buf[SK_STAGE_CHUNK * SK_MAX_ELEMENT];
     const size_t in_size = (size_t)w->in_size, out_size = (size_t)w->out_size;
@@ -179,13 +179,13 @@ static void staged_run(const sk_walk *w, const char *src, char *dst, size_t left
         const size_t k = left < SK_STAGE_CHUNK ? left : SK_STAGE_CHUNK;
         const char *in = src;
         if (!in_packed) {
-            sk_stage_count(route, SK_MOVE_GATHER);
+            sk_stage_count(stage, SK_MOVE_GATHER);
             stage->gather(src, (ptrdiff_t)w->in_step, in_buf, k, in_size);
             in = in_buf;
         }
         span(ctx, in, out_packed ? dst : out_buf, k);
         if (!out_packed) {
-            sk_stage_count(route, SK_MOVE_SCATTER);
+            sk_stage_count(stage, SK_MOVE_SCATTER);
             stage->scatter(out_buf, dst, (ptrdiff_t)w->out_step, k, out_size);
         }
         left -= k;
@@ -199,13 +199,13 @@ static void staged_run(const sk_walk *w, const char *src, char *dst, size_t left
  * route's every_other leaf reads it in place (no staging pass), and the
  * few elements it leaves are staged. */
 static void every_other_run(const sk_walk *w, const char *src, char *dst, const sk_kernel *kernel, const void *ctx,
-                            const sk_stage *stage, int route) {
+                            const sk_stage *stage) {
     const size_t n = (size_t)w->run_length;
-    sk_stage_count(route, SK_MOVE_EVERY_OTHER);
+    sk_stage_count(stage, SK_MOVE_EVERY_OTHER);
     const size_t done = kernel->every_other(ctx, src, dst, n);
     if (done < n)
         staged_run(w, src + w->in_step * (int64_t)done, dst + w->out_step * (int64_t)done, n - done, kernel->span, ctx,
-                   stage, route);
+                   stage);
 }
 
 static int every_other_of(const sk_walk *w) {
@@ -229,7 +229,6 @@ static inline __attribute__((always_inline)) void carry(const sk_walk *walk, int
     }
 }
 
-enum run_kind { RUN_DENSE, RUN_STRIDED, RUN_EVERY_OTHER, RUN_STAGED, RUN_TILED };
 
 /* Channel axis inner: the parameter-vector leaf as a span whose context is
  * the run's position in the parameter table (reset at each run), split
@@ -257,20 +256,88 @@ static void periodic_span(const void *position, const void *src, void *dst, size
     }
 }
 
+/* Per-axis walks: a channel axis outside the inner run keeps one channel
+ * per run, whose kernel entry and context each run takes; the inner run's
+ * channels go through the periodic leaf. */
+static int channel_per_run(const sk_walk *w) { return w->channel >= 0 && w->channel < w->outer_rank; }
+static int channel_inner(const sk_walk *w) { return w->channel >= 0 && w->channel == w->outer_rank; }
+/* Whether slower axes merged into the channel axis (its index then wraps). */
+static int channel_wraps(const sk_walk *w) { return channel_per_run(w) && w->extent[w->channel] != w->channels; }
+
+void sk_walk_decide(sk_walk *walk, const sk_kernel *kernel, int route) {
+    const int per_run = channel_per_run(walk), inner = channel_inner(walk);
+    const int wraps = channel_wraps(walk);
+    walk->staging = sk_route_borrows(route);
+    walk->ordered = walk->stream = 0;
+    walk->tiles = (sk_tile_axes){0, 0, 0, 0};
+    const size_t n = (size_t)walk->run_length;
+    /* Short runs of consecutive channels, packed: one runs-leaf call for
+     * every channel, per step of the next axis. */
+    if (per_run && walk->dense && !wraps && kernel->runs && walk->channel == 0 && n < SK_AXIS_SHORT_RUN &&
+        walk->in_stride[0] == (int64_t)n * walk->in_size && walk->out_stride[0] == (int64_t)n * walk->out_size) {
+        walk->run_kind = SK_RUN_CHANNEL_RUNS;
+    } else if (per_run && walk->dense && !wraps) {
+        walk->run_kind = SK_RUN_CHANNEL_DENSE; /* packed runs, one channel each */
+    } else if (walk->dense) {
+        walk->run_kind = SK_RUN_DENSE;
+    } else if (inner) { /* the periodic leaf as a span: staged where not packed */
+        walk->run_kind = SK_RUN_STAGED;
+    } else if (kernel->strided) {
+        walk->run_kind = SK_RUN_STRIDED;
+    } else if ((walk->channel < 0 || walk->channel >= 1) && sk_tile_axes_of(walk, &walk->tiles)) {
+        /* (a tile spans the inner run and the fastest outer axis: one
+         * channel only when neither holds the channel axis) */
+        walk->run_kind = SK_RUN_TILED;
+    } else if (kernel->every_other && every_other_of(walk)) {
+        walk->run_kind = SK_RUN_EVERY_OTHER;
+    } else {
+        walk->run_kind = SK_RUN_STAGED;
+    }
+    if (walk->run_kind == SK_RUN_TILED) {
+        /* Walks beyond the cache (and any the streaming override calls so:
+         * the tests' way to reach the ordered planes) take ordered tiles;
+         * their lines stream where the staging can. */
+        const size_t elements = (size_t)walk->runs * n;
+        const int beyond = sk_stream_run(elements, (size_t)walk->in_size, (size_t)walk->out_size);
+        walk->stream = sk_routes[walk->staging].staging->streams && beyond;
+        walk->ordered = beyond || elements * (size_t)(walk->in_size + walk->out_size) > SK_TILE_BIG;
+    }
+    walk->decided = 1;
+}
+
+/* The ordered planes' space: SK_ORDERED_SPACE bytes per thread, allocated
+ * by its first walk that needs it and freed when the thread ends (on the
+ * stack, that much overflowed small thread stacks).  NULL if the
+ * allocation fails: those planes are then walked in cache tiles (the same
+ * bytes, more slowly). */
+static pthread_key_t ordered_key;
+static pthread_once_t ordered_once = PTHREAD_ONCE_INIT;
+static void ordered_key_make(void) {
+    if (pthread_key_create(&ordered_key, free) != 0) ordered_key = (pthread_key_t)-1;
+}
+static char *ordered_space(void) {
+    pthread_once(&ordered_once, ordered_key_make);
+    if (ordered_key == (pthread_key_t)-1) return NULL;
+    char *space = pthread_getspecific(ordered_key);
+    if (!space) {
+        space = aligned_alloc(64, SK_ORDERED_SPACE);
+        if (space && pthread_setspecific(ordered_key, space) != 0) {
+            free(space);
+            space = NULL;
+        }
+    }
+    return space;
+}
+
 /* Inlined into both entries, so that the per-tensor walk (ch NULL) carries
- * none of the per-axis checks: they cost a strided 64-element AArch64 call
- * 30-55 instructions. */
+ * none of the per-axis work. */
 static inline __attribute__((always_inline)) void walk_runs(const sk_walk *walk, const char *src, char *dst,
-                                                            const sk_kernel *kernel, int route, const void *ctx,
+                                                            const sk_kernel *kernel, const void *ctx,
                                                             const sk_channels *ch) {
-    const sk_stage *stage = sk_route_stage(route);
-    /* Per-axis walks: a channel axis outside the inner run keeps one
-     * channel per run, whose kernel entry and context each run takes; the
-     * inner run's channels go through the parameter-vector leaf. */
-    const int per_run = ch && walk->channel >= 0 && walk->channel < walk->outer_rank;
-    const int inner = ch && walk->channel == walk->outer_rank;
-    /* Whether slower axes merged into the channel axis (its index then wraps). */
-    const int wraps = per_run && walk->extent[walk->channel] != walk->channels;
+    const sk_stage *stage = sk_routes[walk->staging].staging;
+    const int per_run = ch && channel_per_run(walk), inner = ch && channel_inner(walk);
+    const int wraps = ch && channel_wraps(walk);
+    const int kind = walk->run_kind;
     periodic_position position = {ch, 0, (size_t)walk->in_size, (size_t)walk->out_size};
     const sk_kernel periodic = {.span = periodic_span, .block = 1};
     if (inner) {
@@ -279,44 +346,22 @@ static inline __attribute__((always_inline)) void walk_runs(const sk_walk *walk,
     } else if (per_run) {
         kernel = ch->kernels ? ch->kernels[0] : ch->kernel;
     }
-    sk_tile_axes tiles = {0, 0, 0, 0};
-    /* A tile spans the inner run and the fastest outer axis: one channel
-     * only when neither holds the channel axis. */
-    const int tileable = !ch || walk->channel < 0 || (walk->channel >= 1 && walk->channel < walk->outer_rank);
-    enum run_kind kind = walk->dense                                   ? RUN_DENSE
-                         : kernel->strided                             ? RUN_STRIDED
-                         : tileable && sk_tile_axes_of(walk, &tiles)   ? RUN_TILED
-                         : kernel->every_other && every_other_of(walk) ? RUN_EVERY_OTHER
-                                                                       : RUN_STAGED;
     /* A tiled step covers the fastest outer axis too: carry from the next. */
-    const int first = kind == RUN_TILED ? 1 : 0;
-    const int64_t steps = kind == RUN_TILED ? walk->runs / walk->extent[0] : walk->runs;
+    const int first = kind == SK_RUN_TILED ? 1 : 0;
+    const int64_t steps = kind == SK_RUN_TILED ? walk->runs / walk->extent[0] : walk->runs;
     const size_t n = (size_t)walk->run_length;
-    const size_t elements = (size_t)walk->runs * n;
-    /* Walks beyond the cache (and any the streaming override calls so, on
-     * every route: the tests' way to reach the ordered planes) take ordered
-     * tiles; their lines stream where the route's staging can. */
-    const int beyond = sk_stream_run(elements, (size_t)walk->in_size, (size_t)walk->out_size);
-    const int stream = kind == RUN_TILED && stage->streams && beyond;
-    const int big = beyond || elements * (size_t)(walk->in_size + walk->out_size) > SK_TILE_BIG;
-    /* The ordered planes' tile and ordered tiles (NULL: none needed, or
-     * none to be had). */
-    char *space = kind == RUN_TILED && (big || stream) ? aligned_alloc(64, SK_ORDERED_SPACE) : NULL;
+    char *space = kind == SK_RUN_TILED && walk->ordered ? ordered_space() : NULL;
     int64_t index[SK_MAX_RANK] = {0};
-    if (per_run && kind == RUN_DENSE && !wraps && ch->runs && walk->channel == 0 && n < SK_AXIS_SHORT_RUN &&
-        walk->in_stride[0] == (int64_t)n * walk->in_size && walk->out_stride[0] == (int64_t)n * walk->out_size) {
-        /* Short runs of consecutive channels, packed: one runs-leaf call for
-         * every channel, per step of the next axis. */
+    if (kind == SK_RUN_CHANNEL_RUNS) {
         const size_t channels = (size_t)walk->extent[0];
         for (int64_t r = 0; r < walk->runs / walk->extent[0]; ++r) {
-            ch->runs(ch->table, 0, src, dst, n, channels);
+            kernel->runs(ch->table, 0, src, dst, n, channels);
             carry(walk, index, 1, &src, &dst);
         }
         return;
     }
-    if (per_run && kind == RUN_DENSE && !wraps) {
-        /* The common per-axis walk (packed runs, one channel each), without
-         * the general loop's dispatch: each run entered costs a leaf call. */
+    if (kind == SK_RUN_CHANNEL_DENSE) {
+        /* Without the general loop's dispatch: each run entered costs a leaf call. */
         const int a = walk->channel;
         const sk_span_fn shared = ch->kernels ? NULL : ch->kernel->span;
         for (int64_t r = 0; r < steps; ++r) {
@@ -336,36 +381,35 @@ static inline __attribute__((always_inline)) void walk_runs(const sk_walk *walk,
             position.at = 0; /* each run starts at channel 0 */
         }
         switch (kind) {
-        case RUN_DENSE:
+        case SK_RUN_DENSE:
             kernel->span(ctx, src, dst, n);
             break;
-        case RUN_STRIDED:
+        case SK_RUN_STRIDED:
             kernel->strided(ctx, src, (ptrdiff_t)walk->in_step, dst, (ptrdiff_t)walk->out_step, n);
             break;
-        case RUN_EVERY_OTHER:
-            every_other_run(walk, src, dst, kernel, ctx, stage, route);
+        case SK_RUN_EVERY_OTHER:
+            every_other_run(walk, src, dst, kernel, ctx, stage);
             break;
-        case RUN_STAGED:
-            staged_run(walk, src, dst, n, kernel->span, ctx, stage, route);
+        case SK_RUN_STAGED:
+            staged_run(walk, src, dst, n, kernel->span, ctx, stage);
             break;
-        case RUN_TILED: /* tests stream small walks too */
-            sk_tile_plane(walk, &tiles, src, dst, kernel, ctx, stage, route, stream, space);
+        default: /* SK_RUN_TILED */
+            sk_tile_plane(walk, &walk->tiles, src, dst, kernel, ctx, stage, walk->stream, space);
             break;
         }
         carry(walk, index, first, &src, &dst);
     }
-    free(space);
 }
 
-void sk_walk_run(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, int route, const void *ctx) {
-    walk_runs(walk, src, dst, kernel, route, ctx, NULL);
+void sk_walk_run(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, const void *ctx) {
+    walk_runs(walk, src, dst, kernel, ctx, NULL);
 }
 
-void sk_walk_channels(const sk_walk *walk, const void *src, void *dst, const sk_channels *ch, int route) {
+void sk_walk_channels(const sk_walk *walk, const void *src, void *dst, const sk_channels *ch) {
     if (walk->channel < 0) /* one channel: the per-tensor walk with its parameters */
-        sk_walk_go(walk, src, dst, ch->kernels ? ch->kernels[0] : ch->kernel, route, ch->ctx);
+        sk_walk_go(walk, src, dst, ch->kernels ? ch->kernels[0] : ch->kernel, ch->ctx);
     else
-        walk_runs(walk, src, dst, NULL, route, NULL, ch);
+        walk_runs(walk, src, dst, NULL, NULL, ch);
 }
 
 /* ---- Read-only reductions (kernel.h sk_walk_reduce) --------------------
@@ -391,7 +435,7 @@ static size_t fold_packed(const sk_reducer *r, void *acc, int inner, size_t chan
 }
 
 void sk_walk_reduce(const sk_walk *walk, const void *src, const sk_reducer *reducer, int route, void *acc) {
-    const sk_stage *stage = sk_route_stage(route);
+    const sk_stage *stage = sk_routes[sk_route_borrows(route)].staging;
     const size_t size = (size_t)walk->in_size, n = (size_t)walk->run_length, channels = (size_t)walk->channels;
     const int per_run = walk->channel >= 0 && walk->channel < walk->outer_rank;
     const int inner = walk->channel >= 0 && walk->channel == walk->outer_rank;
@@ -409,7 +453,7 @@ void sk_walk_reduce(const sk_walk *walk, const void *src, const sk_reducer *redu
         } else {
             for (size_t done = 0; done < n;) {
                 const size_t k = n - done < SK_STAGE_CHUNK ? n - done : SK_STAGE_CHUNK;
-                sk_stage_count(route, SK_MOVE_GATHER);
+                sk_stage_count(stage, SK_MOVE_GATHER);
                 stage->gather(in + walk->in_step * (int64_t)done, (ptrdiff_t)walk->in_step, chunk, k, size);
                 at = fold_packed(reducer, acc, inner, channels, at, chunk, k, size);
                 done += k;

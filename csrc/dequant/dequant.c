@@ -57,6 +57,7 @@ static int form_of(uint32_t bits, int32_t zp, int32_t *exponent) {
 }
 
 static int prepare_axis(sk_dequant_plan *plan);
+static const sk_kernel *form_kernel(int route, int output, int form, int32_t exponent);
 
 int sk_dequant_prepare(sk_dequant_plan *plan) {
     if (plan->output < 0 || plan->output > SK_DEQUANT_BF16 || plan->route < 0 || plan->route >= SK_ROUTE_COUNT ||
@@ -65,6 +66,7 @@ int sk_dequant_prepare(sk_dequant_plan *plan) {
     if (plan->axis.count > 0) return prepare_axis(plan);
     if (!scale_admitted(plan->scale_bits)) return SK_INVALID_PARAMS;
     plan->form = form_of(plan->scale_bits, plan->zero_point, &plan->exponent);
+    sk_walk_decide(&plan->walk, form_kernel(plan->route, plan->output, plan->form, plan->exponent), plan->route);
     if (plan->route == SK_ROUTE_AVX512 && plan->output == SK_DEQUANT_BF16)
         return in_default_state(plan_bf16_table, plan);
     return SK_OK;
@@ -201,12 +203,6 @@ static const sk_periodic_fn axis_leaves[SK_ROUTE_COUNT][2] = {
     [SK_ROUTE_NEON] = {sk_dequant_i8_f32_axis__neon, sk_dequant_i8_bf16_axis__neon},
 #endif
 };
-/* Runs leaves: AArch64 only (x86 has no target there). */
-static const sk_runs_fn runs_leaves[SK_ROUTE_COUNT][2] = {
-#if SK_HAVE_NEON
-    [SK_ROUTE_NEON] = {sk_dequant_i8_f32_runs__neon, sk_dequant_i8_bf16_runs__neon},
-#endif
-};
 
 typedef struct axis_space {
     const sk_axis *axis;
@@ -282,6 +278,7 @@ static int prepare_axis(sk_dequant_plan *plan) {
     *a.table = (sk_dequant_table){a.scale, a.zp, a.ctx, axis->count};
     plan->form = SK_DEQUANT_WIDE; /* per channel; the plan's own is unused */
     plan->exponent = 0;
+    sk_walk_decide(&plan->walk, a.kernel[0], plan->route);
     return in_default_state(axis_values, &a);
 }
 
@@ -293,11 +290,10 @@ static void execute_axis(const sk_dequant_plan *plan, const void *src, void *dst
         .ctx = (const char *)a.ctx,
         .ctx_size = sizeof *a.ctx,
         .periodic = axis_leaves[plan->route][plan->output],
-        .runs = runs_leaves[plan->route][plan->output],
         .table = a.table,
         .period = a.period,
     };
-    sk_walk_channels(&plan->walk, src, dst, &ch, plan->route);
+    sk_walk_channels(&plan->walk, src, dst, &ch);
 }
 
 int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t src_len, void *dst, uint64_t dst_len) {
@@ -307,6 +303,7 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
     const int bound = sk_binding_check(&plan->binding, src, src_len, dst, dst_len);
     if (bound != SK_OK) return bound;
     if (plan->walk.runs == 0) return SK_OK; /* empty: no arithmetic, no FP-state requirement */
+    if (!plan->walk.decided) return SK_INVALID_OPERATION;
     /* Before any conversion or write: the staged roundings need nearest
      * rounding and gradual underflow, and no trap may fire mid-tensor. */
     if (sk_fenv_control_unmet(sk_fenv_control(), sk_fenv_needs(SK_OP_DEQUANT))) return SK_UNSUPPORTED_ENVIRONMENT;
@@ -323,7 +320,6 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
     c.zp_scaled = plan->form == SK_DEQUANT_WIDE_POW2 ? c.zp * c.scale : 0.0f;
     c.bf16_table = plan->bf16_table;
     c.stream_elements = 0;
-    sk_walk_go(&plan->walk, src, dst, form_kernel(plan->route, plan->output, plan->form, plan->exponent), plan->route,
-               &c);
+    sk_walk_go(&plan->walk, src, dst, form_kernel(plan->route, plan->output, plan->form, plan->exponent), &c);
     return SK_OK;
 }

@@ -62,6 +62,12 @@ enum sk_route {
 const char *sk_route_name(int route);
 int sk_route_compiled(int route);
 int sk_route_available(int route);
+/* The instruction-set features a route's code is compiled for and asks the
+ * CPU for, space-separated ("avx2 f16c"; "" for scalar). */
+const char *sk_route_features(int route);
+/* The route whose staging (and, where the kernel registry names its
+ * leaves, code) a route runs: itself unless it borrows. */
+int sk_route_borrows(int route);
 
 /* Operations (registry rows, FP-environment needs). */
 enum sk_operation {
@@ -99,21 +105,6 @@ typedef struct sk_leaf_info {
 size_t sk_leaf_count(void);
 const sk_leaf_info *sk_leaf_at(size_t index);
 
-/* Test support: how many staging moves of each kind the walk made with a
- * route's staging since the process started (gathers and scatters are per
- * staged chunk, transposes and line copies per tile piece, every_other per
- * run read in place by an every_other leaf, fused tiles per tile converted
- * by a fused tile leaf). */
-enum sk_stage_move {
-    SK_MOVE_GATHER = 0,
-    SK_MOVE_SCATTER = 1,
-    SK_MOVE_TRANSPOSE = 2,
-    SK_MOVE_COPY_LINES = 3,
-    SK_MOVE_EVERY_OTHER = 4,
-    SK_MOVE_FUSED_TILE = 5,
-    SK_MOVE_COUNT = 6
-};
-uint64_t sk_stage_moves(int route, int move);
 
 /* ---- FP environment ---------------------------------------------------- */
 enum sk_fenv_rounding { SK_ROUND_NEAREST = 0, SK_ROUND_TOWARD_ZERO = 1, SK_ROUND_UPWARD = 2, SK_ROUND_DOWNWARD = 3 };
@@ -163,11 +154,8 @@ int sk_fenv_enter_default(sk_fenv_saved *saved);
 
 /* ---- Streaming stores --------------------------------------------------- */
 /* Output bytes of one dense run from which leaves use non-temporal stores
- * (csrc/common/stream.h).  Test support: sk_stream_override(n) makes the
- * threshold n bytes for the whole process (0 restores the default), so the
- * streaming paths can be checked on small tensors. */
+ * (csrc/common/stream.h). */
 size_t sk_stream_min_bytes(void);
-void sk_stream_override(size_t bytes);
 
 /* Tensors have rank 0..SK_MAX_RANK (the arrays of six below). */
 enum sk_limits { SK_MAX_RANK = 6 };
@@ -177,6 +165,13 @@ enum sk_limits { SK_MAX_RANK = 6 };
  * runs of `run_length` elements each, elements `in_step`/`out_step` bytes
  * apart; the outer axes (fastest first) advance both ports by carry.
  * Elements are `in_size`/`out_size` bytes. */
+/* A transpose: two axes, the input packed along `x`, the output along `l`
+ * (bytes: the input's step along l, the output's along x). */
+typedef struct sk_tile_axes {
+    int64_t l_extent, l_in;
+    int64_t x_extent, x_out;
+} sk_tile_axes;
+
 typedef struct sk_walk {
     int64_t runs;
     int64_t run_length;
@@ -196,6 +191,18 @@ typedef struct sk_walk {
     int64_t extent[6];
     int64_t in_stride[6];
     int64_t out_stride[6];
+    /* How execute runs it, decided once by the operation's prepare
+     * (sk_walk_decide, internal): the kind of every run, whose staging
+     * moves the non-packed ones (enum sk_route), whether tiled planes go
+     * through ordered tiles (a walk beyond the cache) and stream their
+     * output lines, and the transpose's axes. */
+    int32_t decided;
+    int32_t run_kind;
+    int32_t staging;
+    int32_t ordered;
+    int32_t stream;
+    int32_t reserved2;
+    sk_tile_axes tiles;
 } sk_walk;
 
 /* Builds a walk from a nonempty admitted shape (rank 0..6, byte strides).
@@ -298,7 +305,11 @@ typedef struct sk_cast_plan {
     sk_walk walk;
 } sk_cast_plan;
 
-/* Binding check, then the conversion; src/dst views of src_len/dst_len bytes. */
+/* Decides how the walk runs (after sk_walk_prepare); SK_INVALID_OPERATION
+ * for an unknown kind or a route this build did not compile. */
+int sk_cast_prepare(sk_cast_plan *plan);
+/* Binding check, then the conversion; src/dst views of src_len/dst_len bytes.
+ * SK_INVALID_OPERATION for a plan sk_cast_prepare did not decide. */
 int sk_cast_execute(const sk_cast_plan *plan, const void *src, uint64_t src_len, void *dst, uint64_t dst_len);
 
 /* ---- Per-axis parameters ------------------------------------------------ */

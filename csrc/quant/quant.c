@@ -63,6 +63,7 @@ static int params_admitted(uint32_t bits, int32_t zero_point) {
 }
 
 static int prepare_axis(sk_quant_plan *plan);
+static const sk_kernel quant_kernels[SK_ROUTE_COUNT][12];
 
 int sk_quant_prepare(sk_quant_plan *plan) {
     plan->prepared = 0;
@@ -70,6 +71,7 @@ int sk_quant_prepare(sk_quant_plan *plan) {
         plan->rounding > SK_QUANT_TOWARD_NEGATIVE || plan->route < 0 || plan->route >= SK_ROUTE_COUNT ||
         !sk_route_compiled(plan->route))
         return SK_INVALID_OPERATION;
+    sk_walk_decide(&plan->walk, &quant_kernels[plan->route][plan->input * 4 + plan->rounding], plan->route);
     if (plan->axis.count > 0) {
         const int status = prepare_axis(plan);
         plan->prepared = status == SK_OK;
@@ -144,15 +146,6 @@ static const sk_periodic_fn axis_leaves[SK_ROUTE_COUNT][12] = {
 #endif
 };
 #undef AXIS_LEAVES
-/* Runs leaves: AArch64 only (x86 has no target there). */
-static const sk_runs_fn runs_leaves[SK_ROUTE_COUNT][12] = {
-#if SK_HAVE_NEON
-    [SK_ROUTE_NEON] = {sk_quant_f32_i8_ne_runs__neon, sk_quant_f32_i8_tz_runs__neon, sk_quant_f32_i8_tp_runs__neon,
-                       sk_quant_f32_i8_tn_runs__neon, sk_quant_bf16_i8_ne_runs__neon, sk_quant_bf16_i8_tz_runs__neon,
-                       sk_quant_bf16_i8_tp_runs__neon, sk_quant_bf16_i8_tn_runs__neon, sk_quant_f16_i8_ne_runs__neon,
-                       sk_quant_f16_i8_tz_runs__neon, sk_quant_f16_i8_tp_runs__neon, sk_quant_f16_i8_tn_runs__neon},
-#endif
-};
 
 typedef struct axis_space {
     sk_quant_ctx *ctx[2];  /* [flushes] */
@@ -214,11 +207,10 @@ static void execute_axis(const sk_quant_plan *plan, const void *src, void *dst, 
         .ctx = (const char *)a.ctx[flushes != 0],
         .ctx_size = sizeof(sk_quant_ctx),
         .periodic = axis_leaves[plan->route][variant],
-        .runs = runs_leaves[plan->route][variant],
         .table = &a.table[flushes != 0],
         .period = a.period,
     };
-    sk_walk_channels(&plan->walk, src, dst, &ch, plan->route);
+    sk_walk_channels(&plan->walk, src, dst, &ch);
 }
 
 int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_len, void *dst, uint64_t dst_len) {
@@ -246,6 +238,6 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
     c.exact_only = plan->exact_only;
     c.stream_elements = 0;
     sk_quant_ctx_flushing(&c, plan->input, sk_fenv_control_flushes(control));
-    sk_walk_go(&plan->walk, src, dst, &quant_kernels[plan->route][plan->input * 4 + plan->rounding], plan->route, &c);
+    sk_walk_go(&plan->walk, src, dst, &quant_kernels[plan->route][plan->input * 4 + plan->rounding], &c);
     return SK_OK;
 }

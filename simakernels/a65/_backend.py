@@ -133,14 +133,15 @@ def fill_axis(native: Any, shared: SharedPlan, bits: Any, zero_points: Any, spac
 def prepared(native: Any, status: int, operation: str) -> None:
     """After the native prepare of an admitted plan: it must accept it; the
     per-axis input arrays were read (the native plan no longer points to them)."""
-    native.axis.bits = ffi.NULL
-    native.axis.zero_points = ffi.NULL
+    if hasattr(native, "axis"):
+        native.axis.bits = ffi.NULL
+        native.axis.zero_points = ffi.NULL
     if status != lib.SK_OK:  # admission already proved the parameters
         raise AssertionError(f"sk_{operation}_prepare rejected an admitted plan: status {status}")
 
 
 _OPERATION = {"cast": lib.SK_OP_CAST, "dequant": lib.SK_OP_DEQUANT, "quant": lib.SK_OP_QUANT}
-_NATIVE_PREPARE = {"dequant": lib.sk_dequant_prepare, "quant": lib.sk_quant_prepare}
+_NATIVE_PREPARE = {"cast": lib.sk_cast_prepare, "dequant": lib.sk_dequant_prepare, "quant": lib.sk_quant_prepare}
 
 
 def prepare_native(native: Any, admitted: Admitted) -> None:

@@ -20,14 +20,12 @@ Outputs are sentinel-filled with gaps and excess capacity that must stay
 unchanged; inputs are checked unchanged.  Quant cases also run under
 flush-to-zero and denormals-are-zero.  Expected bits come from the oracle
 (tests/oracle/axis.py)."""
-import contextlib
 import math
 
 import numpy as np
 import pytest
 
 import simakernels as sk
-from simakernels._ffi import lib
 from support import guarded
 from support.axis_helpers import (
     CHUNK,
@@ -44,7 +42,7 @@ from support.axis_helpers import (
     random_layout,
     run_cases,
 )
-from support.helpers import BF16, F16, F32, I8, ITEMSIZE, ROUTES, UINT, fail_if
+from support.helpers import BF16, F16, F32, I8, ITEMSIZE, ROUTES, UINT, fail_if, stream_override
 from support.quant_helpers import FTZ_DAZ, MODES
 
 OPS = {
@@ -237,13 +235,8 @@ def test_outer_runs_streamed(route):
     fail_if(reports)
 
 
-@contextlib.contextmanager
 def streaming(on: bool):
-    lib.sk_stream_override(1 if on else 0)
-    try:
-        yield
-    finally:
-        lib.sk_stream_override(0)
+    return stream_override(1 if on else 0)
 
 
 # ------------------------------------------------------ singleton and empty

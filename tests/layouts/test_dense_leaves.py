@@ -14,7 +14,6 @@ restored).  Expected bits come from the oracle; every output byte outside
 the logical elements must still hold the sentinel, and the input must be
 unchanged.  One slow test streams above the real threshold.
 """
-import contextlib
 
 import numpy as np
 import pytest
@@ -42,6 +41,7 @@ from support.helpers import (
     random_int8,
     request,
     untouched_report,
+    stream_override,
 )
 
 # Around the 8-, 16- and 32-element blocks, with and without a head (a
@@ -62,14 +62,7 @@ DEQUANT_PARAMS = {  # (scale bits, zero point), one per arithmetic form
 STREAMING = {"cached": 0, "streamed": 1}  # sk_stream_override argument (1: every run streams)
 
 
-@contextlib.contextmanager
-def stream_threshold(nbytes: int):
-    """Streaming threshold ``nbytes`` (0 = the default) for the block."""
-    lib.sk_stream_override(nbytes)
-    try:
-        yield
-    finally:
-        lib.sk_stream_override(0)
+stream_threshold = stream_override
 
 
 def offset_report(module, plan, inputs, expected, in_item, out_item, in_off, out_off, what):

@@ -43,6 +43,7 @@ from support.helpers import (
     request,
     run_cast,
     span,
+    stream_override,
 )
 from support.quant_helpers import MODES, quant_report, quant_request, useful_values
 from support.quant_helpers import oracle as quant_oracle
@@ -337,12 +338,11 @@ def guarded_main():
     # in scratch and copied out in whole lines).
     streamed = [("streamed", shape, in_el, out_el) for _, shape, in_el, out_el in cases if len(shape) > 1]
     for stream, chosen in ((0, cases), (1, streamed)):
-        lib.sk_stream_override(stream)
-        for op in OPS:
-            variants = guarded_cases.OPERATIONS[op].variants()[:1]
-            for route in ROUTES:
-                guarded_cases.run_a65(op, route, chosen, log, regions, variants)
-    lib.sk_stream_override(0)
+        with stream_override(stream):
+            for op in OPS:
+                variants = guarded_cases.OPERATIONS[op].variants()[:1]
+                for route in ROUTES:
+                    guarded_cases.run_a65(op, route, chosen, log, regions, variants)
     log.finish()
 
 

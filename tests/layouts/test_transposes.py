@@ -37,10 +37,10 @@ from support.helpers import (
     random_int8,
     span,
     untouched_report,
+    stream_override,
 )
 from support import isolated
 from support.quant_helpers import useful_values
-from simakernels._ffi import lib
 from layouts.test_staged_layouts import OPS, QUANT_PARAMS, _expected
 
 # Kernels on raw addresses with transposed and tiled strides: each test in a
@@ -163,14 +163,9 @@ def test_tile_edges(route, op):
     fail_if(_transposes(op, route, tile_shapes(op)))
 
 
-class _Streamed:
-    """Every run streams (sk_stream_override, the documented test hook)."""
-
-    def __enter__(self):
-        lib.sk_stream_override(1)
-
-    def __exit__(self, *exc):
-        lib.sk_stream_override(0)
+def _Streamed():
+    """Every run streams."""
+    return stream_override(1)
 
 
 # Around one and two ordered tiles on either axis, and the 16-row prefetch

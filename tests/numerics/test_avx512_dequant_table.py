@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 import simakernels as sk
-from simakernels._ffi import lib
 from support.helpers import (
     BF16,
     F32,
@@ -31,6 +30,7 @@ from support.helpers import (
     mismatch_report,
     ok_plan,
     untouched_report,
+    stream_override,
 )
 
 pytestmark = pytest.mark.skipif("avx512" not in sk.a65.available_routes(),
@@ -141,14 +141,11 @@ def test_every_input_at_every_lane_and_alignment(params, streaming):
     q = every_value_at_every_lane()
     table = dequant_tables(scale_bits, zero_point)[1]
     reports = []
-    lib.sk_stream_override(streaming)
-    try:
+    with stream_override(streaming):
         for n in (q.size, q.size - 1, q.size - 63):
             plan = ok_plan(dequant_request((n,), BF16, scale_bits, zero_point), "avx512")
             for out_off in range(0, 64, 2):  # every head length of the streamed path
                 reports.append(run_report(plan, q[:n], table[q[:n]], out_off, f"{params} n={n} @{out_off}"))
-    finally:
-        lib.sk_stream_override(0)
     fail_if(reports)
 
 
@@ -158,15 +155,12 @@ def test_sizes_around_blocks(streaming):
     table = dequant_tables(scale_bits, zero_point)[1]
     rng = np.random.default_rng(5)
     reports = []
-    lib.sk_stream_override(streaming)
-    try:
+    with stream_override(streaming):
         for n in sorted({k * BLOCK + d for k in range(4) for d in (-2, -1, 0, 1, 2, 31, 32, 33)} - {-2, -1, 0}):
             plan = ok_plan(dequant_request((n,), BF16, scale_bits, zero_point), "avx512")
             q = rng.integers(0, 256, n, dtype=np.uint8)
             for out_off in (0, 2, 62):
                 reports.append(run_report(plan, q, table[q], out_off, f"n={n} @{out_off}"))
-    finally:
-        lib.sk_stream_override(0)
     fail_if(reports)
 
 

@@ -32,7 +32,8 @@ import pytest
 
 import simakernels as sk
 from support import oracle_store
-from support.helpers import ROUTES, SENTINEL, UINT, fail_if, fp_or_skip, mismatch_report, untouched_report
+from support.helpers import (ROUTES, SENTINEL, UINT, fail_if, fp_or_skip, mismatch_report, stream_override,
+                             untouched_report)
 from oracle import BINARY32, quant_many, value_of
 from support.quant_helpers import (
     BF16,
@@ -197,19 +198,7 @@ class _nothing:
         return False
 
 
-class stream_threshold:
-    """``lib.sk_stream_override(nbytes)`` for the ``with`` body; 0 restores
-    the default afterwards, whatever happens."""
-
-    def __init__(self, nbytes: int):
-        self.nbytes = nbytes
-
-    def __enter__(self):
-        lib.sk_stream_override(self.nbytes)
-
-    def __exit__(self, *exc):
-        lib.sk_stream_override(0)
-        return False
+stream_threshold = stream_override
 
 
 # ------------------------------------------------------------- low bound

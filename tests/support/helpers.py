@@ -366,6 +366,21 @@ def run_cast(
 
 
 @contextlib.contextmanager
+def stream_override(nbytes: int):
+    """The streaming-store threshold at ``nbytes`` for the body (1: every run
+    streams; 0: the default), restored afterwards whatever happens.  Plans
+    decide whether their walks stream when prepared, so prepare them inside;
+    the array layer's cached plans are dropped on entry and exit."""
+    sk.arrays.clear_plans()
+    lib.sk_stream_override(nbytes)
+    try:
+        yield
+    finally:
+        lib.sk_stream_override(0)
+        sk.arrays.clear_plans()
+
+
+@contextlib.contextmanager
 def fp_or_skip(**state):
     """``sk.testing.fp_environment(**state)``; skips the test only when this CPU
     cannot hold the state (``UnsupportedFPState``, e.g. trap enables on many
