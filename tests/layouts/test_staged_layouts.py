@@ -272,6 +272,8 @@ def run_below_admission(op, route, shape, in_el, out_el, seed):
                                  ffi.new("int64_t[]", list(dst.strides)), si, so, -1,
                                  ffi.addressof(native, "walk"))
     assert status == lib.SK_OK
+    native_prepare = getattr(lib, "sk_" + op.split("_")[0] + "_prepare")  # decides how the new walk runs
+    assert native_prepare(native) == lib.SK_OK
     native.binding.in_nbytes = span(shape, in_strides, si)
     src.write(values)
     before = src.buf.copy()
