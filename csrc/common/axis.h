@@ -13,13 +13,12 @@
 /* Lanes per block of the parameter-vector leaves (a multiple of every
  * route's vector). */
 #define SK_AXIS_LANES 16
-/* Table positions at least: leaf calls long enough that the call costs
- * little (256 cost a third of the time of an AVX-512 Quant at 256K
- * elements), tables small enough for the L1 cache (8 KiB per 1024). */
+/* Table positions at least: leaf calls long enough to amortise the call,
+ * tables small enough for the L1 cache (8 KiB per 1024; docs/PERF.md). */
 #define SK_AXIS_MIN_PERIOD 1024
 /* Channel runs shorter than this, packed one after another, go to the
- * route's runs leaf (kernel.h) where it has one: on AArch64 entering a
- * per-tensor leaf costs about 60 instructions, a 64-element run about 70. */
+ * table entry's runs leaf where it has one: below it, entering a leaf per
+ * run costs as much as the run (docs/PERF.md). */
 #define SK_AXIS_SHORT_RUN 256
 
 /* The table period for `count` channels: a multiple of the count, and of

@@ -36,7 +36,13 @@
 #define SK_PRAGMA_(text) _Pragma(#text)
 #define SK_PRAGMA(text) SK_PRAGMA_(text)
 #define SK_ISA_TEXT_(feature) #feature ","
+#if defined(__clang__) /* (the fuzz build) */
+#define SK_TARGET_BEGIN(isa) \
+    SK_PRAGMA(clang attribute push(__attribute__((target(SK_ISA_##isa(SK_ISA_TEXT_) "sse2"))), apply_to = function))
+#define SK_TARGET_END _Pragma("clang attribute pop")
+#else
 #define SK_TARGET_BEGIN(isa) _Pragma("GCC push_options") SK_PRAGMA(GCC target(SK_ISA_##isa(SK_ISA_TEXT_) "sse2"))
 #define SK_TARGET_END _Pragma("GCC pop_options")
+#endif
 
 #endif

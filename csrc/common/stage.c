@@ -61,9 +61,9 @@ void sk_stage_scatter_elements(const char *src, char *dst, ptrdiff_t step, size_
     }
 }
 
-/* (The first part is skipped whole where the blocks took every column: an
- * empty pass over a 64-row tile cost a tenth of a 4K-element transposed
- * Quant.) */
+/* The rows and columns the vector blocks left; the first part is skipped
+ * whole where the blocks took every column (an empty pass shows in small
+ * transposes). */
 #define TRANSPOSE_REST(bytes)                                         \
     for (size_t r = c0 < cols ? 0 : r0; r < rows; ++r)                \
         for (size_t c = r < r0 ? c0 : 0; c < cols; ++c)               \

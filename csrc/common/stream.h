@@ -3,8 +3,7 @@
  * input streams through the same cache and evicts it before anyone reads
  * it) and costs a read-for-ownership per output line; non-temporal stores
  * skip both.  Smaller runs keep their output cached for whatever consumes
- * it next (counting the output alone left a 16M-element Quant's output
- * cached while its input evicted it: docs/PERF.md).  sk_stream_min_bytes()
+ * it next (both ports count: docs/PERF.md).  sk_stream_min_bytes()
  * (public header) gives the threshold: the size of the last-level cache
  * this CPU reports (at least 16 MiB), unless a test overrode it. */
 #ifndef SK_COMMON_STREAM_H
@@ -13,9 +12,8 @@
 #include "../include/simakernels.h"
 
 /* The threshold in effect (the override, else the computed size), 0 until
- * first computed: leaves read it inline, without a call through the
- * exported function (at 64-element leaf calls inside transposed tiles that
- * call measured 6% of the time). */
+ * first computed: leaves read it inline, since a call per leaf shows in
+ * small tiles. */
 extern _Atomic size_t sk_stream_bytes_in_effect;
 
 static inline size_t sk_stream_threshold(void) {

@@ -48,9 +48,10 @@ const char *sk_compiler(void);
  * compiled route: "neon" (AArch64 intrinsics), "avx512", "avx2" and "sse2"
  * (x86-64: portable C written for the vectoriser, compiled for each
  * instruction set, intrinsics where that is not enough; avx512 and avx2
- * only where the CPU and OS have them; avx512 uses the avx2 leaves where
- * 512-bit code is not faster) and "scalar" (element-at-a-time reference
- * loops, every target). */
+ * only where the CPU and OS have them; where avx512 runs avx2 code, the
+ * kernel registry names the avx2 leaf and sk_route_borrows says whose
+ * staging it runs) and "scalar" (element-at-a-time reference loops, every
+ * target). */
 enum sk_route {
     SK_ROUTE_NEON = 0,
     SK_ROUTE_AVX512 = 1,

@@ -3,8 +3,9 @@
 # AddressSanitizer and UBSan (any report aborts):
 #   ev74_decode  - csrc/ev74/decode.c alone
 #   a65_execute  - the whole C core; the AVX2/AVX-512 files get the -m flags
-#                  their `#pragma GCC target` lines ask for (clang ignores
-#                  that pragma), build.c the CPU-feature shim (cpu_shim.c).
+#                  of their route's feature list in csrc/common/isa.h (clang
+#                  ignores the GCC target regions), route.c the CPU-feature
+#                  shim (cpu_shim.c).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-build/fuzz}
@@ -17,14 +18,27 @@ harness=(-fsanitize=fuzzer,address,undefined -Wall -Wextra -Werror)
 
 $CC "${common[@]}" "${harness[@]}" tests/fuzz/ev74_decode.c csrc/ev74/decode.c -o "$out/ev74_decode"
 
+# -m flags of a route's feature list (SK_ISA_<ROUTE> in csrc/common/isa.h).
+isa_flags() {
+    local word
+    for word in $(sed -n "s/^#define SK_ISA_$1(X) //p" csrc/common/isa.h); do
+        case "$word" in
+            SK_ISA_*) isa_flags "$(echo "$word" | sed 's/^SK_ISA_//; s/(X)$//')" ;;
+            X\(*\)) echo "-m$(echo "$word" | sed 's/^X(//; s/)$//')" ;;
+        esac
+    done
+}
+read -r -a avx512_flags <<< "$(isa_flags AVX512 | tr '\n' ' ')"
+read -r -a avx2_flags <<< "$(isa_flags AVX2 | tr '\n' ' ')"
+
 objects=()
 for src in $(find csrc -name '*.c' | sort); do
     obj="$out/obj/$(echo "$src" | tr / _).o"
     extra=()
     case "$src" in
-        *_avx512.c) extra=(-mavx2 -mf16c -mavx512f -mavx512bw -mavx512vl -mavx512dq -mavx512vbmi) ;;
-        *_avx2.c) extra=(-mavx2 -mf16c) ;;
-        */build.c) extra=('-D__builtin_cpu_supports(f)=sk_fuzz_cpu_supports(f)' -include tests/fuzz/cpu_shim.h) ;;
+        *_avx512.c) extra=("${avx512_flags[@]}") ;;
+        *_avx2.c) extra=("${avx2_flags[@]}") ;;
+        */route.c) extra=('-D__builtin_cpu_supports(f)=sk_fuzz_cpu_supports(f)' -include tests/fuzz/cpu_shim.h) ;;
     esac
     $CC "${common[@]}" "${core[@]}" "${extra[@]}" -c "$src" -o "$obj"
     objects+=("$obj")

@@ -1,5 +1,5 @@
 /* clang 15 rejects "f16c" as a __builtin_cpu_supports feature string (gcc
- * and later clangs accept it), so the fuzz build compiles csrc/common/build.c
+ * and later clangs accept it), so the fuzz build compiles csrc/common/route.c
  * with __builtin_cpu_supports(f) defined as sk_fuzz_cpu_supports(f): the
  * same answers, F16C read from CPUID leaf 1 directly. */
 #include <cpuid.h>

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../../csrc/common/isa.h" /* the avx512 route's feature list */
 
 static double seconds(void) {
     struct timespec t;
@@ -89,7 +90,7 @@ static double clock_hz(void) {
 
 /* Everything that touches 512-bit registers, only called once the CPU is
  * known to have them (the rest of the file is baseline x86-64). */
-__attribute__((target("avx512f,avx512bw"))) static void measure(double hz) {
+__attribute__((target(SK_ISA_AVX512(SK_ISA_TEXT_) "sse2"))) static void measure(double hz) {
     __asm__ volatile("vpxord %%zmm8, %%zmm8, %%zmm8\n vpxord %%zmm9, %%zmm9, %%zmm9" ::: "xmm8", "xmm9");
 
     printf("%-44s %s\n", "instruction (512-bit, independent)", "cycles each");
@@ -196,9 +197,9 @@ __attribute__((target("avx512f,avx512bw"))) static void measure(double hz) {
 int main(int argc, char **argv) {
     if (argc > 1) iterations = atol(argv[1]); /* fewer for a quick check */
     __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
-        !__builtin_cpu_supports("avx512vbmi") || !__builtin_cpu_supports("f16c")) {
-        puts("floor: this CPU lacks AVX-512 F/BW/VBMI or F16C; nothing to measure");
+#define HAS(feature) &&__builtin_cpu_supports(#feature)
+    if (!(1 SK_ISA_AVX512(HAS))) {
+        puts("floor: this CPU lacks a feature of the avx512 route; nothing to measure");
         return 0;
     }
     char model[128] = "unknown CPU";
