@@ -3,7 +3,7 @@
  * coalesce axes whose strides chain on both ports), then walk the outer
  * axes by carry so that no element costs a division.  Transposes go to the
  * tiler (tile.c). */
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel.h"
@@ -305,28 +305,32 @@ void sk_walk_decide(sk_walk *walk, const sk_kernel *kernel, int route) {
     walk->decided = 1;
 }
 
-/* The ordered planes' space: SK_ORDERED_SPACE bytes per thread, allocated
- * by its first walk that needs it and freed when the thread ends (on the
- * stack, that much overflowed small thread stacks).  NULL if the
- * allocation fails: those planes are then walked in cache tiles (the same
- * bytes, more slowly). */
-static pthread_key_t ordered_key;
-static pthread_once_t ordered_once = PTHREAD_ONCE_INIT;
-static void ordered_key_make(void) {
-    if (pthread_key_create(&ordered_key, free) != 0) ordered_key = (pthread_key_t)-1;
-}
-static char *ordered_space(void) {
-    pthread_once(&ordered_once, ordered_key_make);
-    if (ordered_key == (pthread_key_t)-1) return NULL;
-    char *space = pthread_getspecific(ordered_key);
-    if (!space) {
-        space = aligned_alloc(64, SK_ORDERED_SPACE);
-        if (space && pthread_setspecific(ordered_key, space) != 0) {
-            free(space);
-            space = NULL;
-        }
+/* The ordered planes' space, SK_ORDERED_SPACE bytes (on the stack, that
+ * much overflowed small thread stacks): taken from a few kept buffers and
+ * given back after the walk, so that only the first large transposes of
+ * the process (as many as run at once) allocate.  NULL if the allocation
+ * fails: those planes are then walked in cache tiles (the same bytes, more
+ * slowly). */
+enum { ORDERED_KEPT = 8 };
+static _Atomic(char *) ordered_kept[ORDERED_KEPT];
+
+static char *ordered_take(void) {
+    for (int i = 0; i < ORDERED_KEPT; ++i) {
+        char *space = atomic_exchange_explicit(&ordered_kept[i], NULL, memory_order_acquire);
+        if (space) return space;
     }
-    return space;
+    return aligned_alloc(64, SK_ORDERED_SPACE);
+}
+
+static void ordered_give_back(char *space) {
+    if (!space) return;
+    for (int i = 0; i < ORDERED_KEPT; ++i) {
+        char *empty = NULL;
+        if (atomic_compare_exchange_strong_explicit(&ordered_kept[i], &empty, space, memory_order_release,
+                                                    memory_order_relaxed))
+            return;
+    }
+    free(space);
 }
 
 /* Inlined into both entries, so that the per-tensor walk (ch NULL) carries
@@ -350,7 +354,7 @@ static inline __attribute__((always_inline)) void walk_runs(const sk_walk *walk,
     const int first = kind == SK_RUN_TILED ? 1 : 0;
     const int64_t steps = kind == SK_RUN_TILED ? walk->runs / walk->extent[0] : walk->runs;
     const size_t n = (size_t)walk->run_length;
-    char *space = kind == SK_RUN_TILED && walk->ordered ? ordered_space() : NULL;
+    char *space = kind == SK_RUN_TILED && walk->ordered ? ordered_take() : NULL;
     int64_t index[SK_MAX_RANK] = {0};
     if (kind == SK_RUN_CHANNEL_RUNS) {
         const size_t channels = (size_t)walk->extent[0];
@@ -399,6 +403,7 @@ static inline __attribute__((always_inline)) void walk_runs(const sk_walk *walk,
         }
         carry(walk, index, first, &src, &dst);
     }
+    ordered_give_back(space);
 }
 
 void sk_walk_run(const sk_walk *walk, const void *src, void *dst, const sk_kernel *kernel, const void *ctx) {
