@@ -267,7 +267,7 @@ static int channel_wraps(const sk_walk *w) { return channel_per_run(w) && w->ext
 void sk_walk_decide(sk_walk *walk, const sk_kernel *kernel, int route) {
     const int per_run = channel_per_run(walk), inner = channel_inner(walk);
     const int wraps = channel_wraps(walk);
-    walk->staging = sk_route_borrows(route);
+    walk->staging = route;
     walk->ordered = walk->stream = 0;
     walk->tiles = (sk_tile_axes){0, 0, 0, 0};
     const size_t n = (size_t)walk->run_length;
@@ -440,7 +440,7 @@ static size_t fold_packed(const sk_reducer *r, void *acc, int inner, size_t chan
 }
 
 void sk_walk_reduce(const sk_walk *walk, const void *src, const sk_reducer *reducer, int route, void *acc) {
-    const sk_stage *stage = sk_routes[sk_route_borrows(route)].staging;
+    const sk_stage *stage = sk_routes[route].staging;
     const size_t size = (size_t)walk->in_size, n = (size_t)walk->run_length, channels = (size_t)walk->channels;
     const int per_run = walk->channel >= 0 && walk->channel < walk->outer_rank;
     const int inner = walk->channel >= 0 && walk->channel == walk->outer_rank;
