@@ -2,12 +2,14 @@
  * (decode.c) and the kernel's entry (kernel.cl) run this code, so a packet
  * is refused for the same reason, with the same record, on both.  Every
  * field is checked, in wire order, before a numerical entry is selected;
- * the geometry and the bound addresses go through the shared layout and
- * binding rules (common/rules.h) in the 32-bit device domain.  Reads are
+ * the parameters go through Quant's rules (common/params.h), the geometry
+ * and the bound addresses through the shared layout and binding rules
+ * (common/rules.h) in the 32-bit device domain.  Reads are
  * byte-assembled, so it is independent of endianness and alignment.
  * Portable C: it compiles as C11 on the host and as OpenCL C. */
 #ifndef SK_EV74_VALIDATE_H
 #define SK_EV74_VALIDATE_H
+#include "../common/params.h"
 #include "../common/rules.h"
 
 static inline uint64_t sk_ev74_read(const uint8_t *b, int offset, int width) {
@@ -96,12 +98,11 @@ static inline int sk_ev74_validate(const uint8_t *b, uint64_t length, sk_ev74_de
     d->zero_point = (int32_t)(uint32_t)sk_ev74_read(b, SK_EV74_OFF_ZERO_POINT, 4);
     d->rounding = (uint32_t)sk_ev74_read(b, SK_EV74_OFF_ROUNDING, 4);
 
-    /* Parameters. */
-    const uint32_t m = d->multiplier_bits;
-    if ((m >> 31) || ((m >> 23) & 0xffu) == 0xffu || m == 0)
-        SK_EV74_REFUSE(SK_EV74_CHECK_MULTIPLIER, -1, -1, 0, m, 0, 0, 0);
-    if (d->zero_point < -128 || d->zero_point > 127)
-        SK_EV74_REFUSE(SK_EV74_CHECK_ZERO_POINT, -1, -1, 0, (uint64_t)(int64_t)d->zero_point, 0, 0, 0);
+    /* Parameters: Quant's rules (common/params.h), then the rounding mode. */
+    sk_fault param;
+    if (sk_params_rules(SK_OP_QUANT, d->multiplier_bits, d->zero_point, &param) != SK_OK)
+        SK_EV74_REFUSE(param.rule == SK_RULE_ZERO_POINT_RANGE ? SK_EV74_CHECK_ZERO_POINT : SK_EV74_CHECK_MULTIPLIER, -1,
+                       -1, 0, param.value, 0, 0, 0);
     if (d->rounding > SK_QUANT_TOWARD_NEGATIVE) SK_EV74_REFUSE(SK_EV74_CHECK_ROUNDING, -1, -1, 0, d->rounding, 0, 0, 0);
 
     /* Geometry: unused axes zero, each port's layout by the shared rules,
