@@ -129,6 +129,10 @@ ZERO_POINT_RANGE = lib.SK_RULE_ZERO_POINT_RANGE
 #: Each operation's zero points, least and greatest.
 ZERO_POINTS = {QUANT: (lib.SK_QUANT_ZERO_POINT_LEAST, lib.SK_QUANT_ZERO_POINT_GREATEST),
                DEQUANT: (lib.SK_DEQUANT_ZERO_POINT_LEAST, lib.SK_DEQUANT_ZERO_POINT_GREATEST)}
+# Admission runs this per plan: constants and C types looked up once.
+_OK = lib.SK_OK
+_BITS, _INT64S = ffi.typeof("uint32_t[]"), ffi.typeof("int64_t[]")
+_AT, _FAULT = ffi.typeof("uint64_t *"), ffi.typeof("sk_fault *")
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 
@@ -139,22 +143,24 @@ def params(operation: int, bits: Any, zero_points: Any = ()) -> Optional[Tuple[i
     point (an int64 array, or a sequence).  A zero point that no int64 holds
     (a larger int, a bool, anything not an int) is outside every range."""
     if isinstance(bits, np.ndarray):
-        bits_c = ffi.from_buffer("uint32_t[]", np.ascontiguousarray(bits, np.uint32)) if bits.size else ffi.NULL
+        bits = np.ascontiguousarray(bits, np.uint32)
+        bits_c = ffi.from_buffer(_BITS, bits) if bits.size else ffi.NULL
     else:
-        bits_c = ffi.new("uint32_t[]", list(bits)) if len(bits) else ffi.NULL
+        bits_c = ffi.new(_BITS, bits) if len(bits) else ffi.NULL
     if isinstance(zero_points, np.ndarray):
-        zps = np.ascontiguousarray(zero_points, np.int64)
-        zps_c = ffi.from_buffer("int64_t[]", zps) if zps.size else ffi.NULL
+        zero_points = np.ascontiguousarray(zero_points, np.int64)
+        zero_points_c = ffi.from_buffer(_INT64S, zero_points) if zero_points.size else ffi.NULL
     else:
-        zps_c = ffi.new("int64_t[]", [_int64(z) for z in zero_points]) if len(zero_points) else ffi.NULL
-    at = ffi.new("uint64_t *")
-    fault = ffi.new("sk_fault *")
-    if lib.sk_params_check(operation, bits_c, len(bits), zps_c, len(zero_points), at, fault) == lib.SK_OK:
+        zero_points_c = ffi.new(_INT64S, [_int64(z) for z in zero_points]) if len(zero_points) else ffi.NULL
+    at, fault = ffi.new(_AT), ffi.new(_FAULT)
+    if lib.sk_params_check(operation, bits_c, len(bits), zero_points_c, len(zero_points), at, fault) == _OK:
         return None
     return int(fault.rule), int(at[0])
 
 
 def _int64(value: Any) -> int:
+    if type(value) is int and _I64_MIN <= value <= _I64_MAX:
+        return value
     if isinstance(value, bool) or not isinstance(value, int):
         return _I64_MIN
     return min(max(value, _I64_MIN), _I64_MAX)
