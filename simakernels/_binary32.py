@@ -198,9 +198,3 @@ def as_int(value: Any) -> Any:
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         return value
     return value.__index__()
-
-
-def is_finite_positive(bits: int) -> bool:
-    """Finite and > 0: sign clear, exponent not all ones, not +0.  Subnormals
-    qualify."""
-    return bits >> 31 == 0 and (bits >> 23) & 0xFF != 0xFF and bits != 0

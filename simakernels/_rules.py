@@ -1,10 +1,14 @@
-"""The C core's layout and binding rules (``sk_layout_check``,
-``sk_binding_fault``), asked through cffi: the rules live in C once, for
-``execute``, the EV74 decoder and Python alike; this module only turns a
-fault record into a message naming the port, axis, value and limit."""
+"""The C core's layout, binding and parameter rules (``sk_layout_check``,
+``sk_binding_fault``, ``sk_params_check``), asked through cffi: the rules
+live in C once, for ``execute``, prepare, the EV74 decoder and Python alike;
+this module only turns a fault record into a message naming the port, axis,
+value and limit (parameter faults are worded by the operations' admission,
+which names the parameter)."""
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Tuple, Union
+
+import numpy as np
 
 from ._ffi import ffi, lib
 from .core import Error, ErrorCode
@@ -115,3 +119,48 @@ def _binding_error(names: Tuple[str, str], views: Tuple[Tuple[int, int], Tuple[i
         return Error(ErrorCode(f.status), f"{names[0]} [{src:#x}, +{needs[0][0]}) and {names[1]} "
                                           f"[{dst:#x}, +{needs[1][0]}): accessed {where} overlap")
     raise AssertionError(f"sk_binding_fault: unknown rule {rule} ({code.name})")
+
+
+# ---- Parameter rules ---------------------------------------------------------
+
+QUANT, DEQUANT = lib.SK_OP_QUANT, lib.SK_OP_DEQUANT
+NOT_FINITE_POSITIVE = lib.SK_RULE_NOT_FINITE_POSITIVE
+ZERO_POINT_RANGE = lib.SK_RULE_ZERO_POINT_RANGE
+#: Each operation's zero points, least and greatest.
+ZERO_POINTS = {QUANT: (lib.SK_QUANT_ZERO_POINT_LEAST, lib.SK_QUANT_ZERO_POINT_GREATEST),
+               DEQUANT: (lib.SK_DEQUANT_ZERO_POINT_LEAST, lib.SK_DEQUANT_ZERO_POINT_GREATEST)}
+# Admission runs this per plan: constants and C types looked up once.
+_OK = lib.SK_OK
+_BITS, _INT64S = ffi.typeof("uint32_t[]"), ffi.typeof("int64_t[]")
+_AT, _FAULT = ffi.typeof("uint64_t *"), ffi.typeof("sk_fault *")
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def params(operation: int, bits: Any, zero_points: Any = ()) -> Optional[Tuple[int, int]]:
+    """(rule, index) of the first parameter of ``operation`` (QUANT or
+    DEQUANT) the C rules refuse, or None: every scale or multiplier by its
+    bits (a uint32 array, or a sequence of ints below 2^32), then every zero
+    point (an int64 array, or a sequence).  A zero point that no int64 holds
+    (a larger int, a bool, anything not an int) is outside every range."""
+    if isinstance(bits, np.ndarray):
+        bits = np.ascontiguousarray(bits, np.uint32)
+        bits_c = ffi.from_buffer(_BITS, bits) if bits.size else ffi.NULL
+    else:
+        bits_c = ffi.new(_BITS, bits) if len(bits) else ffi.NULL
+    if isinstance(zero_points, np.ndarray):
+        zero_points = np.ascontiguousarray(zero_points, np.int64)
+        zero_points_c = ffi.from_buffer(_INT64S, zero_points) if zero_points.size else ffi.NULL
+    else:
+        zero_points_c = ffi.new(_INT64S, [_int64(z) for z in zero_points]) if len(zero_points) else ffi.NULL
+    at, fault = ffi.new(_AT), ffi.new(_FAULT)
+    if lib.sk_params_check(operation, bits_c, len(bits), zero_points_c, len(zero_points), at, fault) == _OK:
+        return None
+    return int(fault.rule), int(at[0])
+
+
+def _int64(value: Any) -> int:
+    if type(value) is int and _I64_MIN <= value <= _I64_MAX:
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        return _I64_MIN
+    return min(max(value, _I64_MIN), _I64_MAX)

@@ -40,9 +40,9 @@ try:
 except ImportError as exc:  # the extra is not installed
     raise ImportError(f"simakernels.dask needs dask.array ({exc}): pip install simakernels[dask]") from exc
 
-from . import arrays, qparams
+from . import _rules, arrays, qparams
 from .arrays import DTypeSpec, ParamValues, ZeroPoints, numpy_dtype, to_dtype
-from .core import DType, Error, ErrorCode, KernelError, TensorSpec, type_name
+from .core import MAX_RANK, DType, Error, ErrorCode, KernelError, TensorSpec, type_name
 from .ops import cast as ops_cast
 from .ops import dequant as ops_dequant
 from .ops import quant as ops_quant
@@ -312,13 +312,18 @@ def _block(x: Any) -> np.ndarray:
     a function broadcast views (``da.zeros``), reversed ones (``x[::-1]``)
     or, on a worker, data unpickled from a message at any byte offset, all
     of which the array layer refuses (UNSUPPORTED_LAYOUT, INVALID_BINDING
-    for an address that is not a multiple of the element size); those are
-    copied, as computing the whole array would have done."""
+    for an address that is not a multiple of the element size); a block
+    the C core's layout or binding rules refuse is copied, as computing the
+    whole array would have done."""
     array = np.asarray(x)
-    misaligned = array.__array_interface__["data"][0] % array.dtype.itemsize != 0
-    if misaligned or any(stride < 0 or (stride == 0 and n > 1) for stride, n in zip(array.strides, array.shape)):
-        return array.copy(order="C")
-    return array
+    item = array.dtype.itemsize
+    if array.ndim > MAX_RANK or item == 0:  # refused for its rank or dtype: a copy would not help
+        return array
+    span = _rules.layout("block", array.shape, array.strides, item, array.dtype.name)
+    address = array.__array_interface__["data"][0]
+    in_place = not isinstance(span, Error) and _rules.binding(
+        ("block", "unused"), ((address, span), (0, 0)), ((span, item), (0, 1))) is None
+    return array if in_place else array.copy(order="C")
 
 
 # ``to``: the DType the caller's ``dtype`` names (map_blocks and

@@ -2,19 +2,24 @@
  * (decode.c) and the kernel's entry (kernel.cl) run this code, so a packet
  * is refused for the same reason, with the same record, on both.  Every
  * field is checked, in wire order, before a numerical entry is selected;
- * the geometry and the bound addresses go through the shared layout and
- * binding rules (common/rules.h) in the 32-bit device domain.  Reads are
+ * the parameters go through Quant's rules (common/params.h), the geometry
+ * and the bound addresses through the shared layout and binding rules
+ * (common/rules.h) in the 32-bit device domain.  Reads are
  * byte-assembled, so it is independent of endianness and alignment.
  * Portable C: it compiles as C11 on the host and as OpenCL C. */
 #ifndef SK_EV74_VALIDATE_H
 #define SK_EV74_VALIDATE_H
+#include "../common/params.h"
 #include "../common/rules.h"
+#include "fields.h"
 
 static inline uint64_t sk_ev74_read(const uint8_t *b, int offset, int width) {
     uint64_t v = 0;
     for (int i = width - 1; i >= 0; --i) v = (v << 8) | b[offset + i];
     return v;
 }
+/* Element i of field NAME, at the offset and width the field table (fields.h) gives it. */
+#define SK_EV74_GET(b, NAME, i) sk_ev74_read(b, SK_EV74_OFF_##NAME + SK_EV74_WIDTH_##NAME * (i), SK_EV74_WIDTH_##NAME)
 
 static inline int sk_ev74_refuse(sk_ev74_why *why, int status, int check, int port, int axis, int rule, uint64_t v0,
                                  uint64_t v1, uint64_t v2, uint64_t v3) {
@@ -65,43 +70,41 @@ static inline int sk_ev74_validate(const uint8_t *b, uint64_t length, sk_ev74_de
     d->zero_point = d->entry = d->bound = 0;
     for (int a = 0; a < SK_MAX_RANK; ++a) d->extent[a] = d->input_stride[a] = d->output_stride[a] = 0;
     if (length != SK_EV74_DESCRIPTOR_SIZE) SK_EV74_REFUSE(SK_EV74_CHECK_LENGTH, -1, -1, 0, length, 0, 0, 0);
-    if (sk_ev74_read(b, SK_EV74_OFF_MAGIC, 4) != SK_EV74_MAGIC)
-        SK_EV74_REFUSE(SK_EV74_CHECK_MAGIC, -1, -1, 0, sk_ev74_read(b, SK_EV74_OFF_MAGIC, 4), 0, 0, 0);
-    if (sk_ev74_read(b, SK_EV74_OFF_VERSION, 2) != SK_EV74_VERSION)
-        SK_EV74_REFUSE(SK_EV74_CHECK_VERSION, -1, -1, 0, sk_ev74_read(b, SK_EV74_OFF_VERSION, 2), 0, 0, 0);
-    if (sk_ev74_read(b, SK_EV74_OFF_LENGTH, 2) != SK_EV74_DESCRIPTOR_SIZE)
-        SK_EV74_REFUSE(SK_EV74_CHECK_BYTE_LENGTH, -1, -1, 0, sk_ev74_read(b, SK_EV74_OFF_LENGTH, 2), 0, 0, 0);
-    d->conversion = (uint32_t)sk_ev74_read(b, SK_EV74_OFF_CONVERSION, 4);
+    const uint64_t magic = SK_EV74_GET(b, MAGIC, 0), version = SK_EV74_GET(b, VERSION, 0);
+    const uint64_t size = SK_EV74_GET(b, LENGTH, 0);
+    if (magic != SK_EV74_MAGIC) SK_EV74_REFUSE(SK_EV74_CHECK_MAGIC, -1, -1, 0, magic, 0, 0, 0);
+    if (version != SK_EV74_VERSION) SK_EV74_REFUSE(SK_EV74_CHECK_VERSION, -1, -1, 0, version, 0, 0, 0);
+    if (size != SK_EV74_DESCRIPTOR_SIZE) SK_EV74_REFUSE(SK_EV74_CHECK_BYTE_LENGTH, -1, -1, 0, size, 0, 0, 0);
+    d->conversion = (uint32_t)SK_EV74_GET(b, CONVERSION, 0);
     if (d->conversion > SK_QUANT_F16) SK_EV74_REFUSE(SK_EV74_CHECK_CONVERSION, -1, -1, 0, d->conversion, 0, 0, 0);
-    d->rank = (uint32_t)sk_ev74_read(b, SK_EV74_OFF_RANK, 4);
+    d->rank = (uint32_t)SK_EV74_GET(b, RANK, 0);
     if (d->rank < 1 || d->rank > SK_EV74_MAX_RANK) SK_EV74_REFUSE(SK_EV74_CHECK_RANK, -1, -1, 0, d->rank, 0, 0, 0);
-    d->flags = (uint32_t)sk_ev74_read(b, SK_EV74_OFF_FLAGS, 4);
+    d->flags = (uint32_t)SK_EV74_GET(b, FLAGS, 0);
     if (d->flags & ~(uint32_t)SK_EV74_FLAG_SCALAR) SK_EV74_REFUSE(SK_EV74_CHECK_FLAGS, -1, -1, 0, d->flags, 0, 0, 0);
     for (int i = 0; i < 2; ++i) {
         const int off = i ? SK_EV74_OFF_RESERVED1 : SK_EV74_OFF_RESERVED0;
-        const uint64_t word = sk_ev74_read(b, off, 4);
+        const uint64_t word = i ? SK_EV74_GET(b, RESERVED1, 0) : SK_EV74_GET(b, RESERVED0, 0);
         if (word) SK_EV74_REFUSE(SK_EV74_CHECK_RESERVED, -1, -1, 0, word, (uint64_t)off, 0, 0);
     }
-    d->input_address = sk_ev74_read(b, SK_EV74_OFF_INPUT_ADDRESS, 8);
-    d->output_address = sk_ev74_read(b, SK_EV74_OFF_OUTPUT_ADDRESS, 8);
-    d->count = sk_ev74_read(b, SK_EV74_OFF_COUNT, 8);
-    d->input_span = sk_ev74_read(b, SK_EV74_OFF_INPUT_SPAN, 8);
-    d->output_span = sk_ev74_read(b, SK_EV74_OFF_OUTPUT_SPAN, 8);
+    d->input_address = SK_EV74_GET(b, INPUT_ADDRESS, 0);
+    d->output_address = SK_EV74_GET(b, OUTPUT_ADDRESS, 0);
+    d->count = SK_EV74_GET(b, COUNT, 0);
+    d->input_span = SK_EV74_GET(b, INPUT_SPAN, 0);
+    d->output_span = SK_EV74_GET(b, OUTPUT_SPAN, 0);
     for (int a = 0; a < SK_EV74_MAX_RANK; ++a) {
-        d->extent[a] = sk_ev74_read(b, SK_EV74_OFF_EXTENTS + 8 * a, 8);
-        d->input_stride[a] = sk_ev74_read(b, SK_EV74_OFF_INPUT_STRIDES + 8 * a, 8);
-        d->output_stride[a] = sk_ev74_read(b, SK_EV74_OFF_OUTPUT_STRIDES + 8 * a, 8);
+        d->extent[a] = SK_EV74_GET(b, EXTENTS, a);
+        d->input_stride[a] = SK_EV74_GET(b, INPUT_STRIDES, a);
+        d->output_stride[a] = SK_EV74_GET(b, OUTPUT_STRIDES, a);
     }
-    d->multiplier_bits = (uint32_t)sk_ev74_read(b, SK_EV74_OFF_MULTIPLIER, 4);
-    d->zero_point = (int32_t)(uint32_t)sk_ev74_read(b, SK_EV74_OFF_ZERO_POINT, 4);
-    d->rounding = (uint32_t)sk_ev74_read(b, SK_EV74_OFF_ROUNDING, 4);
+    d->multiplier_bits = (uint32_t)SK_EV74_GET(b, MULTIPLIER, 0);
+    d->zero_point = (int32_t)(uint32_t)SK_EV74_GET(b, ZERO_POINT, 0);
+    d->rounding = (uint32_t)SK_EV74_GET(b, ROUNDING, 0);
 
-    /* Parameters. */
-    const uint32_t m = d->multiplier_bits;
-    if ((m >> 31) || ((m >> 23) & 0xffu) == 0xffu || m == 0)
-        SK_EV74_REFUSE(SK_EV74_CHECK_MULTIPLIER, -1, -1, 0, m, 0, 0, 0);
-    if (d->zero_point < -128 || d->zero_point > 127)
-        SK_EV74_REFUSE(SK_EV74_CHECK_ZERO_POINT, -1, -1, 0, (uint64_t)(int64_t)d->zero_point, 0, 0, 0);
+    /* Parameters: Quant's rules (common/params.h), then the rounding mode. */
+    sk_fault param;
+    if (sk_params_rules(SK_OP_QUANT, d->multiplier_bits, d->zero_point, &param) != SK_OK)
+        SK_EV74_REFUSE(param.rule == SK_RULE_ZERO_POINT_RANGE ? SK_EV74_CHECK_ZERO_POINT : SK_EV74_CHECK_MULTIPLIER, -1,
+                       -1, 0, param.value, 0, 0, 0);
     if (d->rounding > SK_QUANT_TOWARD_NEGATIVE) SK_EV74_REFUSE(SK_EV74_CHECK_ROUNDING, -1, -1, 0, d->rounding, 0, 0, 0);
 
     /* Geometry: unused axes zero, each port's layout by the shared rules,

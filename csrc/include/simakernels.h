@@ -239,11 +239,15 @@ enum sk_rule {
     SK_RULE_ADDRESS_LIMIT = 11, /* SK_OVERFLOW (SK_DEVICE_LIMIT): the view ends past the address domain; value: the
                                    * address, limit: the largest end (one past its last byte) */
     SK_RULE_MISALIGNED = 12,    /* value: the address; limit: the alignment */
-    SK_RULE_PORTS_OVERLAP = 13  /* the accessed input and output ranges overlap (port 1) */
+    SK_RULE_PORTS_OVERLAP = 13, /* the accessed input and output ranges overlap (port 1) */
+    /* parameters (sk_params_check): status SK_INVALID_PARAMS, port and axis -1 */
+    SK_RULE_NOT_FINITE_POSITIVE = 15, /* a scale or multiplier not a finite binary32 > 0; value: its bits */
+    SK_RULE_ZERO_POINT_RANGE = 16     /* value: the zero point (two's complement), limit: the range's end it passes */
 };
 
-/* The first rule a layout or binding breaks: SK_OK and SK_RULE_NONE when
- * none.  `port`: 0 input, 1 output; `axis`: -1 for the port as a whole. */
+/* The first rule a layout, binding or parameters break: SK_OK and
+ * SK_RULE_NONE when none.  `port`: 0 input, 1 output; `axis`: -1 for the
+ * port as a whole. */
 typedef struct sk_fault {
     int32_t status; /* enum sk_status */
     int32_t rule;   /* enum sk_rule */
@@ -296,6 +300,26 @@ typedef struct sk_binding {
  * fault's status.  Every entry that takes pointers runs it first. */
 int sk_binding_fault(const sk_binding *need, int domain, uint64_t src, uint64_t src_len, uint64_t dst, uint64_t dst_len,
                      sk_fault *fault);
+
+/* ---- Parameter rules ---------------------------------------------------- */
+/* Dequant's scale and Quant's multiplier are finite binary32 values > 0
+ * (subnormals included), judged by their bits; zero points lie in the
+ * operation's range: Quant's is the INT8 levels it saturates to, Dequant's
+ * INT32.  One checker serves prepare, the EV74 decoder and Python's
+ * admission, which only words its fault record. */
+enum sk_zero_point_range {
+    SK_QUANT_ZERO_POINT_LEAST = -128,
+    SK_QUANT_ZERO_POINT_GREATEST = 127,
+    SK_DEQUANT_ZERO_POINT_LEAST = -2147483648,
+    SK_DEQUANT_ZERO_POINT_GREATEST = 2147483647
+};
+
+/* Checks the parameters of `operation` (SK_OP_DEQUANT or SK_OP_QUANT,
+ * else SK_INVALID_OPERATION): the `bits_count` scale or multiplier bits,
+ * then the `zero_points_count` zero points, each in index order.  Returns
+ * the fault's status; *at is the index of the entry at fault (0 if none). */
+int sk_params_check(int operation, const uint32_t *bits, uint64_t bits_count, const int64_t *zero_points,
+                    uint64_t zero_points_count, uint64_t *at, sk_fault *fault);
 
 /* ---- Cast ------------------------------------------------------------- */
 enum sk_cast_kind { SK_CAST_F32_BF16 = 0, SK_CAST_BF16_F32 = 1 };
@@ -393,7 +417,7 @@ typedef struct sk_quant_plan {
     int32_t rounding;         /* enum sk_quant_rounding */
     int32_t route;            /* enum sk_route */
     uint32_t multiplier_bits; /* admitted: finite, > 0 */
-    int32_t zero_point;       /* admitted: [-128, 127] */
+    int32_t zero_point;       /* admitted: SK_QUANT_ZERO_POINT_LEAST..GREATEST */
     int32_t prepared;         /* set by sk_quant_prepare: the fields below are the multiplier's */
     uint64_t msig;            /* multiplier = msig * 2^mexp, msig odd */
     int32_t mexp;

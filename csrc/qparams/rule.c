@@ -10,6 +10,10 @@
  * per channel otherwise). */
 #define INLINE static inline __attribute__((always_inline))
 
+/* The INT8 levels a range maps onto, which bound Quant's zero point too. */
+#define LEVEL_MIN SK_QUANT_ZERO_POINT_LEAST
+#define LEVEL_MAX SK_QUANT_ZERO_POINT_GREATEST
+
 /* A nonnegative value sig * 2^exp. */
 typedef struct dyadic {
     uint64_t sig;
@@ -103,8 +107,8 @@ INLINE uint32_t first_scale(dyadic big, dyadic small, int symmetric) {
     int sticky;
     const uint64_t n = aligned_sum(big, symmetric ? none : small, &exp, &sticky);
     /* n >= 2^62: at least 55 bits of quotient; constant divisors become multiplications */
-    const uint64_t quotient = symmetric ? n / 127 : n / 254;
-    const uint64_t remainder = n - quotient * (symmetric ? 127 : 254);
+    const uint64_t quotient = symmetric ? n / LEVEL_MAX : n / (2 * LEVEL_MAX);
+    const uint64_t remainder = n - quotient * (symmetric ? LEVEL_MAX : 2 * LEVEL_MAX);
     const uint32_t scale = encode_binary32(round_binary32(quotient, exp, sticky || remainder != 0));
     return scale < SK_RULE_LEAST_SCALE ? SK_RULE_LEAST_SCALE : scale;
 }
@@ -161,8 +165,8 @@ INLINE int rule_channels(int fraction_bits, int exponent_bits, int symmetric, co
             const dyadic m = reciprocal(scales[c]);
             /* lo <= 0: floor(fl32(lo * m)) = -ceil(fl32(-lo * m)), nearest-even being symmetric */
             const int64_t a = -ceil_product(low, m), b = ceil_product(high, m);
-            if (symmetric ? a >= -127 && b <= 127 : b - a <= 255) {
-                zero_points[c] = symmetric ? 0 : (int32_t)(-128 - a);
+            if (symmetric ? a >= -LEVEL_MAX && b <= LEVEL_MAX : b - a <= LEVEL_MAX - LEVEL_MIN) {
+                zero_points[c] = symmetric ? 0 : (int32_t)(LEVEL_MIN - a);
                 multipliers[c] = encode_binary32(m);
                 break;
             }

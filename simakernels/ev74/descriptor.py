@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Tuple
+from typing import Any, Tuple
 
 from .._ffi import ffi, lib
 
@@ -33,15 +33,14 @@ MAGIC = lib.SK_EV74_MAGIC
 VERSION = lib.SK_EV74_VERSION
 MAX_RANK = lib.SK_EV74_MAX_RANK
 FLAG_SCALAR = lib.SK_EV74_FLAG_SCALAR
-ADDRESS_SLOTS = struct.Struct("<QQ")  # patched in place by binding
-ADDRESS_OFFSET = lib.SK_EV74_OFF_INPUT_ADDRESS
+_PLACE = {name: (offset, code) for name, offset, _, code in FIELDS}  # a scalar field's offset and struct code
 
 
 @dataclass(frozen=True)
 class Geometry:
-    """The lowered tensor description a descriptor carries (rank 1..6)."""
+    """The lowered tensor description a descriptor carries (rank 1..6), each
+    attribute named as its field."""
 
-    conversion: int
     flags: int
     count: int
     input_span: int
@@ -51,36 +50,39 @@ class Geometry:
     output_strides: Tuple[int, ...]
 
 
-def pack(geometry: Geometry, multiplier_bits: int, zero_point: int, rounding: int,
+def pack(conversion: int, geometry: Geometry, multiplier_bits: int, zero_point: int, rounding: int,
          input_address: int = 0, output_address: int = 0) -> bytes:
-    pad = MAX_RANK - len(geometry.extents)
-    return LAYOUT.pack(
-        MAGIC, VERSION, SIZE, geometry.conversion, len(geometry.extents), geometry.flags, 0,
-        input_address, output_address,
-        geometry.count, geometry.input_span, geometry.output_span,
-        *geometry.extents, *(0,) * pad,
-        *geometry.input_strides, *(0,) * pad,
-        *geometry.output_strides, *(0,) * pad,
-        multiplier_bits, zero_point, rounding, 0,
-    )
+    """The descriptor of these values, each placed by its field's name in the
+    table (array fields padded with zeros); magic, version and length are
+    the wire's, the reserved fields 0."""
+    values = dict(vars(geometry), magic=MAGIC, version=VERSION, length=SIZE, conversion=conversion,
+                  rank=len(geometry.extents), input_address=input_address, output_address=output_address,
+                  multiplier=multiplier_bits, zero_point=zero_point, rounding=rounding)
+    return LAYOUT.pack(*(item for name, _, count, _ in FIELDS for item in _items(values.get(name, 0), count)))
 
 
-# LAYOUT's values in order: (field name, offset, element index or None).
-_VALUES = tuple((name, offset, i if count > 1 else None) for name, offset, count, _ in FIELDS for i in range(count))
+def _items(value: Any, count: int) -> Tuple[int, ...]:
+    return (value,) if count == 1 else tuple(value) + (0,) * (count - len(value))
+
+
+# LAYOUT's values in order: the field (an array field's element) and its offset.
+_VALUES = tuple((f"{name}[{i}]" if count > 1 else name, offset + i * struct.calcsize("<" + code))
+                for name, offset, count, code in FIELDS for i in range(count))
 
 
 def first_difference(a: bytes, b: bytes) -> Tuple[str, int, int, int]:
     """(field name, byte offset, value in ``a``, value in ``b``) of the first
     field in which two descriptors differ (they must differ)."""
-    for (name, offset, index), x, y in zip(_VALUES, LAYOUT.unpack(a), LAYOUT.unpack(b)):
+    for (name, offset), x, y in zip(_VALUES, LAYOUT.unpack(a), LAYOUT.unpack(b)):
         if x != y:
-            offset += 8 * index if index is not None else 0
-            return (name if index is None else f"{name}[{index}]"), offset, x, y
+            return name, offset, x, y
     raise ValueError("the descriptors are equal")
 
 
 def with_addresses(descriptor: bytes, input_address: int, output_address: int) -> bytes:
     """A copy of ``descriptor`` with its relocation slots set."""
     patched = bytearray(descriptor)
-    ADDRESS_SLOTS.pack_into(patched, ADDRESS_OFFSET, input_address, output_address)
+    for name, value in (("input_address", input_address), ("output_address", output_address)):
+        offset, code = _PLACE[name]
+        struct.pack_into("<" + code, patched, offset, value)
     return bytes(patched)

@@ -75,21 +75,15 @@ def _valid_and_empty(descriptor: Any) -> bool:
 
 
 @dataclass(frozen=True)
-class Descriptor:
-    """A descriptor validated by the native decoder."""
+class Descriptor(wire.Geometry):
+    """A descriptor validated by the native decoder: its geometry and the
+    other fields."""
 
     conversion: DType
     rounding: ops_quant.Rounding
     rank: int
-    flags: int
     input_address: int
     output_address: int
-    count: int
-    input_span: int
-    output_span: int
-    extents: Tuple[int, ...]
-    input_strides: Tuple[int, ...]
-    output_strides: Tuple[int, ...]
     multiplier_bits: int
     zero_point: int
     entry: int          # numerical entry 0..11: conversion * 4 + rounding
@@ -107,7 +101,6 @@ def _lower(shared: ops_quant.Plan) -> wire.Geometry:
     src, dst = admitted.inputs[0], admitted.outputs[0]
     scalar = len(admitted.shape) == 0
     return wire.Geometry(
-        conversion=_CONVERSION[src.dtype],
         flags=wire.FLAG_SCALAR if scalar else 0,
         count=admitted.count,
         input_span=src.nbytes,
@@ -157,7 +150,9 @@ def encode_relocatable(plan: Plan) -> Union[Packet, Error]:
         return Error(ErrorCode.INVALID_OPERATION, f"encode_relocatable takes an ev74.quant.Plan, got {type_name(plan)}")
     params = plan.shared.params
     assert isinstance(params, ops_quant.Params)  # check_inference refused per-axis parameters
-    return Packet(wire.pack(plan.geometry, params.multiplier_bits, params.zero_point, params.rounding.value))
+    conversion = _CONVERSION[plan.shared.admitted.inputs[0].dtype]
+    return Packet(wire.pack(conversion, plan.geometry, params.multiplier_bits, params.zero_point,
+                            params.rounding.value))
 
 
 def _region(region: Any, name: str) -> Union[Tuple[int, int], Error]:

@@ -168,16 +168,6 @@ def _exact(value: Fraction, dtype: DType) -> List[int]:
 
 # ---- one case's bytes ------------------------------------------------------------
 
-def _element_offsets(shape: Sequence[int], strides: Sequence[int]) -> np.ndarray:
-    """Each element's byte offset from element 0, in logical order."""
-    offsets = np.zeros(shape, np.int64)
-    for axis, (extent, stride) in enumerate(zip(shape, strides)):
-        index_shape = [1] * len(shape)
-        index_shape[axis] = extent
-        offsets = offsets + np.arange(extent, dtype=np.int64).reshape(index_shape) * stride
-    return offsets.reshape(-1)
-
-
 def _request(spec: CaseSpec) -> ops_quant.Request:
     return ops_quant.Request([TensorSpec(spec.shape, spec.dtype, Strided(spec.in_strides))],
                              [TensorSpec(spec.shape, DType.INT8, Strided(spec.out_strides))],
@@ -200,12 +190,10 @@ def build(spec: CaseSpec) -> Case:
     out_capacity = spec.out_offset + out_span + spec.spare
     if max(in_capacity, out_capacity) > REGION_LIMIT:
         raise ValueError(f"EV74 vector case {spec.id}: a region exceeds {REGION_LIMIT} bytes")
-    in_offsets = _element_offsets(spec.shape, spec.in_strides)
-    out_offsets = spec.out_offset + _element_offsets(spec.shape, spec.out_strides)
-
+    # The regions' elements are NumPy views by the case's strides.
     input_region = np.full(in_capacity, INPUT_FILL, np.uint8)
     elements = np.ndarray(spec.shape, _BITS[spec.dtype], input_region, spec.in_offset, spec.in_strides)
-    elements[...] = _patterns(spec, in_offsets.size).reshape(spec.shape)
+    elements[...] = _patterns(spec, elements.size).reshape(spec.shape)
 
     expected = np.full(out_capacity, PREFERRED_SENTINEL, np.uint8)
     plan = _checked(a65.quant.prepare(shared, "scalar"), spec)
@@ -215,7 +203,7 @@ def build(spec: CaseSpec) -> Case:
     # A sentinel no element's expected byte equals, where one exists: then
     # an element the device leaves unwritten always shows.
     owned = np.zeros(out_capacity, bool)
-    owned[out_offsets] = True
+    np.ndarray(spec.shape, bool, owned, spec.out_offset, spec.out_strides)[...] = True
     sentinel = _sentinel(expected[owned])
     initial = np.full(out_capacity, sentinel, np.uint8)
     expected[~owned] = sentinel
@@ -515,26 +503,28 @@ def _check_case(root: pathlib.Path, dumps: pathlib.Path, case: Dict[str, Any]) -
     offset = int(diff[0])
     address = case["output"]["address"] + offset
     return (f"offset {offset} (address {address:#x}): expected {expected[offset]:#04x}, found {found[offset]:#04x}"
-            f"{_element_input(root, case, offset)}; {diff.size} bytes differ")
+            f"{_element_input(root, case, offset, len(expected))}; {diff.size} bytes differ")
 
 
-def _element_input(root: pathlib.Path, case: Dict[str, Any], offset: int) -> str:
-    """The input bytes of the element whose output byte is at ``offset``
-    (or that the byte belongs to no element: a gap or spare capacity)."""
+def _element_input(root: pathlib.Path, case: Dict[str, Any], offset: int, size: int) -> str:
+    """The input bytes of the element whose output byte is at ``offset`` of
+    the ``size``-byte output region (or that the byte belongs to no
+    element: a gap or spare capacity).  Both regions are read as NumPy
+    views by the descriptor's strides."""
     descriptor = _checked_decode(bytes.fromhex(case["descriptor"]))
-    item = descriptor.conversion.itemsize
     shape = descriptor.extents
-    out_offsets = (descriptor.output_address - case["output"]["address"]
-                   + _element_offsets(shape, descriptor.output_strides))
-    hits = np.flatnonzero(out_offsets == offset)
+    probe = np.zeros(size, np.uint8)
+    probe[offset] = 1
+    outputs = np.ndarray(shape, np.uint8, probe, descriptor.output_address - case["output"]["address"],
+                         descriptor.output_strides)
+    hits = np.flatnonzero(outputs)  # in logical order
     if hits.size == 0:
         return ", a byte no element owns (gap or spare capacity: must come back unchanged)"
-    element = int(hits[0])
-    in_offsets = (descriptor.input_address - case["input"]["address"]
-                  + _element_offsets(shape, descriptor.input_strides))
-    start = int(in_offsets[element])
-    data = (root / case["input"]["file"]).read_bytes()[start:start + item]
-    index = np.unravel_index(element, shape) if shape else ()
+    index = np.unravel_index(int(hits[0]), shape)
+    inputs = np.ndarray(shape, np.dtype((np.void, descriptor.conversion.itemsize)),
+                        (root / case["input"]["file"]).read_bytes(),
+                        descriptor.input_address - case["input"]["address"], descriptor.input_strides)
+    data = inputs[index].tobytes()
     return f", element {tuple(int(i) for i in index)} input {descriptor.conversion.name} 0x{data[::-1].hex()}"
 
 

@@ -8,7 +8,7 @@ from typing import Any, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 
-from .. import _binary32
+from .. import _binary32, _rules
 from ..admission import Admitted
 from ..core import Error, ErrorCode, KernelError, Requirement, TensorSpec, describe, type_name
 
@@ -83,10 +83,16 @@ def _readmit(module: str, request: Any) -> SharedPlan:
     return plan
 
 
+# The C core's operation codes, for its parameter rules.
+_OPERATION = {"dequant": _rules.DEQUANT, "quant": _rules.QUANT}
+
+
 def check_affine_params(params: Any, params_type: Type[Any], operation: str, value_name: str,
-                        bits: int, zero_point_range: Tuple[int, int]) -> Optional[Error]:
+                        bits: int) -> Optional[Error]:
     """The parameter rules Dequant and Quant share: a binary32 value (scale or
-    multiplier, by its bits) finite and > 0, and an integer zero point."""
+    multiplier, by its bits) finite and > 0, and an integer zero point in
+    the operation's range (``operation``: "dequant" or "quant"; the C
+    core's rules, worded here)."""
     if not isinstance(params, params_type):
         return Error(ErrorCode.INVALID_PARAMS,
                      f"params must be {operation}.Params or {operation}.AxisParams, got {describe(params)}")
@@ -98,14 +104,17 @@ def check_affine_params(params: Any, params_type: Type[Any], operation: str, val
     if not _binary32.is_real(value):
         return Error(ErrorCode.INVALID_PARAMS,
                      f"{value_name} {describe(value)} ({type(value).__name__}) must be {_binary32.REAL_NUMBER}")
-    if not _binary32.is_finite_positive(bits):
+    code, zp = _OPERATION[operation], params.zero_point
+    integer = isinstance(zp, int) and not isinstance(zp, bool)
+    fault = _rules.params(code, (bits,), (zp,) if integer else ())
+    if fault is not None and fault[0] == _rules.NOT_FINITE_POSITIVE:
         return Error(
             ErrorCode.INVALID_PARAMS,
             f"{value_name} {_binary32.text(bits)} as binary32 (bits {bits:#010x}) "
             "must be finite and > 0",
         )
-    zp, (low, high) = params.zero_point, zero_point_range
-    if isinstance(zp, bool) or not isinstance(zp, int) or not low <= zp <= high:
+    if fault is not None or not integer:
+        low, high = _rules.ZERO_POINTS[code]
         return Error(ErrorCode.INVALID_PARAMS, f"zero_point {describe(zp)} must be an integer in [{low}, {high}]")
     return None
 
@@ -176,9 +185,10 @@ def check_axis(axis: Any, shape: Tuple[int, ...]) -> Union[int, Error]:
 
 
 def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bits: Any,
-                      zero_points: Any, zero_point_range: Tuple[int, int]) -> Optional[Error]:
+                      zero_points: Any, operation: str) -> Optional[Error]:
     """Per-axis rules: an axis of the shape; one binary32 value (finite,
-    > 0) per index along it; an integer zero point, or one per index."""
+    > 0) per index along it; an integer zero point in the operation's range,
+    or one per index."""
     axis = check_axis(params.axis, shape)
     if isinstance(axis, Error):
         return axis
@@ -200,13 +210,15 @@ def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bit
                              f"{values_name}[{i}] {describe(v)} ({type(v).__name__}) must be {_binary32.REAL_NUMBER}")
     if len(bits) != channels:
         return _length_error(values_name, len(bits), where)
-    for i, b in enumerate(bits.tolist()):
-        if not _binary32.is_finite_positive(b):
-            return Error(ErrorCode.INVALID_PARAMS, f"{values_name}[{i}] {_binary32.text(b)} as "
-                                                   f"binary32 (bits {b:#010x}) must be finite and > 0")
-    low, high = zero_point_range
+    code = _OPERATION[operation]
+    low, high = _rules.ZERO_POINTS[code]
+    fault = _rules.params(code, bits)
+    if fault is not None:
+        i, b = fault[1], int(bits[fault[1]])
+        return Error(ErrorCode.INVALID_PARAMS, f"{values_name}[{i}] {_binary32.text(b)} as "
+                                               f"binary32 (bits {b:#010x}) must be finite and > 0")
     if type(zero_points) is int:
-        if not low <= zero_points <= high:
+        if _rules.params(code, (), (zero_points,)) is not None:
             return Error(ErrorCode.INVALID_PARAMS,
                          f"zero_points {describe(zero_points)} must be an integer in [{low}, {high}]")
         return None
@@ -216,10 +228,11 @@ def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bit
                                                f"got {type_name(zero_points)}")
     if len(zero_points) != channels:
         return _length_error("zero_points", len(zero_points), where)
-    for i, z in enumerate(zero_points.tolist() if isinstance(zero_points, np.ndarray) else zero_points):
-        if isinstance(z, bool) or not isinstance(z, int) or not low <= z <= high:
-            return Error(ErrorCode.INVALID_PARAMS,
-                         f"zero_points[{i}] {describe(z)} must be an integer in [{low}, {high}]")
+    fault = _rules.params(code, (), zero_points)
+    if fault is not None:
+        i, z = fault[1], (zero_points.tolist() if isinstance(zero_points, np.ndarray) else zero_points)[fault[1]]
+        return Error(ErrorCode.INVALID_PARAMS,
+                     f"zero_points[{i}] {describe(z)} must be an integer in [{low}, {high}]")
     return None
 
 

@@ -19,7 +19,6 @@ from ..core import DType, Error, ErrorCode, type_name
 from ._base import (RequestBase, SharedPlan, binary32_vector, check_affine_params, check_axis_params,
                     describe_vector, integer_vector)
 
-INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 OUTPUTS = (DType.FLOAT32, DType.BFLOAT16)
 
 
@@ -98,10 +97,9 @@ class Plan(SharedPlan):
 def check_params(params: Any, shape: Tuple[int, ...] = ()) -> Union[Error, None]:
     """The parameter rules (per-axis ones against the tensor's ``shape``)."""
     if isinstance(params, AxisParams):
-        return check_axis_params(params, shape, "scales", params.scale_bits, params.zero_points,
-                                 (INT32_MIN, INT32_MAX))
+        return check_axis_params(params, shape, "scales", params.scale_bits, params.zero_points, "dequant")
     bits = params.scale_bits if isinstance(params, Params) else 0
-    return check_affine_params(params, Params, "dequant", "scale", bits, (INT32_MIN, INT32_MAX))
+    return check_affine_params(params, Params, "dequant", "scale", bits)
 
 
 @in_default_state

@@ -129,10 +129,9 @@ class Plan(SharedPlan):
 def check_params(params: Any, shape: Tuple[int, ...] = ()) -> Union[Error, None]:
     """The parameter rules (per-axis ones against the tensor's ``shape``)."""
     if isinstance(params, AxisParams):
-        return check_axis_params(params, shape, "multipliers", params.multiplier_bits, params.zero_points,
-                                 (-128, 127))
+        return check_axis_params(params, shape, "multipliers", params.multiplier_bits, params.zero_points, "quant")
     bits = params.multiplier_bits if isinstance(params, Params) else 0
-    return check_affine_params(params, Params, "quant", "multiplier", bits, (-128, 127))
+    return check_affine_params(params, Params, "quant", "multiplier", bits)
 
 
 @in_default_state

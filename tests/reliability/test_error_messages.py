@@ -649,9 +649,9 @@ ROWS: List[Row] = [
         submit("nope"), E.INVALID_DESCRIPTOR, "BoundPacket", "str",
         values=("builtins.str",)),
     Row("submit relocatable", DEC,
-        "packet fields input_address and output_address are 0 (relocatable): bind it to device regions first",
+        "packet fields %s and %s are 0 (relocatable): bind it to device regions first",
         submit(relocatable_bound), E.INVALID_BINDING, "input_address", "are 0",
-        values=()),
+        values=("input_address", "output_address")),
     Row("submit memory", DEC, "%s range %#llx + %llu is not device memory",
         submit(lambda: ev.encode(ev_plan(), [Region(0x2000_0000, 64)], [Region(0x2000_1000, 16)])),
         E.INVALID_BINDING, "input range", "0x20000000",
@@ -771,89 +771,89 @@ ROWS: List[Row] = [
         raised(lambda: sk.choose_qparams(np.ones((1,) * 7, np.float32))), E.INVALID_SHAPE, "x", "rank 7",
         values=("7", "6")),
     # ---- native EV74 decoder (a bound (2, 8) FP32 descriptor, one field changed)
-    Row("length", DEC, "descriptor length %llu, expected 224 bytes",
+    Row("length", DEC, "descriptor length %llu, expected %d bytes",
         lambda: ev.decode(bytes(223)), E.INVALID_DESCRIPTOR, "length", "223",
-        values=("223",)),
-    Row("magic", DEC, "field magic (offset 0): %#llx, expected %#x",
+        values=("223", "224")),
+    Row("magic", DEC, "field %s (offset %d): %#llx, expected %#x",
         decode_with(("magic", 0x12345678)), E.INVALID_DESCRIPTOR, "magic", "0x12345678",
-        values=("0x12345678", hex(int.from_bytes(b"KSQ1", "little")))),
-    Row("version", DEC, "field version (offset 4): %llu, expected 1",
+        values=("magic", "0", "0x12345678", hex(int.from_bytes(b"KSQ1", "little")))),
+    Row("version", DEC, "field %s (offset %d): %llu, expected %d",
         decode_with(("version", 77)), E.INVALID_DESCRIPTOR, "version", ": 77,",
-        values=("77",)),
-    Row("byte length", DEC, "field length (offset 6): %llu, expected 224",
+        values=("version", "4", "77", "1")),
+    Row("byte length", DEC, "field %s (offset %d): %llu, expected %d",
         decode_with(("length", 100)), E.INVALID_DESCRIPTOR, "length (offset 6)", ": 100,",
-        values=("100",)),
-    Row("conversion", DEC, "field conversion (offset 8): %llu, expected 0 (FP32), 1 (BF16) or 2 (FP16)",
+        values=("length", "6", "100", "224")),
+    Row("conversion", DEC, "field %s (offset %d): %llu, expected %d (FP32), %d (BF16) or %d (FP16)",
         decode_with(("conversion", 9)), E.INVALID_DESCRIPTOR, "conversion", ": 9,",
-        values=("9",)),
-    Row("rank", DEC, "field rank (offset 12): %llu, expected 1..6",
+        values=("conversion", "8", "9", "0", "1", "2")),
+    Row("rank", DEC, "field %s (offset %d): %llu, expected 1..%d",
         decode_with(("rank", 9)), E.INVALID_DESCRIPTOR, "rank", ": 9,",
-        values=("9",)),
-    Row("flags", DEC, "field flags (offset 16): %#llx has reserved bits set",
+        values=("rank", "12", "9", "6")),
+    Row("flags", DEC, "field %s (offset %d): %#llx has reserved bits set",
         decode_with(("flags", 0x40)), E.INVALID_DESCRIPTOR, "flags", "0x40",
-        values=("0x40",)),
+        values=("flags", "16", "0x40")),
     Row("reserved word", DEC, "field reserved (offset %llu): %#llx, expected 0",
         decode_with(("reserved1", 0x5A)), E.INVALID_DESCRIPTOR, "reserved (offset 220)", "0x5a",
         values=("220", "0x5a")),
-    Row("multiplier", DEC, "field multiplier (offset 208): bits %#010llx are not a finite positive binary32",
+    Row("multiplier", DEC, "field %s (offset %d): bits %#010llx are not a finite positive binary32",
         decode_with(("multiplier", 0xFF800000)), E.INVALID_DESCRIPTOR, "multiplier", "0xff800000",
-        values=("0xff800000",)),
-    Row("zero point", DEC, "field zero_point (offset 212): %lld is outside [-128, 127]",
+        values=("multiplier", "208", "0xff800000")),
+    Row("zero point", DEC, "field %s (offset %d): %lld is outside [%d, %d]",
         decode_with(("zero_point", -129)), E.INVALID_DESCRIPTOR, "zero_point", "-129",
-        values=("-129",)),
-    Row("rounding", DEC, "field rounding (offset 216): %llu, expected 0..3",
+        values=("zero_point", "212", "-129", "-128", "127")),
+    Row("rounding", DEC, "field %s (offset %d): %llu, expected 0..%d",
         decode_with(("rounding", 4)), E.INVALID_DESCRIPTOR, "rounding", ": 4,",
-        values=("4",)),
+        values=("rounding", "216", "4", "3")),
     Row("unused axis", DEC, "unused axis %d (offsets %d/%d/%d): extent %llu, strides %llu/%llu, expected 0",
         decode_with(("extents", 5, 3), ("input_strides", 12, 3), ("output_strides", 3, 3)), E.INVALID_DESCRIPTOR,
         "unused axis 3", "extent 5",
         values=("3", "88", "136", "184", "5", "12", "3")),
-    Row("scalar flag", DEC, "field flags (offset 16): a lowered scalar must have rank 1 and extent 1, "
+    Row("scalar flag", DEC, "field %s (offset %d): a lowered scalar must have rank 1 and extent 1, "
         "got rank %llu, extent %llu",
         decode_with(("flags", 1), base=lambda: bound_descriptor(shape=(3, 8))), E.INVALID_DESCRIPTOR, "flags",
         "rank 2, extent 3",
-        values=("2", "3")),
-    Row("extent domain", DEC, "field extents[%d] (offset %d): %llu is beyond the device domain",
+        values=("flags", "16", "2", "3")),
+    Row("extent domain", DEC, "field %s[%d] (offset %d): %llu is beyond the device domain",
         decode_with(("extents", 5 << 32, 1), ("extents", 0, 0), ("count", 0), ("input_span", 0), ("output_span", 0),
                     *((port, 0, axis) for port in ("input_strides", "output_strides") for axis in (0, 1))),
         E.INVALID_DESCRIPTOR, "extents[1]", str(5 << 32),
-        values=("1", "72", str(5 << 32))),
-    Row("count domain", DEC, "field extents[%d] (offset %d): %llu takes the element count beyond the device domain",
+        values=("extents", "1", "72", str(5 << 32))),
+    Row("count domain", DEC, "field %s[%d] (offset %d): %llu takes the element count beyond the device domain",
         decode_with(("extents", 1 << 12, 0), ("extents", 1 << 21, 1)), E.INVALID_DESCRIPTOR, "extents[1]",
         str(1 << 21),
-        values=("1", "72", str(1 << 21))),
-    Row("count", DEC, "field count (offset 40): %llu, but the extents hold %llu elements",
+        values=("extents", "1", "72", str(1 << 21))),
+    Row("count", DEC, "field %s (offset %d): %llu, but the extents hold %llu elements",
         decode_with(("count", 17)), E.INVALID_DESCRIPTOR, "count", ": 17,",
-        values=("17", "16")),
-    Row("empty strides", DEC, "field %s_strides[%d] (offset %d): %llu on an empty tensor, expected 0",
+        values=("count", "40", "17", "16")),
+    Row("empty strides", DEC, "field %s[%d] (offset %d): %llu on an empty tensor, expected 0",
         decode_with(("extents", 0, 0), ("count", 0), ("input_span", 0), ("output_span", 0)),
         E.INVALID_DESCRIPTOR, "input_strides[0]", ": 32 on",
-        values=("input", "0", "112", "32")),
-    Row("stride multiple", DEC, "field %s_strides[%d] (offset %d): %llu is not a multiple of the %llu-byte element",
+        values=("input_strides", "0", "112", "32")),
+    Row("stride multiple", DEC, "field %s[%d] (offset %d): %llu is not a multiple of the %llu-byte element",
         decode_with(("input_strides", 6, 1)), E.INVALID_DESCRIPTOR, "input_strides[1]", ": 6 is",
-        values=("input", "1", "120", "6", "4")),
-    Row("singleton stride", DEC, "field %s_strides[%d] (offset %d): singleton axis stride %llu is not normalised to 0",
+        values=("input_strides", "1", "120", "6", "4")),
+    Row("singleton stride", DEC, "field %s[%d] (offset %d): singleton axis stride %llu is not normalised to 0",
         decode_with(("extents", 1, 0), ("count", 8)), E.INVALID_DESCRIPTOR, "input_strides[0]", "stride 32",
-        values=("input", "0", "112", "32")),
-    Row("zero stride", DEC, "field %s_strides[%d] (offset %d): zero stride on an axis of extent %llu",
+        values=("input_strides", "0", "112", "32")),
+    Row("zero stride", DEC, "field %s[%d] (offset %d): zero stride on an axis of extent %llu",
         decode_with(("output_strides", 0, 1)), E.INVALID_DESCRIPTOR, "output_strides[1]", "zero stride",
-        values=("output", "1", "168", "8")),
-    Row("stride domain", DEC, "field %s_strides[%d] (offset %d): %llu is beyond the 32-bit device domain",
+        values=("output_strides", "1", "168", "8")),
+    Row("stride domain", DEC, "field %s[%d] (offset %d): %llu is beyond the 32-bit device domain",
         decode_with(("input_strides", 1 << 32, 0)), E.INVALID_DESCRIPTOR, "input_strides[0]", "4294967296",
-        values=("input", "0", "112", "4294967296")),
-    Row("span domain", DEC, "field %s_strides[%d] (offset %d): accessed span %llu + %llu x %llu exceeds the 32-bit "
+        values=("input_strides", "0", "112", "4294967296")),
+    Row("span domain", DEC, "field %s[%d] (offset %d): accessed span %llu + %llu x %llu exceeds the 32-bit "
         "device domain",
         decode_with(("input_strides", 1 << 31, 1)), E.INVALID_DESCRIPTOR, "input_strides[1]", str(1 << 31),
-        values=("input", "1", "120", str(4 + 32), "7", str(1 << 31))),
-    Row("stride overlap", DEC, "field %s_strides[%d] (offset %d): %llu overlaps the %llu bytes of faster axes",
+        values=("input_strides", "1", "120", str(4 + 32), "7", str(1 << 31))),
+    Row("stride overlap", DEC, "field %s[%d] (offset %d): %llu overlaps the %llu bytes of faster axes",
         decode_with(("input_strides", 12, 0)), E.INVALID_DESCRIPTOR, "input_strides[0]", ": 12 overlaps",
-        values=("input", "0", "112", "12", str(4 + 7 * 4))),
-    Row("input span", DEC, "field %s_span (offset %d): %llu, but the extents and strides access %llu bytes",
+        values=("input_strides", "0", "112", "12", str(4 + 7 * 4))),
+    Row("input span", DEC, "field %s (offset %d): %llu, but the extents and strides access %llu bytes",
         decode_with(("input_span", 65)), E.INVALID_DESCRIPTOR, "input_span", ": 65,",
-        values=("input", "48", "65", "64")),
-    Row("output span", DEC, "field %s_span (offset %d): %llu, but the extents and strides access %llu bytes",
+        values=("input_span", "48", "65", "64")),
+    Row("output span", DEC, "field %s (offset %d): %llu, but the extents and strides access %llu bytes",
         decode_with(("output_span", 17)), E.INVALID_DESCRIPTOR, "output_span", ": 17,",
-        values=("output", "56", "17", "16")),
+        values=("output_span", "56", "17", "16")),
     Row("half-bound slots", DEC, "field %s (offset %d): 0 while %s is %#llx: one relocation slot is bound and the "
         "other is not",
         decode_with(("output_address", 0)), E.INVALID_DESCRIPTOR, "output_address", "0x1000",
@@ -870,10 +870,10 @@ ROWS: List[Row] = [
     Row("address field domain", DEC, "field %s (offset %d): %#llx is beyond the 32-bit device domain",
         decode_with(("output_address", 1 << 32)), E.INVALID_DESCRIPTOR, "output_address", "0x100000000",
         values=("output_address", "32", "0x100000000")),
-    Row("address overlap", DEC, "fields input_address/output_address (offsets 24/32): accessed ranges "
+    Row("address overlap", DEC, "fields %s/%s (offsets %d/%d): accessed ranges "
         "[%#llx, +%llu) and [%#llx, +%llu) overlap",
         decode_with(("output_address", 0x1010)), E.INVALID_DESCRIPTOR, "input_address/output_address", "0x1010",
-        values=("0x1000", "64", "0x1010", "16")),
+        values=("input_address", "output_address", "24", "32", "0x1000", "64", "0x1010", "16")),
 ]
 ROW_IDS = [f"{Path(r.source).stem}:{r.path}" for r in ROWS]
 
@@ -1010,11 +1010,20 @@ def python_rejection_sites() -> List[Tuple[str, str]]:
 
 
 def c_rejection_sites() -> List[Tuple[str, str]]:
-    """(file, format string) of every message of the native decoder (SAY)."""
+    """(file, format string) of every message of the native decoder: SAY's,
+    and SAY_FIELD's after the field's name and offset it writes first (of
+    an element: index -1 names the field itself)."""
     text = (ROOT / DEC).read_text()
     literal = r'"(?:[^"\\]|\\.)*"'
-    return [(DEC, "".join(s[1:-1] for s in re.findall(literal, m.group(1))))
-            for m in re.finditer(rf"SAY\(\s*((?:{literal}\s*)+)", text)]
+
+    def joined(literals):
+        return "".join(s[1:-1] for s in re.findall(literal, literals))
+
+    said = [(DEC, joined(m.group(1))) for m in re.finditer(rf"SAY\(\s*((?:{literal}\s*)+)", text)]
+    fields = [(DEC, ("field %s (offset %d): " if m.group(1).strip() == "-1" else "field %s[%d] (offset %d): ")
+               + joined(m.group(2)))
+              for m in re.finditer(rf"SAY_FIELD\([^,]+,([^,]+),\s*((?:{literal}\s*)+)", text)]
+    return said + fields
 
 
 def _sources_present() -> Optional[str]:

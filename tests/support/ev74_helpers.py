@@ -14,8 +14,8 @@ Nothing here computes an expectation with the code under test:
 * expected work-unit geometry (common contiguous suffix, DMA block sizes) is
   written from the specification's "Data movement" section.
 
-This module is self-contained on purpose (it does not import helpers.py or
-quant_helpers.py, which other suites own).
+Beyond ``element_offsets`` and ``in_sanitizer_process`` of helpers.py, it
+imports none of the support modules other suites own.
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from support.helpers import in_sanitizer_process
+from support.helpers import element_offsets, in_sanitizer_process
 
 import simakernels as sk
 from oracle import BFLOAT16, BINARY16, BINARY32, quant_many, quant_table
@@ -454,17 +454,6 @@ def draw(dtype: sk.DType, count: int, seed: int, multiplier_bits: int, zero_poin
 
 
 # ------------------------------------------------------------ device harness
-
-
-def element_offsets(shape: Sequence[int], strides: Sequence[int]) -> np.ndarray:
-    """Byte offset of every logical element, row-major logical order."""
-    shape = tuple(shape)
-    if product(shape) == 0:
-        return np.zeros(0, dtype=np.int64)
-    offsets = np.zeros((), dtype=np.int64)
-    for extent, stride in zip(shape, strides):
-        offsets = offsets[..., None] + np.arange(extent, dtype=np.int64) * stride
-    return offsets.reshape(-1)
 
 
 def common_suffix(shape: Sequence[int], s_in: Sequence[int], s_out: Sequence[int], item: int) -> int:

@@ -1,8 +1,7 @@
 """Running an EV74 conformance kit (simakernels.ev74.vectors) on the host
 device model, as a device team would run it on the EV74."""
-import numpy as np
-
 from simakernels.ev74 import vectors
+from support.helpers import element_offsets
 
 
 def run_on_device(kit, manifest, results, engine="model"):
@@ -11,16 +10,6 @@ def run_on_device(kit, manifest, results, engine="model"):
     kinds = vectors.run(kit, results, engine=engine)
     assert list(kinds) == [case["id"] for case in manifest["cases"]]
     return kinds
-
-
-def element_offsets(extents, strides):
-    """Each element's byte offset from element 0, in C order."""
-    offsets = np.zeros(extents, np.int64)
-    for axis, (extent, stride) in enumerate(zip(extents, strides)):
-        shape = [1] * len(extents)
-        shape[axis] = extent
-        offsets = offsets + np.arange(extent).reshape(shape) * stride
-    return offsets.reshape(-1)
 
 
 def input_offsets(case, desc):
