@@ -1,11 +1,32 @@
-/* The body of quant_axis.c's vector leaves, included once per route's
- * instruction set after ../common/axis_lanes.h (its types and moves). */
+/* Quant's parameter-vector leaves (per-axis plans whose channel axis is
+ * the walk's inner run): each element takes its position's multiplier and
+ * zero point from the plan's repeating table.  A vector route's file
+ * includes this once, after ../common/axis_lanes.h (its native vector
+ * types and moves) inside its own target region, and defines its periodic
+ * leaves on axis_run.  A native vector per block in generic vectors:
+ *   the input as binary32 (FP16 by the ISA's conversion, or on SSE2 by
+ *   integer moves, subnormals through an exact integer conversion and a
+ *   multiply whose result is normal), the product x * m (nearest-even, the
+ *   FP state execute admitted), clamped to [-512, 512] (from 512 every zero
+ *   point saturates), converted to an integer by the mode, the zero point
+ *   added, saturated.
+ * NaN products become 0 in the conversion (the zero point).  When the
+ * control register flushes, a block with an input whose own bits are
+ * nonzero and whose product is below 2^-126 (zero or subnormal: all that
+ * flush-to-zero and denormals-are-zero, on the input, the multiplier or
+ * the product, can change), or with a NaN product (an infinity times a
+ * multiplier taken as zero), takes the exact integer path (quant.h)
+ * instead, as do tails; without flushing a product rounded to zero or a
+ * subnormal is the contract's own. */
+#ifndef SK_QUANT_AXIS_BODY_H
+#define SK_QUANT_AXIS_BODY_H
+#include "quant.h"
+
 /* Blocks from 0 while a whole one remains; returns where they stopped.
  * `flushes`: the control register flushes (the repair test runs). */
-static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_ISA)(const sk_quant_table *t, size_t at,
-                                                                                    const void *src, int8_t *out,
-                                                                                    size_t n, int input, int mode,
-                                                                                    int flushes) {
+static inline __attribute__((always_inline)) size_t axis_blocks(const sk_quant_table *t, size_t at, const void *src,
+                                                                int8_t *out, size_t n, int input, int mode,
+                                                                int flushes) {
     enum { LANES = AXIS_CAT(AXIS_LANES, AXIS_ISA), K = AXIS_CAT(AXIS_K, AXIS_ISA) };
     const float *multiplier = t->multiplier + at;
     const int32_t *zero_point = t->zero_point + at;
@@ -50,7 +71,7 @@ static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_I
             repair |= ((nonzero != 0) & (pmag < 0x00800000u)) | (p[k] != p[k]);
         }
         if (flushes && AXIS_CAT(any, AXIS_ISA)(repair)) {
-            axis_exact(t, at, src, out, i, i + SK_AXIS_LANES, input, mode);
+            sk_quant_axis_exact(t, at, src, out, i, i + SK_AXIS_LANES, input, mode);
             continue;
         }
         AXIS_I32 r[K];
@@ -64,14 +85,14 @@ static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_I
     return i;
 }
 
-static inline __attribute__((always_inline)) void
-AXIS_CAT(axis_run, AXIS_ISA)(const void *table, size_t at, const void *src, void *dst, size_t n, int input, int mode) {
+/* The leaves' body: the blocks, then the rest by the exact path. */
+static inline __attribute__((always_inline)) void axis_run(const void *table, size_t at, const void *src, void *dst,
+                                                           size_t n, int input, int mode) {
     const sk_quant_table *t = table;
     int8_t *out = dst;
-    const size_t i = t->flushes ? AXIS_CAT(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 1)
-                                : AXIS_CAT(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 0);
-    axis_exact(t, at, src, out, i, n, input, mode);
+    const size_t i =
+        t->flushes ? axis_blocks(t, at, src, out, n, input, mode, 1) : axis_blocks(t, at, src, out, n, input, mode, 0);
+    sk_quant_axis_exact(t, at, src, out, i, n, input, mode);
 }
 
-LEAVES_OF(AXIS_ISA, AXIS_CAT(axis_run, AXIS_ISA))
-#undef AXIS_F16_CONVERTS
+#endif
