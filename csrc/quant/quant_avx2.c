@@ -213,13 +213,7 @@ static inline __attribute__((always_inline)) __m256i q_min(__m256i a, __m256i b)
 
 #include "quant_blocks.h"
 
-/* Per-axis, channel axis inner: the shared body (quant_axis_body.h) on
- * AVX2's lanes. */
-#define AXIS_ISA avx2
-#define AXIS_ISA_AVX2 1
-#include "../common/axis_lanes.h"
-#include "quant_axis_body.h"
-
+/* The leaves (quant_kernels.inc). */
 void sk_quant_f32_i8_ne__avx2(const void *ctx, const void *src, void *dst, size_t n) {
     q_run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
 }
@@ -291,42 +285,6 @@ size_t sk_quant_f16_i8_tp_every_other__avx2(const void *ctx, const void *src, vo
 }
 size_t sk_quant_f16_i8_tn_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
     return q_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
-}
-void sk_quant_f32_i8_ne_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
-}
-void sk_quant_f32_i8_tz_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
-}
-void sk_quant_f32_i8_tp_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
-}
-void sk_quant_f32_i8_tn_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
-}
-void sk_quant_bf16_i8_ne_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
-}
-void sk_quant_bf16_i8_tz_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
-}
-void sk_quant_bf16_i8_tp_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
-}
-void sk_quant_bf16_i8_tn_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
-}
-void sk_quant_f16_i8_ne_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
-}
-void sk_quant_f16_i8_tz_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
-}
-void sk_quant_f16_i8_tp_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
-}
-void sk_quant_f16_i8_tn_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 SK_TARGET_END
 #endif

@@ -1,32 +1,16 @@
-/* Quant's parameter-vector leaves (per-axis plans whose channel axis is
- * the walk's inner run): each element takes its position's multiplier and
- * zero point from the plan's repeating table.  A vector route's file
- * includes this once, after ../common/axis_lanes.h (its native vector
- * types and moves) inside its own target region, and defines its periodic
- * leaves on axis_run.  A native vector per block in generic vectors:
- *   the input as binary32 (FP16 by the ISA's conversion, or on SSE2 by
- *   integer moves, subnormals through an exact integer conversion and a
- *   multiply whose result is normal), the product x * m (nearest-even, the
- *   FP state execute admitted), clamped to [-512, 512] (from 512 every zero
- *   point saturates), converted to an integer by the mode, the zero point
- *   added, saturated.
- * NaN products become 0 in the conversion (the zero point).  When the
- * control register flushes, a block with an input whose own bits are
- * nonzero and whose product is below 2^-126 (zero or subnormal: all that
- * flush-to-zero and denormals-are-zero, on the input, the multiplier or
- * the product, can change), or with a NaN product (an infinity times a
- * multiplier taken as zero), takes the exact integer path (quant.h)
- * instead, as do tails; without flushing a product rounded to zero or a
- * subnormal is the contract's own. */
-#ifndef SK_QUANT_AXIS_BODY_H
-#define SK_QUANT_AXIS_BODY_H
-#include "quant.h"
+/* The body of the vector routes' periodic leaves (quant_axis.c), included
+ * once per route inside its target region, after ../common/axis_lanes.h
+ * (the route's vector types and moves); AXIS_OWN names its helpers per
+ * route. */
+#define AXIS_OWN_(name, isa) name##_##isa
+#define AXIS_OWN(name, isa) AXIS_OWN_(name, isa)
 
 /* Blocks from 0 while a whole one remains; returns where they stopped.
  * `flushes`: the control register flushes (the repair test runs). */
-static inline __attribute__((always_inline)) size_t axis_blocks(const sk_quant_table *t, size_t at, const void *src,
-                                                                int8_t *out, size_t n, int input, int mode,
-                                                                int flushes) {
+static inline __attribute__((always_inline)) size_t AXIS_OWN(axis_blocks, AXIS_ISA)(const sk_quant_table *t, size_t at,
+                                                                                    const void *src, int8_t *out,
+                                                                                    size_t n, int input, int mode,
+                                                                                    int flushes) {
     enum { LANES = AXIS_CAT(AXIS_LANES, AXIS_ISA), K = AXIS_CAT(AXIS_K, AXIS_ISA) };
     const float *multiplier = t->multiplier + at;
     const int32_t *zero_point = t->zero_point + at;
@@ -86,13 +70,14 @@ static inline __attribute__((always_inline)) size_t axis_blocks(const sk_quant_t
 }
 
 /* The leaves' body: the blocks, then the rest by the exact path. */
-static inline __attribute__((always_inline)) void axis_run(const void *table, size_t at, const void *src, void *dst,
-                                                           size_t n, int input, int mode) {
+static inline __attribute__((always_inline)) void AXIS_OWN(axis_run, AXIS_ISA)(const void *table, size_t at,
+                                                                               const void *src, void *dst, size_t n,
+                                                                               int input, int mode) {
     const sk_quant_table *t = table;
     int8_t *out = dst;
-    const size_t i =
-        t->flushes ? axis_blocks(t, at, src, out, n, input, mode, 1) : axis_blocks(t, at, src, out, n, input, mode, 0);
+    const size_t i = t->flushes ? AXIS_OWN(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 1)
+                                : AXIS_OWN(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 0);
     sk_quant_axis_exact(t, at, src, out, i, n, input, mode);
 }
 
-#endif
+#undef AXIS_F16_CONVERTS

@@ -22,7 +22,7 @@
  * a subnormal multiplier; otherwise a tail runs as one zero-padded block.
  * The every_other leaves (kernel.h) load every second element with LD2 and
  * run the same blocks; the runs leaves run the dense leaves' code per
- * channel, and the periodic leaves are quant_axis_body.h's. */
+ * channel (the periodic leaves are quant_axis.c's). */
 #include <string.h>
 #include "quant.h"
 #if SK_HAVE_NEON
@@ -84,16 +84,18 @@ static inline __attribute__((always_inline)) block load_block(const void *src, s
     return b;
 }
 
-/* The route's moves for the periodic leaves (quant_axis_body.h), whose
- * conversion by the mode (to_int__neon) the dense leaves use too. */
-#define AXIS_ISA neon
-#define AXIS_ISA_NEON 1
-#include "../common/axis_lanes.h"
-#include "quant_axis_body.h"
-
 /* A product to int32 by the mode's rounding, saturating; NaN gives 0. */
 static inline __attribute__((always_inline)) int32x4_t to_int(float32x4_t p, int mode) {
-    return (int32x4_t)to_int__neon((AXIS_F32)p, mode);
+    switch (mode) {
+    case SK_QUANT_NEAREST_EVEN:
+        return vcvtnq_s32_f32(p);
+    case SK_QUANT_TOWARD_ZERO:
+        return vcvtq_s32_f32(p);
+    case SK_QUANT_TOWARD_POSITIVE:
+        return vcvtpq_s32_f32(p);
+    default:
+        return vcvtmq_s32_f32(p);
+    }
 }
 
 static inline __attribute__((always_inline)) int8x16_t to_bytes(block p, int mode, int16x8_t zp) {
@@ -262,6 +264,8 @@ static inline __attribute__((always_inline)) void runs(const void *table, size_t
         c = c + 1 == (size_t)t->channels ? 0 : c + 1;
     }
 }
+
+/* The leaves (quant_kernels.inc). */
 void sk_quant_f32_i8_ne__neon(const void *ctx, const void *src, void *dst, size_t n) {
     run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
 }
@@ -333,42 +337,6 @@ size_t sk_quant_f16_i8_tp_every_other__neon(const void *ctx, const void *src, vo
 }
 size_t sk_quant_f16_i8_tn_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
     return run_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
-}
-void sk_quant_f32_i8_ne_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
-}
-void sk_quant_f32_i8_tz_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
-}
-void sk_quant_f32_i8_tp_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
-}
-void sk_quant_f32_i8_tn_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
-}
-void sk_quant_bf16_i8_ne_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
-}
-void sk_quant_bf16_i8_tz_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
-}
-void sk_quant_bf16_i8_tp_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
-}
-void sk_quant_bf16_i8_tn_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
-}
-void sk_quant_f16_i8_ne_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
-}
-void sk_quant_f16_i8_tz_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
-}
-void sk_quant_f16_i8_tp_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
-}
-void sk_quant_f16_i8_tn_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_quant_f32_i8_ne_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
                                    size_t count) {

@@ -134,13 +134,7 @@ static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, con
     sk_quant_exact_span(c, src, out, i, n, input, mode);
 }
 
-/* Per-axis, channel axis inner: the shared body (quant_axis_body.h) on
- * SSE2's lanes. */
-#define AXIS_ISA sse2
-#define AXIS_ISA_SSE2 1
-#include "../common/axis_lanes.h"
-#include "quant_axis_body.h"
-
+/* The leaves (quant_kernels.inc). */
 void sk_quant_f32_i8_ne__sse2(const void *ctx, const void *src, void *dst, size_t n) {
     run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
 }
@@ -176,41 +170,5 @@ void sk_quant_f16_i8_tp__sse2(const void *ctx, const void *src, void *dst, size_
 }
 void sk_quant_f16_i8_tn__sse2(const void *ctx, const void *src, void *dst, size_t n) {
     run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
-}
-void sk_quant_f32_i8_ne_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
-}
-void sk_quant_f32_i8_tz_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
-}
-void sk_quant_f32_i8_tp_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
-}
-void sk_quant_f32_i8_tn_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
-}
-void sk_quant_bf16_i8_ne_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
-}
-void sk_quant_bf16_i8_tz_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
-}
-void sk_quant_bf16_i8_tp_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
-}
-void sk_quant_bf16_i8_tn_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
-}
-void sk_quant_f16_i8_ne_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
-}
-void sk_quant_f16_i8_tz_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
-}
-void sk_quant_f16_i8_tp_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
-}
-void sk_quant_f16_i8_tn_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    axis_run(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 #endif
