@@ -70,9 +70,8 @@ static inline __attribute__((always_inline)) size_t AXIS_OWN(axis_blocks, AXIS_I
 }
 
 /* The leaves' body: the blocks, then the rest by the exact path. */
-static inline __attribute__((always_inline)) void AXIS_OWN(axis_run, AXIS_ISA)(const void *table, size_t at,
-                                                                               const void *src, void *dst, size_t n,
-                                                                               int input, int mode) {
+static inline __attribute__((always_inline)) void
+AXIS_OWN(axis_run, AXIS_ISA)(const void *table, size_t at, const void *src, void *dst, size_t n, int input, int mode) {
     const sk_quant_table *t = table;
     int8_t *out = dst;
     const size_t i = t->flushes ? AXIS_OWN(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 1)
