@@ -5,8 +5,8 @@
  * A block that may hold an inexact or flushed product (subnormal input,
  * zero-exponent product from a nonzero input) is recomputed by the exact
  * integer path; so is every tail, and every block when the multiplier is
- * subnormal.  (The auto-vectorised portable form measured slower than NumPy
- * on this step, hence intrinsics.) */
+ * subnormal.  (Intrinsics: GCC's auto-vectorised portable form of this step
+ * is slower.) */
 #include "quant.h"
 #if SK_HAVE_SSE2
 #include <emmintrin.h>
