@@ -96,22 +96,29 @@ const sk_kernel sk_quant_kernels[SK_ROUTE_COUNT][SK_QUANT_VARIANTS] = {
 /* ---- Per-axis plans -----------------------------------------------------
  * The workspace: each channel's context for a control register that
  * flushes and one that does not (channel axis outside the inner run: the
- * route's leaves run each channel as a tensor of its own), then the
- * repeating table of the inner run's periodic leaf. */
+ * route's leaves run each channel as a tensor of its own), the two tables
+ * that execute picks from (sk_quant_table: those contexts, the period),
+ * then the repeating parameters of the inner run's periodic leaf. */
 typedef struct axis_space {
     sk_quant_ctx *ctx[2];  /* [flushes] */
     sk_quant_table *table; /* [flushes] */
     float *multiplier;
-    int32_t *zero_point;
     int64_t period;
+    int32_t *zero_point;
 } axis_space;
 
-static uint64_t carve_axis(int64_t count, void *base, axis_space *a) {
+/* The pieces up to the tables (all that execute reads), then the rest. */
+static sk_carve carve_tables(int64_t count, void *base, axis_space *a) {
     sk_carve c = {base, 0};
-    a->period = sk_axis_period(count);
     a->ctx[0] = sk_carve_take(&c, sizeof(sk_quant_ctx) * (uint64_t)count);
     a->ctx[1] = sk_carve_take(&c, sizeof(sk_quant_ctx) * (uint64_t)count);
     a->table = sk_carve_take(&c, 2 * sizeof(sk_quant_table));
+    return c;
+}
+
+static uint64_t carve_axis(int64_t count, void *base, axis_space *a) {
+    sk_carve c = carve_tables(count, base, a);
+    a->period = sk_axis_period(count);
     a->multiplier = sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
     a->zero_point = sk_carve_take(&c, sizeof(int32_t) * (uint64_t)a->period);
     return c.bytes;
@@ -140,22 +147,24 @@ static int prepare_axis(sk_quant_plan *plan) {
         a.multiplier[i] = a.ctx[0][c].multiplier; /* bits copied, no arithmetic */
         a.zero_point[i] = axis->zero_points[c];
     }
-    a.table[0] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[0], axis->count, 0};
-    a.table[1] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[1], axis->count, 1};
+    a.table[0] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[0], axis->count, a.period, 0};
+    a.table[1] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[1], axis->count, a.period, 1};
     return SK_OK;
 }
 
-static void execute_axis(const sk_quant_plan *plan, const sk_kernel *kernel, const void *src, void *dst, int flushes) {
+static void execute_axis(const sk_quant_plan *plan, const void *src, void *dst, int flushes) {
     axis_space a;
-    carve_axis(plan->axis.count, plan->axis.space, &a);
+    carve_tables(plan->axis.count, plan->axis.space, &a);
+    const sk_quant_table *table = &a.table[flushes];
+    const sk_kernel *kernel = &sk_quant_kernels[plan->route][sk_quant_variant(plan->input, plan->rounding)];
     const sk_channels ch = {
         .kernel = kernel,
-        .ctx = (const char *)a.ctx[flushes],
+        .ctx = (const char *)table->ctx,
         .ctx_size = sizeof(sk_quant_ctx),
         .periodic = kernel->periodic,
         .runs = kernel->runs,
-        .table = &a.table[flushes],
-        .period = a.period,
+        .table = table,
+        .period = table->period,
     };
     sk_walk_channels(&plan->walk, src, dst, &ch, plan->route);
 }
@@ -173,10 +182,11 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
     const uint64_t control = sk_fenv_control();
     if (sk_fenv_control_unmet(control, sk_fenv_needs(SK_OP_QUANT))) return SK_UNSUPPORTED_ENVIRONMENT;
     const int flushes = sk_fenv_control_flushes(control) != 0;
-    const sk_kernel *kernel = &sk_quant_kernels[plan->route][sk_quant_variant(plan->input, plan->rounding)];
-    if (plan->axis.count > 0)
-        execute_axis(plan, kernel, src, dst, flushes);
-    else
-        sk_walk_go(&plan->walk, src, dst, kernel, plan->route, &plan->ctx[flushes]);
+    if (plan->axis.count > 0) {
+        execute_axis(plan, src, dst, flushes);
+        return SK_OK;
+    }
+    sk_walk_go(&plan->walk, src, dst, &sk_quant_kernels[plan->route][sk_quant_variant(plan->input, plan->rounding)],
+               plan->route, &plan->ctx[flushes]);
     return SK_OK;
 }

@@ -56,6 +56,7 @@ typedef struct sk_quant_table {
     const int32_t *zero_point;
     const sk_quant_ctx *ctx; /* each channel's, for this control register */
     int64_t channels;
+    int64_t period; /* table positions (sk_axis_period) */
     /* Whether the control register flushes: then a block with a nonzero
      * input whose product is below 2^-126 takes the exact path. */
     int32_t flushes;
