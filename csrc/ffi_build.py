@@ -68,9 +68,15 @@ def source_digest() -> str:
     return _load_digest_module().source_digest(CSRC)
 
 
+# A one-line inline function of the header: cffi takes its prototype (and
+# calls the header's definition from the generated wrapper).
+_INLINE = re.compile(r"^static inline (.+\))\s*\{.*\}\s*$")
+
+
 def cdef_text() -> str:
     """The headers' declarations: preprocessor lines dropped, and with them
-    the OpenCL C branch (its type names are the kernel's, not the host's)."""
+    the OpenCL C branch (its type names are the kernel's, not the host's);
+    one-line inline functions as their prototypes."""
     lines, opencl = [], False
     for line in (HEADER.read_text() + TESTING_HEADER.read_text()).splitlines():
         directive = line.lstrip()
@@ -79,7 +85,8 @@ def cdef_text() -> str:
         elif opencl and (directive.startswith("#else") or directive.startswith("#endif")):
             opencl = False
         elif not opencl and not directive.startswith("#"):
-            lines.append(line)
+            inline = _INLINE.match(line)
+            lines.append(inline.group(1) + ";" if inline else line)
     return "\n".join(lines)
 
 

@@ -16,6 +16,7 @@ int sk_ev74_run_span(const sk_ev74_descriptor *d, int route, const void *src, ui
     sk_quant_ctx c;
     sk_quant_ctx_init(&c, d->multiplier_bits, d->zero_point, (int)d->conversion,
                       sk_fenv_control_flushes(sk_fenv_control()));
-    sk_quant_kernel(route, (int)(d->conversion * 4 + d->rounding))->span(&c, src, dst, (size_t)n);
+    sk_quant_kernels[route][sk_quant_variant((int32_t)d->conversion, (int32_t)d->rounding)].span(&c, src, dst,
+                                                                                                 (size_t)n);
     return SK_OK;
 }

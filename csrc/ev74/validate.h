@@ -151,7 +151,7 @@ static inline int sk_ev74_validate(const uint8_t *b, uint64_t length, sk_ev74_de
         if (sk_binding_rules(&need, SK_DOMAIN_DEVICE, ia, d->input_span, oa, d->output_span, &f) != SK_OK)
             SK_EV74_REFUSE(SK_EV74_CHECK_BINDING, f.port, -1, f.rule, f.value, f.limit, d->input_span, d->output_span);
     }
-    d->entry = (int32_t)(d->conversion * 4 + d->rounding);
+    d->entry = sk_quant_variant((int32_t)d->conversion, (int32_t)d->rounding);
     return SK_OK;
 }
 

@@ -1,6 +1,7 @@
 /* The only header cffi sees.  The builder drops the preprocessor lines below
  * before handing the rest to ffi.cdef, so everything else must be plain C
- * declarations: no macros, no conditional compilation.  The EV74 kernel's
+ * declarations (or one-line inline functions, which cffi takes as their
+ * prototypes): no macros, no conditional compilation.  The EV74 kernel's
  * OpenCL C program includes it too (its enums, the rule and descriptor
  * records), so nothing here may need more than the fixed-width types. */
 #ifndef SIMAKERNELS_H
@@ -412,17 +413,32 @@ enum sk_quant_rounding {
     SK_QUANT_TOWARD_POSITIVE = 2,
     SK_QUANT_TOWARD_NEGATIVE = 3
 };
+/* Quant's kernel-table index of an input and a rounding mode (the variant
+ * of its registry rows), and how many there are. */
+enum { SK_QUANT_VARIANTS = 12 };
+static inline int32_t sk_quant_variant(int32_t input, int32_t rounding) { return input * 4 + rounding; }
+/* What the leaves read, prepared from one multiplier and zero point for
+ * one state of the control register (flushing or not). */
+typedef struct sk_quant_ctx {
+    float multiplier;
+    uint32_t multiplier_bits;
+    uint64_t msig; /* multiplier = msig * 2^mexp, msig odd */
+    int32_t mexp;
+    int32_t zero_point;
+    int32_t exact_only;       /* subnormal multiplier: every block takes the exact path */
+    int32_t flushes;          /* the control register flushes: the vector leaves test blocks for the exact path */
+    uint32_t fast_min;        /* x86, when flushing: the least input magnitude bits the vector path keeps exact */
+    uint64_t stream_elements; /* a per-axis plan's whole walk (streaming decided for it), else 0 */
+} sk_quant_ctx;
 typedef struct sk_quant_plan {
     int32_t input;            /* enum sk_quant_input */
     int32_t rounding;         /* enum sk_quant_rounding */
     int32_t route;            /* enum sk_route */
     uint32_t multiplier_bits; /* admitted: finite, > 0 */
     int32_t zero_point;       /* admitted: SK_QUANT_ZERO_POINT_LEAST..GREATEST */
-    int32_t prepared;         /* set by sk_quant_prepare: the fields below are the multiplier's */
-    uint64_t msig;            /* multiplier = msig * 2^mexp, msig odd */
-    int32_t mexp;
-    int32_t exact_only; /* subnormal multiplier: every block takes the exact path */
-    sk_axis axis;       /* per-axis parameters (axis.count > 0) */
+    int32_t prepared;         /* set by sk_quant_prepare, with ctx */
+    sk_quant_ctx ctx[2];      /* per tensor: for a control register that flushes ([1]) or not ([0]) */
+    sk_axis axis;             /* per-axis parameters (axis.count > 0) */
     sk_binding binding;
     sk_walk walk;
 } sk_quant_plan;

@@ -1,8 +1,9 @@
-/* Quant: parameter decoding, the route table (3 inputs x 4 rounding modes)
- * and the entry point. */
+/* Quant: parameter decoding, the kernel table (3 inputs x 4 rounding modes,
+ * from quant_kernels.inc) and the entry points. */
 #include "quant.h"
 #include "../common/axis.h"
 #include "../common/fenv.h"
+#include "../common/params.h"
 
 #if SK_HAVE_SSE2 /* the x86 leaves' FTZ/DAZ threshold (sk_quant_ctx.fast_min) */
 /* floor(log2 |x * m|) of the exact product, x finite and nonzero. */
@@ -36,19 +37,15 @@ static void decode_multiplier(uint32_t bits, uint64_t *msig, int32_t *mexp, int3
 }
 
 void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t bits, int32_t zero_point, int input, int flushes) {
+    /* From the smallest normal input (denormals-are-zero would flush a
+     * subnormal one; for FP16 this keeps F16C away from half subnormals). */
+    const uint32_t min_normal = input == SK_QUANT_F32 ? 0x00800000u : input == SK_QUANT_BF16 ? 0x0080u : 0x0400u;
+    const uint32_t infinity = input == SK_QUANT_F32 ? 0x7f800000u : input == SK_QUANT_BF16 ? 0x7f80u : 0x7c00u;
     memcpy(&c->multiplier, &bits, sizeof c->multiplier);
     c->multiplier_bits = bits;
     c->zero_point = zero_point;
     c->stream_elements = 0;
     decode_multiplier(bits, &c->msig, &c->mexp, &c->exact_only);
-    sk_quant_ctx_flushing(c, input, flushes);
-}
-
-void sk_quant_ctx_flushing(sk_quant_ctx *c, int input, int flushes) {
-    /* From the smallest normal input (denormals-are-zero would flush a
-     * subnormal one; for FP16 this keeps F16C away from half subnormals). */
-    const uint32_t min_normal = input == SK_QUANT_F32 ? 0x00800000u : input == SK_QUANT_BF16 ? 0x0080u : 0x0400u;
-    const uint32_t infinity = input == SK_QUANT_F32 ? 0x7f800000u : input == SK_QUANT_BF16 ? 0x7f80u : 0x7c00u;
     c->flushes = flushes;
     c->fast_min = infinity;
 #if SK_HAVE_SSE2 /* (the NEON leaves test each product's exponent instead) */
@@ -58,12 +55,16 @@ void sk_quant_ctx_flushing(sk_quant_ctx *c, int input, int flushes) {
 #endif
 }
 
-static int params_admitted(uint32_t bits, int32_t zero_point) {
-    return !(bits >> 31) && ((bits >> 23) & 0xffu) != 0xffu && bits != 0 && zero_point >= -128 && zero_point <= 127;
+/* Both contexts of one multiplier and zero point: for a control register
+ * that does not flush and for one that does. */
+static void prepare_pair(sk_quant_ctx *plain, sk_quant_ctx *flushing, uint32_t bits, int32_t zero_point, int input,
+                         uint64_t stream_elements) {
+    sk_quant_ctx_init(plain, bits, zero_point, input, 0);
+    sk_quant_ctx_init(flushing, bits, zero_point, input, 1);
+    plain->stream_elements = flushing->stream_elements = stream_elements;
 }
 
 static int prepare_axis(sk_quant_plan *plan);
-static const sk_kernel quant_kernels[SK_ROUTE_COUNT][12];
 
 int sk_quant_prepare(sk_quant_plan *plan) {
     plan->prepared = 0;
@@ -71,96 +72,53 @@ int sk_quant_prepare(sk_quant_plan *plan) {
         plan->rounding > SK_QUANT_TOWARD_NEGATIVE || plan->route < 0 || plan->route >= SK_ROUTE_COUNT ||
         !sk_route_compiled(plan->route))
         return SK_INVALID_OPERATION;
-    sk_walk_decide(&plan->walk, &quant_kernels[plan->route][plan->input * 4 + plan->rounding], plan->route);
+    sk_walk_decide(&plan->walk, &sk_quant_kernels[plan->route][sk_quant_variant(plan->input, plan->rounding)],
+                   plan->route);
     if (plan->axis.count > 0) {
         const int status = prepare_axis(plan);
         plan->prepared = status == SK_OK;
         return status;
     }
-    if (!params_admitted(plan->multiplier_bits, plan->zero_point)) return SK_INVALID_PARAMS;
-    decode_multiplier(plan->multiplier_bits, &plan->msig, &plan->mexp, &plan->exact_only);
+    sk_fault fault;
+    if (sk_params_rules(SK_OP_QUANT, plan->multiplier_bits, plan->zero_point, &fault) != SK_OK) return fault.status;
+    prepare_pair(&plan->ctx[0], &plan->ctx[1], plan->multiplier_bits, plan->zero_point, plan->input, 0);
     plan->prepared = 1;
     return SK_OK;
 }
 
-/* The kernel table (kernel.h): [route][input * 4 + rounding]. */
-#define ENTRY(isa, in, mode, strided, every_other, block) \
-    { sk_quant_##in##_i8_##mode##__##isa, strided, every_other, block }
-#define EO(isa, in, mode) sk_quant_##in##_i8_##mode##_every_other__##isa
-#define STRIDED(isa, in, mode) sk_quant_##in##_i8_##mode##_strided__##isa
-#define NONE(isa, in, mode) NULL
-#define ROW(isa, in, st, eo, block)                                  \
-    ENTRY(isa, in, ne, st(isa, in, ne), eo(isa, in, ne), block),     \
-        ENTRY(isa, in, tz, st(isa, in, tz), eo(isa, in, tz), block), \
-        ENTRY(isa, in, tp, st(isa, in, tp), eo(isa, in, tp), block), \
-        ENTRY(isa, in, tn, st(isa, in, tn), eo(isa, in, tn), block)
-#define ROUTE(isa, st, eo, block) \
-    { ROW(isa, f32, st, eo, block), ROW(isa, bf16, st, eo, block), ROW(isa, f16, st, eo, block) }
-static const sk_kernel quant_kernels[SK_ROUTE_COUNT][12] = {
-#if SK_HAVE_NEON
-    [SK_ROUTE_NEON] = ROUTE(neon, NONE, EO, 2 * SK_BLOCK),
-#endif
-#if SK_HAVE_SSE2
-    [SK_ROUTE_SSE2] = ROUTE(sse2, NONE, NONE, SK_BLOCK),
-#endif
-#if SK_HAVE_AVX512
-    /* Every input on 512 bits (faster than the AVX2 leaves on Zen 5). */
-    [SK_ROUTE_AVX512] = ROUTE(avx512, NONE, EO, 64),
-#endif
-#if SK_HAVE_AVX2
-    [SK_ROUTE_AVX2] = ROUTE(avx2, NONE, EO, SK_AVX2_BLOCK),
-#endif
-    [SK_ROUTE_SCALAR] = ROUTE(scalar, STRIDED, NONE, 1),
+/* [route][sk_quant_variant(input, rounding)], from the registry. */
+const sk_kernel sk_quant_kernels[SK_ROUTE_COUNT][SK_QUANT_VARIANTS] = {
+#define SK_LEAF SK_LEAF_ENTRY
+#include "quant_kernels.inc"
+#undef SK_LEAF
 };
-#undef ROUTE
-#undef ROW
-#undef NONE
-#undef STRIDED
-#undef EO
-#undef ENTRY
-
-const sk_kernel *sk_quant_kernel(int route, int variant) {
-    return variant < 12 ? &quant_kernels[route][variant] : NULL;
-}
 
 /* ---- Per-axis plans -----------------------------------------------------
  * The workspace: each channel's context for a control register that
  * flushes and one that does not (channel axis outside the inner run: the
- * route's leaves run each channel as a tensor of its own), then the
- * repeating table of the inner run's parameter-vector leaf. */
-#define AXIS_LEAVES(isa)                                                                                      \
-    {                                                                                                         \
-        sk_quant_f32_i8_ne_axis__##isa, sk_quant_f32_i8_tz_axis__##isa, sk_quant_f32_i8_tp_axis__##isa,       \
-            sk_quant_f32_i8_tn_axis__##isa, sk_quant_bf16_i8_ne_axis__##isa, sk_quant_bf16_i8_tz_axis__##isa, \
-            sk_quant_bf16_i8_tp_axis__##isa, sk_quant_bf16_i8_tn_axis__##isa, sk_quant_f16_i8_ne_axis__##isa, \
-            sk_quant_f16_i8_tz_axis__##isa, sk_quant_f16_i8_tp_axis__##isa, sk_quant_f16_i8_tn_axis__##isa    \
-    }
-static const sk_periodic_fn axis_leaves[SK_ROUTE_COUNT][12] = {
-    [SK_ROUTE_SCALAR] = AXIS_LEAVES(scalar),
-#if SK_HAVE_SSE2
-    [SK_ROUTE_SSE2] = AXIS_LEAVES(sse2),     [SK_ROUTE_AVX2] = AXIS_LEAVES(avx2),
-    [SK_ROUTE_AVX512] = AXIS_LEAVES(avx512),
-#endif
-#if SK_HAVE_NEON
-    [SK_ROUTE_NEON] = AXIS_LEAVES(neon),
-#endif
-};
-#undef AXIS_LEAVES
-
+ * route's leaves run each channel as a tensor of its own), the two tables
+ * that execute picks from (sk_quant_table: those contexts, the period),
+ * then the repeating parameters of the inner run's periodic leaf. */
 typedef struct axis_space {
     sk_quant_ctx *ctx[2];  /* [flushes] */
     sk_quant_table *table; /* [flushes] */
     float *multiplier;
-    int32_t *zero_point;
     int64_t period;
+    int32_t *zero_point;
 } axis_space;
 
-static uint64_t carve_axis(int64_t count, void *base, axis_space *a) {
+/* The pieces up to the tables (all that execute reads), then the rest. */
+static sk_carve carve_tables(int64_t count, void *base, axis_space *a) {
     sk_carve c = {base, 0};
-    a->period = sk_axis_period(count);
     a->ctx[0] = sk_carve_take(&c, sizeof(sk_quant_ctx) * (uint64_t)count);
     a->ctx[1] = sk_carve_take(&c, sizeof(sk_quant_ctx) * (uint64_t)count);
     a->table = sk_carve_take(&c, 2 * sizeof(sk_quant_table));
+    return c;
+}
+
+static uint64_t carve_axis(int64_t count, void *base, axis_space *a) {
+    sk_carve c = carve_tables(count, base, a);
+    a->period = sk_axis_period(count);
     a->multiplier = sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
     a->zero_point = sk_carve_take(&c, sizeof(int32_t) * (uint64_t)a->period);
     return c.bytes;
@@ -178,37 +136,35 @@ static int prepare_axis(sk_quant_plan *plan) {
     axis_space a;
     if (!sk_axis_space_ok(axis->space, axis->space_bytes, carve_axis(axis->count, NULL, &a)))
         return SK_INVALID_OPERATION;
+    sk_fault fault;
     for (int64_t c = 0; c < axis->count; ++c)
-        if (!params_admitted(axis->bits[c], axis->zero_points[c])) return SK_INVALID_PARAMS;
+        if (sk_params_rules(SK_OP_QUANT, axis->bits[c], axis->zero_points[c], &fault) != SK_OK) return fault.status;
     carve_axis(axis->count, axis->space, &a);
     /* Each run is a slice of the walk's output: whether to stream is the whole walk's question. */
     const size_t elements = (size_t)(plan->walk.runs * plan->walk.run_length);
-    for (int64_t c = 0; c < axis->count; ++c) {
-        sk_quant_ctx_init(&a.ctx[0][c], axis->bits[c], axis->zero_points[c], plan->input, 0);
-        a.ctx[0][c].stream_elements = elements;
-        a.ctx[1][c] = a.ctx[0][c];
-        sk_quant_ctx_flushing(&a.ctx[1][c], plan->input, 1);
-    }
+    for (int64_t c = 0; c < axis->count; ++c)
+        prepare_pair(&a.ctx[0][c], &a.ctx[1][c], axis->bits[c], axis->zero_points[c], plan->input, elements);
     for (int64_t i = 0, c = 0; i < a.period; ++i, c = c + 1 == axis->count ? 0 : c + 1) {
         a.multiplier[i] = a.ctx[0][c].multiplier; /* bits copied, no arithmetic */
         a.zero_point[i] = axis->zero_points[c];
     }
-    a.table[0] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[0], axis->count, 0};
-    a.table[1] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[1], axis->count, 1};
+    a.table[0] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[0], axis->count, a.period, 0};
+    a.table[1] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[1], axis->count, a.period, 1};
     return SK_OK;
 }
 
 static void execute_axis(const sk_quant_plan *plan, const void *src, void *dst, int flushes) {
     axis_space a;
-    carve_axis(plan->axis.count, plan->axis.space, &a);
-    const int variant = plan->input * 4 + plan->rounding;
+    carve_tables(plan->axis.count, plan->axis.space, &a);
+    const sk_quant_table *table = &a.table[flushes];
+    const sk_kernel *kernel = &sk_quant_kernels[plan->route][sk_quant_variant(plan->input, plan->rounding)];
     const sk_channels ch = {
-        .kernel = &quant_kernels[plan->route][variant],
-        .ctx = (const char *)a.ctx[flushes != 0],
+        .kernel = kernel,
+        .ctx = (const char *)table->ctx,
         .ctx_size = sizeof(sk_quant_ctx),
-        .periodic = axis_leaves[plan->route][variant],
-        .table = &a.table[flushes != 0],
-        .period = a.period,
+        .periodic = kernel->periodic,
+        .table = table,
+        .period = table->period,
     };
     sk_walk_channels(&plan->walk, src, dst, &ch);
 }
@@ -222,22 +178,15 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
     if (plan->walk.runs == 0) return SK_OK; /* empty: nothing to compute */
     /* The product rounding needs nearest rounding and no trap may fire;
      * flush-to-zero/denormals-are-zero are repaired exactly.  One reading
-     * of the control register serves the check and the leaves. */
+     * of the control register serves the check and picks the context. */
     const uint64_t control = sk_fenv_control();
     if (sk_fenv_control_unmet(control, sk_fenv_needs(SK_OP_QUANT))) return SK_UNSUPPORTED_ENVIRONMENT;
+    const int flushes = sk_fenv_control_flushes(control) != 0;
     if (plan->axis.count > 0) {
-        execute_axis(plan, src, dst, sk_fenv_control_flushes(control));
+        execute_axis(plan, src, dst, flushes);
         return SK_OK;
     }
-    sk_quant_ctx c;
-    memcpy(&c.multiplier, &plan->multiplier_bits, sizeof c.multiplier);
-    c.multiplier_bits = plan->multiplier_bits;
-    c.zero_point = plan->zero_point;
-    c.msig = plan->msig;
-    c.mexp = plan->mexp;
-    c.exact_only = plan->exact_only;
-    c.stream_elements = 0;
-    sk_quant_ctx_flushing(&c, plan->input, sk_fenv_control_flushes(control));
-    sk_walk_go(&plan->walk, src, dst, &quant_kernels[plan->route][plan->input * 4 + plan->rounding], &c);
+    sk_walk_go(&plan->walk, src, dst, &sk_quant_kernels[plan->route][sk_quant_variant(plan->input, plan->rounding)],
+               &plan->ctx[flushes]);
     return SK_OK;
 }

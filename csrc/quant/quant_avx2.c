@@ -25,29 +25,22 @@
  * 32-byte aligned head. */
 #include "quant.h"
 #if SK_HAVE_AVX2
-#pragma GCC target("avx2,f16c")
+SK_TARGET_BEGIN(AVX2)
 #include <immintrin.h>
 
-enum { QBLOCK = 32, QCHUNK = 32 * QBLOCK, QALIGN = 32, Q_GAP_AFTER = 1 };
+enum { QBLOCK = SK_AVX2_BLOCK, QCHUNK = 32 * QBLOCK, QALIGN = 32, Q_GAP_AFTER = 1 };
 typedef __m256i q_vec;
 typedef __m256 q_mul;
 
 /* (Written out vector by vector: GCC -O2 keeps small loops over arrays of
  * vectors as loops through memory.) */
 
-static inline __attribute__((always_inline)) __m256i twice_less1_32(__m256i x) {
-    return _mm256_add_epi32(_mm256_add_epi32(x, x), _mm256_set1_epi32(-1));
-}
-static inline __attribute__((always_inline)) __m256i twice_less1_16(__m256i x) {
-    return _mm256_add_epi16(_mm256_add_epi16(x, x), _mm256_set1_epi16(-1));
-}
-
 /* Eight elements from element j of every other element, as 32-bit lanes:
  * FP32 picked from 128-bit loads whose halves land in the lanes that keep
  * them (as stage_avx2.c does), BF16/FP16 in the low half of each lane (the
  * high half is the gap's word).  Reads end at the gap after element j + 7:
  * Q_GAP_AFTER 1. */
-static inline __attribute__((always_inline)) __m256i every_other8(const void *src, size_t j, int input) {
+static inline __attribute__((always_inline)) __m256i q_every_other_lanes(const void *src, size_t j, int input) {
     if (input == SK_QUANT_F32) {
         const __m128i *in = (const __m128i *)((const uint32_t *)src + 2 * j);
         const __m256i a =
@@ -60,37 +53,17 @@ static inline __attribute__((always_inline)) __m256i every_other8(const void *sr
     return _mm256_loadu_si256((const __m256i *)((const uint16_t *)src + 2 * j));
 }
 
-/* Such lanes for the low test (16-bit inputs: the magnitude bits of their
- * low words; the doubling in 32-bit lanes keeps no sign to shift out). */
-static inline __attribute__((always_inline)) __m256i every_other_less1(const void *src, size_t j, int input) {
-    __m256i x = every_other8(src, j, input);
-    if (input != SK_QUANT_F32) x = _mm256_and_si256(x, _mm256_set1_epi32(0x7fff));
-    return twice_less1_32(x);
+/* The low test's moves (quant_blocks.h): unsigned minima, and whether no
+ * lane is below `low` (32-bit lanes: max(lo, low) == lo everywhere;
+ * 16-bit: low - lo saturates to 0 everywhere). */
+static inline __attribute__((always_inline)) __m256i q_min_u32(__m256i a, __m256i b) { return _mm256_min_epu32(a, b); }
+static inline __attribute__((always_inline)) __m256i q_min_u16(__m256i a, __m256i b) { return _mm256_min_epu16(a, b); }
+static inline __attribute__((always_inline)) int q_none_below_u32(__m256i lo, uint32_t low) {
+    const __m256i bound = _mm256_set1_epi32((int)low);
+    return _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(lo, bound), lo)) == -1;
 }
-
-/* The low test of a block (only under FTZ/DAZ): every lane zero or of
- * magnitude bits at least fast_min. */
-static inline __attribute__((always_inline)) int q_above_min(const void *src, size_t i, int input, uint32_t low,
-                                                             size_t step) {
-    if (step == 2) {
-        const __m256i lo = _mm256_min_epu32(
-            _mm256_min_epu32(every_other_less1(src, i, input), every_other_less1(src, i + 8, input)),
-            _mm256_min_epu32(every_other_less1(src, i + 16, input), every_other_less1(src, i + 24, input)));
-        const __m256i bound = _mm256_set1_epi32((int)low);
-        return _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(lo, bound), lo)) == -1;
-    }
-    if (input == SK_QUANT_F32) {
-        const __m256i *in = (const __m256i *)((const uint32_t *)src + i);
-        const __m256i lo = _mm256_min_epu32(
-            _mm256_min_epu32(twice_less1_32(_mm256_loadu_si256(in)), twice_less1_32(_mm256_loadu_si256(in + 1))),
-            _mm256_min_epu32(twice_less1_32(_mm256_loadu_si256(in + 2)), twice_less1_32(_mm256_loadu_si256(in + 3))));
-        const __m256i bound = _mm256_set1_epi32((int)low);
-        return _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(lo, bound), lo)) == -1;
-    }
-    const __m256i *in = (const __m256i *)((const uint16_t *)src + i);
-    const __m256i lo =
-        _mm256_min_epu16(twice_less1_16(_mm256_loadu_si256(in)), twice_less1_16(_mm256_loadu_si256(in + 1)));
-    const __m256i short_of = _mm256_subs_epu16(_mm256_set1_epi16((short)low), lo); /* 0 when lo >= low */
+static inline __attribute__((always_inline)) int q_none_below_u16(__m256i lo, uint32_t low) {
+    const __m256i short_of = _mm256_subs_epu16(_mm256_set1_epi16((short)low), lo);
     return _mm256_testz_si256(short_of, short_of);
 }
 
@@ -119,14 +92,15 @@ static inline __attribute__((always_inline)) __m256i product(__m256 x, __m256 m,
  * (shifted up), or sixteen FP16, whose words are packed (the low word of
  * each lane, unsigned, so the saturating pack keeps it) and widened by F16C. */
 static inline __attribute__((always_inline)) __m256 every_other_f32(const void *src, size_t j, int input) {
-    const __m256i x = every_other8(src, j, input);
+    const __m256i x = q_every_other_lanes(src, j, input);
     return _mm256_castsi256_ps(input == SK_QUANT_BF16 ? _mm256_slli_epi32(x, 16) : x);
 }
 
 static inline __attribute__((always_inline)) void every_other_f16(const void *src, size_t j, __m256 *lo, __m256 *hi) {
     const __m256i zero = _mm256_setzero_si256();
-    const __m256i words = _mm256_packus_epi32(_mm256_blend_epi16(every_other8(src, j, SK_QUANT_F16), zero, 0xaa),
-                                              _mm256_blend_epi16(every_other8(src, j + 8, SK_QUANT_F16), zero, 0xaa));
+    const __m256i words =
+        _mm256_packus_epi32(_mm256_blend_epi16(q_every_other_lanes(src, j, SK_QUANT_F16), zero, 0xaa),
+                            _mm256_blend_epi16(q_every_other_lanes(src, j + 8, SK_QUANT_F16), zero, 0xaa));
     const __m256i ordered = _mm256_permute4x64_epi64(words, _MM_SHUFFLE(3, 1, 2, 0));
     *lo = _mm256_cvtph_ps(_mm256_castsi256_si128(ordered));
     *hi = _mm256_cvtph_ps(_mm256_extracti128_si256(ordered, 1));
@@ -213,6 +187,78 @@ static inline __attribute__((always_inline)) __m256i q_min(__m256i a, __m256i b)
 
 #include "quant_blocks.h"
 
-SK_QUANT_ENTRIES(avx2, q_run)
-SK_QUANT_EVERY_OTHER_ENTRIES(avx2, q_every_other)
+/* The leaves (quant_kernels.inc). */
+void sk_quant_f32_i8_ne__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+size_t sk_quant_f32_i8_ne_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+size_t sk_quant_f32_i8_tz_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+size_t sk_quant_f32_i8_tp_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+size_t sk_quant_f32_i8_tn_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+size_t sk_quant_bf16_i8_ne_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+size_t sk_quant_bf16_i8_tz_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+size_t sk_quant_bf16_i8_tp_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+size_t sk_quant_bf16_i8_tn_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+size_t sk_quant_f16_i8_ne_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+size_t sk_quant_f16_i8_tz_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+size_t sk_quant_f16_i8_tp_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+size_t sk_quant_f16_i8_tn_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+SK_TARGET_END
 #endif

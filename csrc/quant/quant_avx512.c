@@ -13,27 +13,20 @@
  * a 64-byte aligned head. */
 #include "quant.h"
 #if SK_HAVE_AVX512
-#pragma GCC target("avx2,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")
+SK_TARGET_BEGIN(AVX512)
 #include <immintrin.h>
 
-enum { QBLOCK = 64, QCHUNK = 16 * QBLOCK, QALIGN = 64, Q_GAP_AFTER = 1 };
+enum { QBLOCK = SK_QUANT_AVX512_BLOCK, QCHUNK = 16 * QBLOCK, QALIGN = 64, Q_GAP_AFTER = 1 };
 typedef __m512i q_vec;
 typedef __m512 q_mul;
-
-static inline __attribute__((always_inline)) __m512i twice_less1_32(__m512i x) {
-    return _mm512_add_epi32(_mm512_add_epi32(x, x), _mm512_set1_epi32(-1));
-}
-static inline __attribute__((always_inline)) __m512i twice_less1_16(__m512i x) {
-    return _mm512_add_epi16(_mm512_add_epi16(x, x), _mm512_set1_epi16(-1));
-}
 
 /* Sixteen elements from element j of every other element, as 32-bit
  * lanes: FP32 picked from two loads, BF16/FP16 in the low half of each
  * lane (the high half is the gap's word).  The loads read the gap after
  * element j + 15, so blocks are taken only while another element follows
- * (Q_GAP_AFTER 1): loads masked to leave that gap out measured 2.1-2.8x
- * slower on Zen 5 once the input streams from memory (16M elements). */
-static inline __attribute__((always_inline)) __m512i every_other16(const void *src, size_t j, int input) {
+ * (Q_GAP_AFTER 1): loads masked to leave that gap out are slower from
+ * memory (docs/PERF.md). */
+static inline __attribute__((always_inline)) __m512i q_every_other_lanes(const void *src, size_t j, int input) {
     if (input == SK_QUANT_F32) {
         const uint32_t *in = (const uint32_t *)src + 2 * j;
         const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
@@ -42,34 +35,14 @@ static inline __attribute__((always_inline)) __m512i every_other16(const void *s
     return _mm512_loadu_si512((const uint16_t *)src + 2 * j);
 }
 
-/* The low test on sixteen such lanes (16-bit inputs: the magnitude bits of
- * their low words; the doubling in 32-bit lanes keeps no sign to shift out). */
-static inline __attribute__((always_inline)) __m512i every_other_less1(const void *src, size_t j, int input) {
-    __m512i x = every_other16(src, j, input);
-    if (input != SK_QUANT_F32) x = _mm512_and_si512(x, _mm512_set1_epi32(0x7fff));
-    return twice_less1_32(x);
+/* The low test's moves (quant_blocks.h): unsigned minima, and whether no
+ * lane is below `low`. */
+static inline __attribute__((always_inline)) __m512i q_min_u32(__m512i a, __m512i b) { return _mm512_min_epu32(a, b); }
+static inline __attribute__((always_inline)) __m512i q_min_u16(__m512i a, __m512i b) { return _mm512_min_epu16(a, b); }
+static inline __attribute__((always_inline)) int q_none_below_u32(__m512i lo, uint32_t low) {
+    return _mm512_cmplt_epu32_mask(lo, _mm512_set1_epi32((int)low)) == 0;
 }
-
-/* The low test of a block (only under FTZ/DAZ): every lane zero or of
- * magnitude bits at least fast_min; `low` is 2 fast_min - 1. */
-static inline __attribute__((always_inline)) int q_above_min(const void *src, size_t i, int input, uint32_t low,
-                                                             size_t step) {
-    if (step == 2) {
-        const __m512i lo = _mm512_min_epu32(
-            _mm512_min_epu32(every_other_less1(src, i, input), every_other_less1(src, i + 16, input)),
-            _mm512_min_epu32(every_other_less1(src, i + 32, input), every_other_less1(src, i + 48, input)));
-        return _mm512_cmplt_epu32_mask(lo, _mm512_set1_epi32((int)low)) == 0;
-    }
-    if (input == SK_QUANT_F32) {
-        const uint32_t *in = (const uint32_t *)src + i;
-        const __m512i lo = _mm512_min_epu32(
-            _mm512_min_epu32(twice_less1_32(_mm512_loadu_si512(in)), twice_less1_32(_mm512_loadu_si512(in + 16))),
-            _mm512_min_epu32(twice_less1_32(_mm512_loadu_si512(in + 32)), twice_less1_32(_mm512_loadu_si512(in + 48))));
-        return _mm512_cmplt_epu32_mask(lo, _mm512_set1_epi32((int)low)) == 0;
-    }
-    const uint16_t *in = (const uint16_t *)src + i;
-    const __m512i lo =
-        _mm512_min_epu16(twice_less1_16(_mm512_loadu_si512(in)), twice_less1_16(_mm512_loadu_si512(in + 32)));
+static inline __attribute__((always_inline)) int q_none_below_u16(__m512i lo, uint32_t low) {
     return _mm512_cmplt_epu16_mask(lo, _mm512_set1_epi16((short)low)) == 0;
 }
 
@@ -90,8 +63,7 @@ static inline __attribute__((always_inline)) __m512i product(__m512 x, __m512 m,
 }
 
 /* How a block's inputs become FP32 lanes: FP32 loaded as they are; FP16
- * widened exactly by a 512-bit vcvtph2ps (on Zen 5; Zen 4 ran 256-bit
- * halves faster); BF16 split, each 32-bit pair of words into its even
+ * widened exactly by a 512-bit vcvtph2ps (docs/PERF.md); BF16 split, each 32-bit pair of words into its even
  * element (shifted up) and its odd one (masked), with no shuffle, the BF16
  * word being the upper FP32 half.  Every other element comes as sixteen
  * 32-bit lanes in element order, as FP32 does. */
@@ -104,7 +76,7 @@ static inline enum widen widen_of(int input, size_t step) {
 /* Sixteen elements of every other element as FP32 lanes: BF16 shifted up,
  * FP16 narrowed to its words (vpmovdw) and widened exactly. */
 static inline __attribute__((always_inline)) __m512 every_other_f32(const void *src, size_t j, int input) {
-    const __m512i x = every_other16(src, j, input);
+    const __m512i x = q_every_other_lanes(src, j, input);
     if (input == SK_QUANT_F32) return _mm512_castsi512_ps(x);
     if (input == SK_QUANT_BF16) return _mm512_castsi512_ps(_mm512_slli_epi32(x, 16));
     return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(x));
@@ -194,6 +166,78 @@ static inline __attribute__((always_inline)) __m512i q_min(__m512i a, __m512i b)
 
 #include "quant_blocks.h"
 
-SK_QUANT_ENTRIES(avx512, q_run)
-SK_QUANT_EVERY_OTHER_ENTRIES(avx512, q_every_other)
+/* The leaves (quant_kernels.inc). */
+void sk_quant_f32_i8_ne__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    q_run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+size_t sk_quant_f32_i8_ne_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+size_t sk_quant_f32_i8_tz_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+size_t sk_quant_f32_i8_tp_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+size_t sk_quant_f32_i8_tn_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+size_t sk_quant_bf16_i8_ne_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+size_t sk_quant_bf16_i8_tz_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+size_t sk_quant_bf16_i8_tp_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+size_t sk_quant_bf16_i8_tn_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+size_t sk_quant_f16_i8_ne_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+size_t sk_quant_f16_i8_tz_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+size_t sk_quant_f16_i8_tp_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+size_t sk_quant_f16_i8_tn_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    return q_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+SK_TARGET_END
 #endif

@@ -1,8 +1,9 @@
-/* Quant's parameter-vector leaves (per-axis plans whose channel axis is
- * the walk's inner run): each element takes its position's multiplier and
- * zero point from the plan's repeating table.  A native vector per block
- * in generic vectors, compiled once per route's instruction set
- * (quant_axis_body.h, with the route's moves from axis_lanes.h):
+/* Quant's periodic leaves (per-axis plans whose channel axis is the walk's
+ * inner run), every route's: each element takes its position's multiplier
+ * and zero point from the plan's repeating table (sk_quant_table).  The
+ * scalar route runs the exact path; each vector route compiles the shared
+ * body (quant_axis_body.h: a native vector per block in generic vectors)
+ * on its own lanes (../common/axis_lanes.h) inside its target region:
  *   the input as binary32 (FP16 by the ISA's conversion, or on SSE2 by
  *   integer moves, subnormals through an exact integer conversion and a
  *   multiply whose result is normal), the product x * m (nearest-even, the
@@ -15,42 +16,233 @@
  * flush-to-zero and denormals-are-zero, on the input, the multiplier or
  * the product, can change), or with a NaN product (an infinity times a
  * multiplier taken as zero), takes the exact integer path (quant.h)
- * instead, as do tails and the whole scalar route; without flushing a
- * product rounded to zero or a subnormal is the contract's own. */
+ * instead, as do tails; without flushing a product rounded to zero or a
+ * subnormal is the contract's own. */
 #include "quant.h"
-#include "../common/axis.h"
 
-/* The exact path for elements [i, end) at table positions from at + i. */
-static inline void axis_exact(const sk_quant_table *t, size_t at, const void *src, int8_t *out, size_t i, size_t end,
-                              int input, int mode) {
-    int64_t c = (int64_t)((at + i) % (size_t)t->channels);
-    for (; i < end; ++i) {
-        out[i] = sk_quant_exact(&t->ctx[c], sk_q_decode_at(input, src, i), mode);
-        if (++c == t->channels) c = 0;
-    }
+static inline __attribute__((always_inline)) void axis_run_scalar(const void *table, size_t at, const void *src,
+                                                                  void *dst, size_t n, int input, int mode) {
+    sk_quant_axis_exact(table, at, src, dst, 0, n, input, mode);
+}
+void sk_quant_f32_i8_ne_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_scalar(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_scalar(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_scalar(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_scalar(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_scalar(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_scalar(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_scalar(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_scalar(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_scalar(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_scalar(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_scalar(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_scalar(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 
-/* The scalar route: the exact path element by element. */
-static inline __attribute__((always_inline)) void axis_exact_run(const void *table, size_t at, const void *src,
-                                                                 void *dst, size_t n, int input, int mode) {
-    axis_exact(table, at, src, dst, 0, n, input, mode);
+#if SK_HAVE_SSE2
+#include <immintrin.h>
+#define AXIS_ISA sse2
+#define AXIS_ISA_SSE2 1
+#include "../common/axis_lanes.h"
+#include "quant_axis_body.h"
+#undef AXIS_ISA_SSE2
+#undef AXIS_ISA
+void sk_quant_f32_i8_ne_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_sse2(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
 }
+void sk_quant_f32_i8_tz_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_sse2(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_sse2(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_sse2(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_sse2(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_sse2(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_sse2(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_sse2(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_sse2(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_sse2(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_sse2(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_sse2(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+#endif
 
-#define LEAF(isa, run, in_name, input, mode_name, mode) \
-    SK_QUANT_AXIS_LEAF(sk_quant_##in_name##_i8_##mode_name##_axis__##isa) { run(table, at, src, dst, n, input, mode); }
-#define LEAVES_FOR(isa, run, in_name, input)                     \
-    LEAF(isa, run, in_name, input, ne, SK_QUANT_NEAREST_EVEN)    \
-    LEAF(isa, run, in_name, input, tz, SK_QUANT_TOWARD_ZERO)     \
-    LEAF(isa, run, in_name, input, tp, SK_QUANT_TOWARD_POSITIVE) \
-    LEAF(isa, run, in_name, input, tn, SK_QUANT_TOWARD_NEGATIVE)
-#define LEAVES(isa, run)                      \
-    LEAVES_FOR(isa, run, f32, SK_QUANT_F32)   \
-    LEAVES_FOR(isa, run, bf16, SK_QUANT_BF16) \
-    LEAVES_FOR(isa, run, f16, SK_QUANT_F16)
-#define LEAVES_OF(isa, run) LEAVES(isa, run) /* expands a macro naming the isa first */
+#if SK_HAVE_AVX2
+SK_TARGET_BEGIN(AVX2)
+#define AXIS_ISA avx2
+#define AXIS_ISA_AVX2 1
+#include "../common/axis_lanes.h"
+#include "quant_axis_body.h"
+#undef AXIS_ISA_AVX2
+#undef AXIS_ISA
+void sk_quant_f32_i8_ne_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx2(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx2(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx2(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx2(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx2(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx2(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx2(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx2(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx2(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx2(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx2(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx2(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+SK_TARGET_END
+#endif
 
-LEAVES(scalar, axis_exact_run)
+#if SK_HAVE_AVX512
+SK_TARGET_BEGIN(AVX512)
+#define AXIS_ISA avx512
+#define AXIS_ISA_AVX512 1
+#include "../common/axis_lanes.h"
+#include "quant_axis_body.h"
+#undef AXIS_ISA_AVX512
+#undef AXIS_ISA
+void sk_quant_f32_i8_ne_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx512(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx512(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx512(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx512(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx512(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx512(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx512(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx512(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx512(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx512(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx512(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_avx512(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+SK_TARGET_END
+#endif
 
-/* One instantiation per vector route. */
-#define AXIS_BODY "../quant/quant_axis_body.h" /* (from common/) */
-#include "../common/axis_instances.h"
+#if SK_HAVE_NEON
+#include <arm_neon.h>
+#define AXIS_ISA neon
+#define AXIS_ISA_NEON 1
+#include "../common/axis_lanes.h"
+#include "quant_axis_body.h"
+#undef AXIS_ISA_NEON
+#undef AXIS_ISA
+void sk_quant_f32_i8_ne_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_neon(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_neon(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_neon(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_neon(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_neon(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_neon(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_neon(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_neon(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_neon(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_neon(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_neon(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run_neon(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+#endif

@@ -1,8 +1,13 @@
-/* The body of quant_axis.c's vector leaves, included once per route's
- * instruction set after ../common/axis_lanes.h (its types and moves). */
+/* The body of the vector routes' periodic leaves (quant_axis.c), included
+ * once per route inside its target region, after ../common/axis_lanes.h
+ * (the route's vector types and moves); AXIS_OWN names its helpers per
+ * route. */
+#define AXIS_OWN_(name, isa) name##_##isa
+#define AXIS_OWN(name, isa) AXIS_OWN_(name, isa)
+
 /* Blocks from 0 while a whole one remains; returns where they stopped.
  * `flushes`: the control register flushes (the repair test runs). */
-static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_ISA)(const sk_quant_table *t, size_t at,
+static inline __attribute__((always_inline)) size_t AXIS_OWN(axis_blocks, AXIS_ISA)(const sk_quant_table *t, size_t at,
                                                                                     const void *src, int8_t *out,
                                                                                     size_t n, int input, int mode,
                                                                                     int flushes) {
@@ -50,7 +55,7 @@ static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_I
             repair |= ((nonzero != 0) & (pmag < 0x00800000u)) | (p[k] != p[k]);
         }
         if (flushes && AXIS_CAT(any, AXIS_ISA)(repair)) {
-            axis_exact(t, at, src, out, i, i + SK_AXIS_LANES, input, mode);
+            sk_quant_axis_exact(t, at, src, out, i, i + SK_AXIS_LANES, input, mode);
             continue;
         }
         AXIS_I32 r[K];
@@ -64,14 +69,14 @@ static inline __attribute__((always_inline)) size_t AXIS_CAT(axis_blocks, AXIS_I
     return i;
 }
 
+/* The leaves' body: the blocks, then the rest by the exact path. */
 static inline __attribute__((always_inline)) void
-AXIS_CAT(axis_run, AXIS_ISA)(const void *table, size_t at, const void *src, void *dst, size_t n, int input, int mode) {
+AXIS_OWN(axis_run, AXIS_ISA)(const void *table, size_t at, const void *src, void *dst, size_t n, int input, int mode) {
     const sk_quant_table *t = table;
     int8_t *out = dst;
-    const size_t i = t->flushes ? AXIS_CAT(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 1)
-                                : AXIS_CAT(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 0);
-    axis_exact(t, at, src, out, i, n, input, mode);
+    const size_t i = t->flushes ? AXIS_OWN(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 1)
+                                : AXIS_OWN(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 0);
+    sk_quant_axis_exact(t, at, src, out, i, n, input, mode);
 }
 
-LEAVES_OF(AXIS_ISA, AXIS_CAT(axis_run, AXIS_ISA))
 #undef AXIS_F16_CONVERTS

@@ -1,8 +1,9 @@
 /* The block drivers of the x86 vector Quant leaves (quant_avx2.c and
  * quant_avx512.c), written once; quant_avx2.c's comment gives the scheme.
- * A leaf file includes this after its target pragma and after defining,
- * for its instruction set (`step` is 1 for a packed input, 2 for every
- * other element, whose block reads end at the gap after its last element):
+ * A leaf file includes this inside its target region (SK_TARGET_BEGIN),
+ * after defining for its instruction set (`step` is 1 for a packed input,
+ * 2 for every other element, whose block reads end at the gap after its
+ * last element):
  *   QBLOCK, QCHUNK   elements per block and per tested chunk
  *   QALIGN           output bytes streamed stores align to
  *   Q_GAP_AFTER      1 if a step-2 block reads the gap after its last
@@ -13,7 +14,13 @@
  *   q_vec q_zero_point(const sk_quant_ctx *c)      in every int16 lane
  *   q_vec q_all_max(void)                          INT16_MAX in every lane
  *   q_vec q_min(q_vec a, q_vec b)                  signed int16 minimum
- *   int   q_above_min(src, i, input, low, step)    the low test (FTZ/DAZ)
+ *   q_vec q_every_other_lanes(src, j, input)       every other element from
+ *                                                  element j, as 32-bit lanes
+ *                                                  (16-bit inputs in their low
+ *                                                  halves)
+ *   q_vec q_min_u32(a, b), q_min_u16(a, b)         unsigned minima
+ *   int   q_none_below_u32(lo, low), q_none_below_u16(lo, low)
+ *                                                  no lane of lo below low
  *   void  q_products(src, i, input, m, mode, &a, &b, step)  block i's
  *                                                  products saturated to int16
  *   int   q_no_indefinite(q_vec a, q_vec b)        the high test
@@ -23,6 +30,55 @@
 #define SK_QUANT_BLOCKS_H
 #include "quant.h"
 #include "../common/stream.h"
+
+typedef uint32_t q_u32 __attribute__((vector_size(sizeof(q_vec))));
+typedef uint16_t q_u16 __attribute__((vector_size(sizeof(q_vec))));
+
+/* 2|x| - 1 of each lane's magnitude bits, unsigned: x + x shifts the sign
+ * out, and zero wraps to the top (the low test's key). */
+static inline __attribute__((always_inline)) q_vec q_twice_less1_32(q_vec x) {
+    return (q_vec)((q_u32)x + (q_u32)x + 0xffffffffu);
+}
+static inline __attribute__((always_inline)) q_vec q_twice_less1_16(q_vec x) {
+    return (q_vec)((q_u16)x + (q_u16)x + (uint16_t)0xffffu);
+}
+
+static inline __attribute__((always_inline)) q_vec q_load(const void *p) {
+    q_vec v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* Every other element's key from element j (16-bit inputs: the magnitude
+ * bits of their low words; the doubling in 32-bit lanes keeps no sign to
+ * shift out). */
+static inline __attribute__((always_inline)) q_vec q_every_other_key(const void *src, size_t j, int input) {
+    q_vec x = q_every_other_lanes(src, j, input);
+    if (input != SK_QUANT_F32) x = (q_vec)((q_u32)x & 0x7fffu);
+    return q_twice_less1_32(x);
+}
+
+/* The low test of a block (only under FTZ/DAZ): every lane zero or of
+ * magnitude bits at least fast_min; `low` is 2 fast_min - 1. */
+static inline __attribute__((always_inline)) int q_above_min(const void *src, size_t i, int input, uint32_t low,
+                                                             size_t step) {
+    enum { L = sizeof(q_vec) / 4 }; /* 32-bit lanes */
+    if (step == 2) {
+        const q_vec lo =
+            q_min_u32(q_min_u32(q_every_other_key(src, i, input), q_every_other_key(src, i + L, input)),
+                      q_min_u32(q_every_other_key(src, i + 2 * L, input), q_every_other_key(src, i + 3 * L, input)));
+        return q_none_below_u32(lo, low);
+    }
+    if (input == SK_QUANT_F32) {
+        const uint32_t *in = (const uint32_t *)src + i;
+        const q_vec lo =
+            q_min_u32(q_min_u32(q_twice_less1_32(q_load(in)), q_twice_less1_32(q_load(in + L))),
+                      q_min_u32(q_twice_less1_32(q_load(in + 2 * L)), q_twice_less1_32(q_load(in + 3 * L))));
+        return q_none_below_u32(lo, low);
+    }
+    const uint16_t *in = (const uint16_t *)src + i;
+    return q_none_below_u16(q_min_u16(q_twice_less1_16(q_load(in)), q_twice_less1_16(q_load(in + 2 * L))), low);
+}
 
 /* Under FTZ/DAZ: blocks [i, end), each tested before its store. */
 static inline __attribute__((always_inline)) void q_blocks_tested(const sk_quant_ctx *c, const void *src, int8_t *out,
@@ -45,7 +101,7 @@ static inline __attribute__((always_inline)) void q_blocks_tested(const sk_quant
 }
 
 /* Without FTZ/DAZ: blocks [i, end), tested per chunk of QCHUNK elements
- * (a test per block costs a fifth of the time).  A chunk that holds an
+ * (a test per block would cost a large share of the blocks' work).  A chunk that holds an
  * indefinite lane is gone over again: the blocks that hold one are
  * recomputed by the exact path, over the fast path's bytes; the others
  * were right. */

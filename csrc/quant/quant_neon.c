@@ -21,7 +21,8 @@
  * Under flushing tails take the exact path too, and so does every block of
  * a subnormal multiplier; otherwise a tail runs as one zero-padded block.
  * The every_other leaves (kernel.h) load every second element with LD2 and
- * run the same blocks. */
+ * run the same blocks; the runs leaves run the dense leaves' code per
+ * channel (the periodic leaves are quant_axis.c's). */
 #include <string.h>
 #include "quant.h"
 #if SK_HAVE_NEON
@@ -176,9 +177,8 @@ static inline __attribute__((always_inline)) size_t blocks(const sk_quant_ctx *c
 
 /* The last elements [i, n), fewer than a block, as one block copied into a
  * zeroed buffer: without flushing every lane of the fast path is exact on
- * its own (above), so the padding lanes change nothing, and the exact
- * path's ~70 instructions an element (a short row's whole cost) are not
- * needed.  Out of line, so that the leaves' own prologues stay lean. */
+ * its own (above), so the padding lanes change nothing, and a short row
+ * does not pay the exact path's cost per element. */
 static inline __attribute__((always_inline)) void padded(const sk_quant_ctx *c, const void *src, int8_t *out, size_t i,
                                                          size_t n, int input, int mode) {
     const size_t size = input == SK_QUANT_F32 ? 4 : 2;
@@ -191,28 +191,37 @@ static inline __attribute__((always_inline)) void padded(const sk_quant_ctx *c, 
     memcpy(out + i, result, n - i);
 }
 
-#define PADDED(input)                                                                                         \
-    static __attribute__((noinline)) void padded_##input(const sk_quant_ctx *c, const void *src, int8_t *out, \
-                                                         size_t i, size_t n, int mode) {                      \
-        switch (mode) {                                                                                       \
-        case SK_QUANT_NEAREST_EVEN:                                                                           \
-            padded(c, src, out, i, n, input, SK_QUANT_NEAREST_EVEN);                                          \
-            break;                                                                                            \
-        case SK_QUANT_TOWARD_ZERO:                                                                            \
-            padded(c, src, out, i, n, input, SK_QUANT_TOWARD_ZERO);                                           \
-            break;                                                                                            \
-        case SK_QUANT_TOWARD_POSITIVE:                                                                        \
-            padded(c, src, out, i, n, input, SK_QUANT_TOWARD_POSITIVE);                                       \
-            break;                                                                                            \
-        default:                                                                                              \
-            padded(c, src, out, i, n, input, SK_QUANT_TOWARD_NEGATIVE);                                       \
-            break;                                                                                            \
-        }                                                                                                     \
+static inline __attribute__((always_inline)) void padded_modes(const sk_quant_ctx *c, const void *src, int8_t *out,
+                                                               size_t i, size_t n, int input, int mode) {
+    switch (mode) {
+    case SK_QUANT_NEAREST_EVEN:
+        padded(c, src, out, i, n, input, SK_QUANT_NEAREST_EVEN);
+        break;
+    case SK_QUANT_TOWARD_ZERO:
+        padded(c, src, out, i, n, input, SK_QUANT_TOWARD_ZERO);
+        break;
+    case SK_QUANT_TOWARD_POSITIVE:
+        padded(c, src, out, i, n, input, SK_QUANT_TOWARD_POSITIVE);
+        break;
+    default:
+        padded(c, src, out, i, n, input, SK_QUANT_TOWARD_NEGATIVE);
+        break;
     }
-PADDED(SK_QUANT_F32)
-PADDED(SK_QUANT_BF16)
-PADDED(SK_QUANT_F16)
-#undef PADDED
+}
+
+/* Out of line, one per input, so that the leaves' own prologues stay lean. */
+static __attribute__((noinline)) void padded_f32(const sk_quant_ctx *c, const void *src, int8_t *out, size_t i,
+                                                 size_t n, int mode) {
+    padded_modes(c, src, out, i, n, SK_QUANT_F32, mode);
+}
+static __attribute__((noinline)) void padded_bf16(const sk_quant_ctx *c, const void *src, int8_t *out, size_t i,
+                                                  size_t n, int mode) {
+    padded_modes(c, src, out, i, n, SK_QUANT_BF16, mode);
+}
+static __attribute__((noinline)) void padded_f16(const sk_quant_ctx *c, const void *src, int8_t *out, size_t i,
+                                                 size_t n, int mode) {
+    padded_modes(c, src, out, i, n, SK_QUANT_F16, mode);
+}
 
 /* A dense leaf's tail: one padded block, or, under flushing and for a
  * subnormal multiplier, the exact path. */
@@ -222,11 +231,11 @@ static inline __attribute__((always_inline)) void tail(const sk_quant_ctx *c, co
     if (c->flushes || c->exact_only)
         sk_quant_exact_span(c, src, out, i, n, input, mode);
     else if (input == SK_QUANT_F32)
-        padded_SK_QUANT_F32(c, src, out, i, n, mode);
+        padded_f32(c, src, out, i, n, mode);
     else if (input == SK_QUANT_BF16)
-        padded_SK_QUANT_BF16(c, src, out, i, n, mode);
+        padded_bf16(c, src, out, i, n, mode);
     else
-        padded_SK_QUANT_F16(c, src, out, i, n, mode);
+        padded_f16(c, src, out, i, n, mode);
 }
 
 static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, const void *src, int8_t *out, size_t n,
@@ -240,9 +249,6 @@ static inline __attribute__((always_inline)) size_t run_every_other(const sk_qua
                                                                     size_t n, int input, int mode) {
     return blocks(c, src, out, n - 1, input, mode, 2);
 }
-
-SK_QUANT_ENTRIES(neon, run)
-SK_QUANT_EVERY_OTHER_ENTRIES(neon, run_every_other)
 
 /* Per-axis plans: `count` packed runs of n elements, channels from
  * `channel` on (kernel.h sk_runs_fn), each with its channel's context,
@@ -258,10 +264,126 @@ static inline __attribute__((always_inline)) void runs(const void *table, size_t
         c = c + 1 == (size_t)t->channels ? 0 : c + 1;
     }
 }
-#define RUNS_ENTRY(isa, runner, in_name, input, mode_name, mode)            \
-    SK_QUANT_RUNS_LEAF(sk_quant_##in_name##_i8_##mode_name##_runs__##isa) { \
-        runner(table, channel, src, dst, n, count, input, mode);            \
-    }
-SK_QUANT_ENTRIES_OF(RUNS_ENTRY, neon, runs)
-#undef RUNS_ENTRY
+
+/* The leaves (quant_kernels.inc). */
+void sk_quant_f32_i8_ne__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+size_t sk_quant_f32_i8_ne_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+size_t sk_quant_f32_i8_tz_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+size_t sk_quant_f32_i8_tp_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+size_t sk_quant_f32_i8_tn_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+size_t sk_quant_bf16_i8_ne_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+size_t sk_quant_bf16_i8_tz_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+size_t sk_quant_bf16_i8_tp_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+size_t sk_quant_bf16_i8_tn_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+size_t sk_quant_f16_i8_ne_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+size_t sk_quant_f16_i8_tz_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+size_t sk_quant_f16_i8_tp_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+size_t sk_quant_f16_i8_tn_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f32_i8_ne_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                   size_t count) {
+    runs(table, channel, src, dst, n, count, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                   size_t count) {
+    runs(table, channel, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                   size_t count) {
+    runs(table, channel, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                   size_t count) {
+    runs(table, channel, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                    size_t count) {
+    runs(table, channel, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                    size_t count) {
+    runs(table, channel, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                    size_t count) {
+    runs(table, channel, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                    size_t count) {
+    runs(table, channel, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                   size_t count) {
+    runs(table, channel, src, dst, n, count, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                   size_t count) {
+    runs(table, channel, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                   size_t count) {
+    runs(table, channel, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
+                                   size_t count) {
+    runs(table, channel, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
 #endif

@@ -5,8 +5,8 @@
  * A block that may hold an inexact or flushed product (subnormal input,
  * zero-exponent product from a nonzero input) is recomputed by the exact
  * integer path; so is every tail, and every block when the multiplier is
- * subnormal.  (The auto-vectorised portable form measured slower than NumPy
- * on this step, hence intrinsics.) */
+ * subnormal.  (Intrinsics: GCC's auto-vectorised portable form of this step
+ * is slower.) */
 #include "quant.h"
 #if SK_HAVE_SSE2
 #include <emmintrin.h>
@@ -134,5 +134,41 @@ static inline __attribute__((always_inline)) void run(const sk_quant_ctx *c, con
     sk_quant_exact_span(c, src, out, i, n, input, mode);
 }
 
-SK_QUANT_ENTRIES(sse2, run)
+/* The leaves (quant_kernels.inc). */
+void sk_quant_f32_i8_ne__sse2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz__sse2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp__sse2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn__sse2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne__sse2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz__sse2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp__sse2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn__sse2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne__sse2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz__sse2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp__sse2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn__sse2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
 #endif
