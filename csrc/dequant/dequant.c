@@ -96,17 +96,19 @@ int sk_dequant_prepare(sk_dequant_plan *plan) {
 }
 
 /* ---- Per-axis plans -----------------------------------------------------
- * The workspace: each channel's context and kernel entry (channel axis
- * outside the inner run: every form and leaf of the route serves it, the
- * form chosen per channel; on avx512 with BF16 output, up to
- * AXIS_TABLE_CHANNELS channels get the table leaf and their own 512-byte
- * tables, more take the AVX2 leaves), then the repeating table of the inner
- * run's periodic leaf.  Its binary32 values (converted zero points, scaled
- * ones, BF16 tables) are computed in the default FP state. */
+ * The workspace: the walk's view of it (sk_channels, what executes pass),
+ * each channel's context and kernel entry (channel axis outside the inner
+ * run: every form and leaf of the route serves it, the form chosen per
+ * channel; on avx512 with BF16 output, up to AXIS_TABLE_CHANNELS channels
+ * get the table leaf and their own 512-byte tables, more take the AVX2
+ * leaves), then the repeating table of the inner run's periodic leaf.  Its
+ * binary32 values (converted zero points, scaled ones, BF16 tables) are
+ * computed in the default FP state. */
 enum { AXIS_TABLE_CHANNELS = 4096 };
 
 typedef struct axis_space {
     const sk_axis *axis;
+    sk_channels *channels;
     sk_dequant_ctx *ctx;
     const sk_kernel **kernel;
     uint8_t (*bf16_tables)[2][256]; /* NULL: no per-channel tables */
@@ -124,6 +126,7 @@ static uint64_t carve_axis(const sk_dequant_plan *plan, void *base, axis_space *
     sk_carve c = {base, 0};
     a->axis = &plan->axis;
     a->period = sk_axis_period(count);
+    a->channels = sk_carve_take(&c, sizeof(sk_channels)); /* first: executes find it at the workspace's start */
     a->ctx = sk_carve_take(&c, sizeof(sk_dequant_ctx) * (uint64_t)count);
     a->kernel = sk_carve_take(&c, sizeof(const sk_kernel *) * (uint64_t)count);
     a->bf16_tables = channel_tables(plan) ? sk_carve_take(&c, sizeof(uint8_t[2][256]) * (uint64_t)count) : NULL;
@@ -182,14 +185,8 @@ static int prepare_axis(sk_dequant_plan *plan) {
     plan->form = SK_DEQUANT_WIDE;
     plan->exponent = 0;
     plan->variant = sk_dequant_variant(plan->output, SK_DEQUANT_WIDE);
-    return in_default_state(axis_values, &a);
-}
-
-static void execute_axis(const sk_dequant_plan *plan, const void *src, void *dst) {
-    axis_space a;
-    carve_axis(plan, plan->axis.space, &a);
     const sk_kernel *entry = &sk_dequant_kernels[plan->route][plan->variant];
-    const sk_channels ch = {
+    *a.channels = (sk_channels){
         .kernels = (const sk_kernel *const *)a.kernel,
         .ctx = (const char *)a.ctx,
         .ctx_size = sizeof *a.ctx,
@@ -198,7 +195,7 @@ static void execute_axis(const sk_dequant_plan *plan, const void *src, void *dst
         .table = a.table,
         .period = a.period,
     };
-    sk_walk_channels(&plan->walk, src, dst, &ch, plan->route);
+    return in_default_state(axis_values, &a);
 }
 
 int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t src_len, void *dst, uint64_t dst_len) {
@@ -213,7 +210,7 @@ int sk_dequant_execute(const sk_dequant_plan *plan, const void *src, uint64_t sr
     if (sk_fenv_control_unmet(sk_fenv_control(), sk_fenv_needs(SK_OP_DEQUANT))) return SK_UNSUPPORTED_ENVIRONMENT;
 
     if (plan->axis.count > 0) {
-        execute_axis(plan, src, dst);
+        sk_walk_channels(&plan->walk, src, dst, plan->axis.space, plan->route);
         return SK_OK;
     }
     sk_dequant_ctx c = {.zp = plan->zp,

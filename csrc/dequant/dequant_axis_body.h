@@ -54,10 +54,14 @@ void sk_dequant_i8_bf16_axis__avx512(const void *table, size_t at, const void *s
     axis_run(table, at, src, dst, n, 1);
 }
 #elif defined(AXIS_ISA_NEON)
-void sk_dequant_i8_f32_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+/* 16-byte aligned, as x86-64 functions are: where the loop falls then does
+ * not depend on where the linker places the function. */
+__attribute__((aligned(16))) void sk_dequant_i8_f32_axis__neon(const void *table, size_t at, const void *src, void *dst,
+                                                               size_t n) {
     axis_run(table, at, src, dst, n, 0);
 }
-void sk_dequant_i8_bf16_axis__neon(const void *table, size_t at, const void *src, void *dst, size_t n) {
+__attribute__((aligned(16))) void sk_dequant_i8_bf16_axis__neon(const void *table, size_t at, const void *src,
+                                                                void *dst, size_t n) {
     axis_run(table, at, src, dst, n, 1);
 }
 #endif
