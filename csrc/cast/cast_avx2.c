@@ -4,7 +4,7 @@
  * and the scalar rule finish the run.  Selected only where the CPU has AVX2. */
 #include "cast.h"
 #if SK_HAVE_AVX2
-#pragma GCC target("avx2")
+SK_TARGET_BEGIN(AVX2)
 #include "../common/avx2.h"
 #include "../common/bits.h"
 
@@ -45,55 +45,6 @@ static inline __attribute__((always_inline)) __m256i narrow16_at(const uint32_t 
     return aligned == 2 ? narrow16_every_other(in + 2 * i) : narrow16(in + i, aligned);
 }
 
-/* Blocks over the first n elements (every other word: one short of the
- * run, so that every block is followed by another element). */
-static inline __attribute__((always_inline)) size_t f32_bf16_blocks(const uint32_t *in, uint16_t *out, size_t n,
-                                                                    int stream, int aligned) {
-    size_t i = 0;
-    for (; i + SK_AVX2_BLOCK <= n; i += SK_AVX2_BLOCK) {
-        sk_avx2_store(out + i, narrow16_at(in, i, aligned), stream);
-        sk_avx2_store(out + i + 16, narrow16_at(in, i + 16, aligned), stream);
-    }
-    if (i + 16 <= n) {
-        sk_avx2_store(out + i, narrow16_at(in, i, aligned), 0);
-        i += 16;
-    }
-    return i;
-}
-
-void sk_cast_f32_bf16__avx2(const void *ctx, const void *src, void *dst, size_t n) {
-    (void)ctx;
-    const uint32_t *in = src;
-    uint16_t *out = dst;
-    size_t i = sk_avx2_head(out, sizeof *out, n);
-    for (size_t j = 0; j < i; ++j) out[j] = sk_bf16_from_f32_bits(in[j]);
-    const int aligned = (uintptr_t)(in + i) % 32 == 0;
-    if (sk_avx2_streams(n, n, sizeof *in, sizeof *out)) {
-        i += aligned ? f32_bf16_blocks(in + i, out + i, n - i, 1, 1) : f32_bf16_blocks(in + i, out + i, n - i, 1, 0);
-        _mm_sfence(); /* streamed lines are visible before the call returns */
-    } else {
-        i += aligned ? f32_bf16_blocks(in + i, out + i, n - i, 0, 1) : f32_bf16_blocks(in + i, out + i, n - i, 0, 0);
-    }
-    for (; i < n; ++i) out[i] = sk_bf16_from_f32_bits(in[i]);
-}
-
-/* Every other element (kernel.h): the blocks; the walk stages the rest. */
-size_t sk_cast_f32_bf16_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
-    (void)ctx;
-    const uint32_t *in = src;
-    uint16_t *out = dst;
-    const size_t reach = n - 1; /* n >= 1 */
-    size_t i = sk_avx2_head(out, sizeof *out, reach);
-    for (size_t j = 0; j < i; ++j) out[j] = sk_bf16_from_f32_bits(in[2 * j]);
-    if (sk_avx2_streams(n, n, 2 * sizeof *in, sizeof *out)) {
-        i += f32_bf16_blocks(in + 2 * i, out + i, reach - i, 1, 2);
-        _mm_sfence();
-    } else {
-        i += f32_bf16_blocks(in + 2 * i, out + i, reach - i, 0, 2);
-    }
-    return i;
-}
-
 /* BF16 -> FP32: zero-extend each word and shift it into the upper half.
  * Every other word (step 2) is already the low half of a 32-bit lane: the
  * shift alone (the reads end at the gap after the eighth element). */
@@ -102,48 +53,78 @@ static inline __attribute__((always_inline)) __m256i widen8(const uint16_t *in, 
     return _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(in + i))), 16);
 }
 
-static inline __attribute__((always_inline)) size_t bf16_f32_blocks(const uint16_t *in, uint32_t *out, size_t n,
-                                                                    int stream, size_t step) {
+/* Element k of the input to element j of the output by the scalar rule
+ * (`widen`: BF16 -> FP32, else FP32 -> BF16). */
+static inline void rule(const void *src, size_t k, void *dst, size_t j, int widen) {
+    if (widen)
+        ((uint32_t *)dst)[j] = sk_f32_bits_from_bf16(((const uint16_t *)src)[k]);
+    else
+        ((uint16_t *)dst)[j] = sk_bf16_from_f32_bits(((const uint32_t *)src)[k]);
+}
+
+/* The 32 output bytes from element i on: 16 BF16 words (`mode` as
+ * narrow16_at's `aligned`) or 8 FP32 words (`mode`: the input step). */
+static inline __attribute__((always_inline)) __m256i vector_at(const void *in, size_t i, int widen, int mode) {
+    return widen ? widen8(in, i, (size_t)mode) : narrow16_at(in, i, mode);
+}
+
+/* Whole blocks over the first n elements, then whole vectors (every other
+ * word: n one short of the run, so that every block is followed by another
+ * element). */
+static inline __attribute__((always_inline)) size_t blocks_of(const void *in, void *out, size_t n, int stream,
+                                                              int widen, int mode) {
+    const size_t lanes = widen ? 8 : 16, size = 32 / lanes;
+    char *to = out;
     size_t i = 0;
     for (; i + SK_AVX2_BLOCK <= n; i += SK_AVX2_BLOCK) {
-        sk_avx2_store(out + i, widen8(in, i, step), stream);
-        sk_avx2_store(out + i + 8, widen8(in, i + 8, step), stream);
-        sk_avx2_store(out + i + 16, widen8(in, i + 16, step), stream);
-        sk_avx2_store(out + i + 24, widen8(in, i + 24, step), stream);
+#pragma GCC unroll 4
+        for (size_t k = 0; k < SK_AVX2_BLOCK; k += lanes)
+            sk_avx2_store(to + (i + k) * size, vector_at(in, i + k, widen, mode), stream);
     }
-    for (; i + 8 <= n; i += 8) sk_avx2_store(out + i, widen8(in, i, step), 0);
+    for (; i + lanes <= n; i += lanes) sk_avx2_store(to + i * size, vector_at(in, i, widen, mode), 0);
     return i;
 }
 
-void sk_cast_bf16_f32__avx2(const void *ctx, const void *src, void *dst, size_t n) {
-    (void)ctx;
-    const uint16_t *in = src;
-    uint32_t *out = dst;
-    size_t i = sk_avx2_head(out, sizeof *out, n);
-    for (size_t j = 0; j < i; ++j) out[j] = sk_f32_bits_from_bf16(in[j]);
-    if (sk_avx2_streams(n, n, sizeof *in, sizeof *out)) {
-        i += bf16_f32_blocks(in + i, out + i, n - i, 1, 1);
-        _mm_sfence();
-    } else {
-        i += bf16_f32_blocks(in + i, out + i, n - i, 0, 1);
-    }
-    for (; i < n; ++i) out[i] = sk_f32_bits_from_bf16(in[i]);
+/* The blocks; FP32 -> BF16 packed takes the loads of its input's
+ * alignment. */
+static inline __attribute__((always_inline)) size_t blocks(const void *src, void *dst, size_t n, int stream,
+                                                           size_t step, int widen) {
+    if (widen || step == 2) return blocks_of(src, dst, n, stream, widen, (int)step);
+    return (uintptr_t)src % 32 == 0 ? blocks_of(src, dst, n, stream, 0, 1) : blocks_of(src, dst, n, stream, 0, 0);
 }
 
-/* Every other element (kernel.h): the blocks; the walk stages the rest. */
+/* A run of input elements `step` apart: the scalar rule up to 32-byte
+ * output alignment, the blocks, the scalar rule for the tail.  Every other
+ * element (step 2, kernel.h) converts only the blocks while another element
+ * follows and returns their count: the walk stages the rest. */
+static inline __attribute__((always_inline)) size_t run(const void *src, void *dst, size_t n, size_t step, int widen) {
+    const size_t in = widen ? sizeof(uint16_t) : sizeof(uint32_t), out = widen ? sizeof(uint32_t) : sizeof(uint16_t);
+    const size_t reach = step == 1 ? n : n - 1; /* n >= 1 */
+    size_t i = sk_avx2_head(dst, out, reach);
+    for (size_t j = 0; j < i; ++j) rule(src, step * j, dst, j, widen);
+    const char *from = (const char *)src + step * in * i;
+    char *to = (char *)dst + out * i;
+    if (sk_avx2_streams(n, n, step * in, out)) {
+        i += blocks(from, to, reach - i, 1, step, widen);
+        _mm_sfence(); /* streamed lines are visible before the call returns */
+    } else {
+        i += blocks(from, to, reach - i, 0, step, widen);
+    }
+    if (step == 2) return i;
+    for (; i < n; ++i) rule(src, i, dst, i, widen);
+    return n;
+}
+
+void sk_cast_f32_bf16__avx2(const void *ctx, const void *src, void *dst, size_t n) { run(src, dst, n, 1, 0); }
+
+size_t sk_cast_f32_bf16_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return run(src, dst, n, 2, 0);
+}
+
+void sk_cast_bf16_f32__avx2(const void *ctx, const void *src, void *dst, size_t n) { run(src, dst, n, 1, 1); }
+
 size_t sk_cast_bf16_f32_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
-    (void)ctx;
-    const uint16_t *in = src;
-    uint32_t *out = dst;
-    const size_t reach = n - 1; /* n >= 1 */
-    size_t i = sk_avx2_head(out, sizeof *out, reach);
-    for (size_t j = 0; j < i; ++j) out[j] = sk_f32_bits_from_bf16(in[2 * j]);
-    if (sk_avx2_streams(n, n, 2 * sizeof *in, sizeof *out)) {
-        i += bf16_f32_blocks(in + 2 * i, out + i, reach - i, 1, 2);
-        _mm_sfence();
-    } else {
-        i += bf16_f32_blocks(in + 2 * i, out + i, reach - i, 0, 2);
-    }
-    return i;
+    return run(src, dst, n, 2, 1);
 }
+SK_TARGET_END
 #endif

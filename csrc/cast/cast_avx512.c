@@ -8,12 +8,10 @@
  * streamed ones may bypass the cache) and the tail run the same blocks
  * under masks, which neither read nor write outside the run; the main
  * loops load without masks (masked loads are slow from memory on Zen 5).
- * Measured on Zen 5 against the AVX2 leaves, ns/elem: FP32 -> BF16 dense
- * at 256K 0.058 -> 0.048; BF16 -> FP32 every other element at 4K 0.102 ->
- * 0.077, elsewhere the same. */
+ * Faster than the AVX2 leaves where used (docs/PERF.md). */
 #include "cast.h"
 #if SK_HAVE_AVX512
-#pragma GCC target("avx2,avx512f,avx512bw,avx512vl,avx512dq")
+SK_TARGET_BEGIN(AVX512)
 #include <immintrin.h>
 #include "../common/stream.h"
 
@@ -80,9 +78,6 @@ static inline __attribute__((always_inline)) void f32_bf16_run(const uint32_t *i
     if (stream) _mm_sfence(); /* streamed lines are visible before the call returns */
 }
 
-/* Every other FP32 element stays on the AVX2 leaf: 512-bit loads, which
- * split lines on NumPy's 16-byte offset arrays, measured 0.25 against
- * 0.21 ns/elem for it at 16M elements (Zen 5). */
 void sk_cast_f32_bf16__avx512(const void *ctx, const void *src, void *dst, size_t n) {
     (void)ctx;
     if (streams(n, sizeof(uint32_t), sizeof(uint16_t)))
@@ -165,4 +160,5 @@ size_t sk_cast_bf16_f32_every_other__avx512(const void *ctx, const void *src, vo
         bf16_f32_run(src, dst, n, 2, 0);
     return n;
 }
+SK_TARGET_END
 #endif

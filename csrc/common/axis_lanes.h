@@ -1,4 +1,4 @@
-/* The route-specific moves of the parameter-vector leaves (dequant_axis.c,
+/* The route-specific moves of the parameter-vector leaves (dequant_axis_body.h,
  * quant_axis.c), which generic vectors would do lane by lane or through
  * memory.  A file includes this inside each route's target region, after
  * defining AXIS_ISA (sse2, avx2, avx512 or neon) and the matching

@@ -147,7 +147,8 @@ typedef struct sk_channels {
     const sk_kernel *kernel;
     const char *ctx;
     size_t ctx_size;
-    sk_periodic_fn periodic; /* the entry's (the runs leaf is the entry's too) */
+    sk_periodic_fn periodic; /* the plan's table entry's, as the runs leaf */
+    sk_runs_fn runs;
     const void *table;
     int64_t period;
 } sk_channels;

@@ -359,7 +359,7 @@ static inline __attribute__((always_inline)) void walk_runs(const sk_walk *walk,
     if (kind == SK_RUN_CHANNEL_RUNS) {
         const size_t channels = (size_t)walk->extent[0];
         for (int64_t r = 0; r < walk->runs / walk->extent[0]; ++r) {
-            kernel->runs(ch->table, 0, src, dst, n, channels);
+            ch->runs(ch->table, 0, src, dst, n, channels);
             carry(walk, index, 1, &src, &dst);
         }
         return;

@@ -1,12 +1,15 @@
-/* Dequant internals: prepared parameters and the leaves of every route. */
+/* Dequant internals: prepared parameters, the arithmetic forms' element
+ * functions, and the leaves of every route (declared from the registry,
+ * dequant_kernels.inc). */
 #ifndef SK_DEQUANT_H
 #define SK_DEQUANT_H
 #include <string.h>
 #include "../common/kernel.h"
+#include "../common/axis.h"
 #include "../common/bits.h"
 
-/* Parameters of one execution.  The FP values are made from the plan's
- * integers inside sk_dequant_execute, after the FP-environment check. */
+/* Parameters of one execution, copied from the plan (sk_dequant_prepare
+ * computes the FP values in the default FP state). */
 typedef struct sk_dequant_ctx {
     float scale;
     float zp;        /* (float)zero_point, rounded nearest-even */
@@ -56,113 +59,49 @@ static inline float sk_dq_wide_unit(const sk_dequant_ctx *c, int8_t q) { return 
 
 static inline float sk_dq_wide(const sk_dequant_ctx *c, int8_t q) { return sk_dequant_staged(c, q); }
 
-/* The context is copied to a local so that the compiler can prove that the
- * output stores never modify the parameters (and keeps them in registers). */
-#define SK_DEQUANT_LEAF(name) void name(const void *ctx, const void *src, void *dst, size_t n)
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow__scalar);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow_pow2__scalar);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_pow2__scalar);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_unit__scalar);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide__scalar);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow__scalar);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow_pow2__scalar);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_pow2__scalar);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__scalar);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__scalar);
-/* Every other element read in place (kernel.h). */
-#define SK_DEQUANT_EVERY_OTHER(name) size_t name(const void *ctx, const void *src, void *dst, size_t n)
-#if SK_HAVE_AVX2
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_narrow_every_other__avx2);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_wide_pow2_every_other__avx2);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_wide_unit_every_other__avx2);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_wide_every_other__avx2);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_narrow_every_other__avx2);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_narrow_pow2_every_other__avx2);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_pow2_every_other__avx2);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_unit_every_other__avx2);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_every_other__avx2);
-#endif
-#if SK_HAVE_AVX512
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_table_every_other__avx512);
-#endif
-#if SK_HAVE_AVX2
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow__avx2);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_pow2__avx2);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_unit__avx2);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide__avx2);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow__avx2);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow_pow2__avx2);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_pow2__avx2);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__avx2);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__avx2);
-#endif
-#if SK_HAVE_AVX512
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_table__avx512);
-#endif
-#if SK_HAVE_SSE2
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow__sse2);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow_pow2__sse2);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_pow2__sse2);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_unit__sse2);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide__sse2);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow__sse2);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow_pow2__sse2);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_pow2__sse2);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__sse2);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__sse2);
-#endif
-#if SK_HAVE_NEON
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow__neon);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_narrow_pow2__neon);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_pow2__neon);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide_unit__neon);
-SK_DEQUANT_LEAF(sk_dequant_i8_f32_wide__neon);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow__neon);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_narrow_pow2__neon);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_pow2__neon);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide_unit__neon);
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_wide__neon);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_narrow_every_other__neon);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_narrow_pow2_every_other__neon);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_wide_pow2_every_other__neon);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_wide_unit_every_other__neon);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_wide_every_other__neon);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_narrow_every_other__neon);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_narrow_pow2_every_other__neon);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_pow2_every_other__neon);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_unit_every_other__neon);
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_wide_every_other__neon);
-#endif
-/* Per-axis plans, channel axis inner (dequant_axis.c): the parameters of
- * table positions [0, period), each the staged expression's binary32 scale
- * and converted zero point; the leaves take position `at` onward. */
+/* Outputs [i, n) one at a time by an element function, input element k at
+ * in[k * step]: the scalar route, and the vector leaves' heads and tails. */
+static inline __attribute__((always_inline)) void sk_dequant_each(const sk_dequant_ctx *c, const int8_t *in,
+                                                                  size_t step, void *dst, size_t i, size_t n,
+                                                                  sk_dq_element_fn f, int bf16) {
+    if (bf16)
+        for (; i < n; ++i) ((uint16_t *)dst)[i] = sk_bf16_from_f32_bits(sk_f32_bits(f(c, in[i * step])));
+    else
+        for (; i < n; ++i) ((float *)dst)[i] = f(c, in[i * step]);
+}
+
+/* Per-axis plans, channel axis inner: the parameters of table positions
+ * [0, period), each the staged expression's binary32 scale and converted
+ * zero point; the periodic leaves take position `at` onward. */
 typedef struct sk_dequant_table {
     const float *scale;
     const float *zp;
     const sk_dequant_ctx *ctx; /* each channel's (the runs leaves) */
     int64_t channels;
 } sk_dequant_table;
-#define SK_DEQUANT_AXIS_LEAVES(isa)                                                                         \
-    void sk_dequant_i8_f32_axis__##isa(const void *table, size_t at, const void *src, void *dst, size_t n); \
-    void sk_dequant_i8_bf16_axis__##isa(const void *table, size_t at, const void *src, void *dst, size_t n);
-SK_DEQUANT_AXIS_LEAVES(scalar)
-#if SK_HAVE_SSE2
-SK_DEQUANT_AXIS_LEAVES(sse2)
-SK_DEQUANT_AXIS_LEAVES(avx2)
-SK_DEQUANT_AXIS_LEAVES(avx512)
-#endif
-#if SK_HAVE_NEON
-SK_DEQUANT_AXIS_LEAVES(neon)
-/* Short packed runs of consecutive channels (kernel.h sk_runs_fn). */
-void sk_dequant_i8_f32_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
-                                  size_t count);
-void sk_dequant_i8_bf16_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
-                                   size_t count);
-#endif
 
-void sk_dequant_i8_f32_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step, char *dst,
-                                       ptrdiff_t dst_step, size_t n);
-void sk_dequant_i8_bf16_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step, char *dst,
-                                        ptrdiff_t dst_step, size_t n);
+/* Elements [i, n) of a periodic leaf one at a time: the staged expression
+ * with the table's values (the scalar route and the vector leaves' tails). */
+static inline void sk_dequant_axis_tail(const float *scale, const float *zp, const int8_t *in, void *dst, size_t i,
+                                        size_t n, int bf16) {
+    for (; i < n; ++i) {
+        const float r = ((float)in[i] - zp[i]) * scale[i];
+        if (bf16)
+            ((uint16_t *)dst)[i] = sk_bf16_from_f32_bits(sk_f32_bits(r));
+        else
+            ((float *)dst)[i] = r;
+    }
+}
+
+/* The kernel table's index of an output and a form: its one formula
+ * (sk_dequant_variant; the registry's lines need it as a constant). */
+#define SK_DEQUANT_VARIANT(output, form) ((output)*SK_DEQUANT_FORM_COUNT + (form))
+
+#define SK_LEAF SK_LEAF_DECLARE
+#include "dequant_kernels.inc"
+#undef SK_LEAF
+
+/* The kernel table, [route][variant] (dequant.c). */
+extern const sk_kernel sk_dequant_kernels[SK_ROUTE_COUNT][SK_DEQUANT_VARIANTS];
 
 #endif

@@ -8,7 +8,7 @@
  * on its own as the staged expression does. */
 #include "dequant.h"
 #if SK_HAVE_AVX2
-#pragma GCC target("avx2")
+SK_TARGET_BEGIN(AVX2)
 #include "../common/avx2.h"
 
 /* The scalar forms, lane-wise.  A power-of-two scale with an INT8-range
@@ -109,58 +109,92 @@ static inline __attribute__((always_inline)) size_t bf16_blocks(const params *p,
     return i;
 }
 
+/* Blocks of either output (`bf16`) over the first n elements. */
+static inline __attribute__((always_inline)) size_t blocks(const params *p, const int8_t *in, void *out, size_t n,
+                                                           enum sk_dequant_form f, size_t step, int stream, int bf16) {
+    return bf16 ? bf16_blocks(p, in, out, n, f, step, stream) : f32_blocks(p, in, out, n, f, step, stream);
+}
+
 /* A run of elements `step` apart (1: packed; 2: every other element, of
  * which the blocks are converted and their count returned: the walk stages
  * the rest, kernel.h). */
-static inline __attribute__((always_inline)) size_t run_f32(const sk_dequant_ctx *c, const int8_t *in, float *out,
-                                                            size_t n, enum sk_dequant_form f, size_t step) {
+static inline __attribute__((always_inline)) size_t run(const sk_dequant_ctx *c, const int8_t *in, void *out, size_t n,
+                                                        enum sk_dequant_form f, size_t step, int bf16) {
     const params p = params_of(c);
+    const size_t item = bf16 ? sizeof(uint16_t) : sizeof(float);
     const size_t reach = step == 1 ? n : n - 1; /* n >= 1 */
-    size_t i = sk_avx2_head(out, sizeof *out, reach);
-    for (size_t j = 0; j < i; ++j) out[j] = sk_dequant_staged(c, in[j * step]);
-    if (sk_avx2_streams(n, sk_stream_count(c->stream_elements, n), step * sizeof *in, sizeof *out)) {
-        i += f32_blocks(&p, in + i * step, out + i, reach - i, f, step, 1);
+    size_t i = sk_avx2_head(out, item, reach);
+    sk_dequant_each(c, in, step, out, 0, i, sk_dq_wide, bf16);
+    char *to = (char *)out + i * item;
+    if (sk_avx2_streams(n, sk_stream_count(c->stream_elements, n), step * sizeof *in, item)) {
+        i += blocks(&p, in + i * step, to, reach - i, f, step, 1, bf16);
         _mm_sfence(); /* streamed lines are visible before the call returns */
     } else {
-        i += f32_blocks(&p, in + i * step, out + i, reach - i, f, step, 0);
+        i += blocks(&p, in + i * step, to, reach - i, f, step, 0, bf16);
     }
     if (step == 2) return i;
-    for (; i < n; ++i) out[i] = sk_dequant_staged(c, in[i]);
+    sk_dequant_each(c, in, 1, out, i, n, sk_dq_wide, bf16);
     return n;
 }
 
-static inline uint16_t staged_bf16(const sk_dequant_ctx *c, int8_t q) {
-    return sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(c, q)));
+void sk_dequant_i8_f32_narrow__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_DEQUANT_NARROW, 1, 0);
+}
+void sk_dequant_i8_f32_wide_pow2__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_DEQUANT_WIDE_POW2, 1, 0);
+}
+void sk_dequant_i8_f32_wide_unit__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_DEQUANT_WIDE_UNIT, 1, 0);
+}
+void sk_dequant_i8_f32_wide__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_DEQUANT_WIDE, 1, 0);
+}
+void sk_dequant_i8_bf16_narrow__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_DEQUANT_NARROW, 1, 1);
+}
+void sk_dequant_i8_bf16_narrow_pow2__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_DEQUANT_NARROW_POW2, 1, 1);
+}
+void sk_dequant_i8_bf16_wide_pow2__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_DEQUANT_WIDE_POW2, 1, 1);
+}
+void sk_dequant_i8_bf16_wide_unit__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_DEQUANT_WIDE_UNIT, 1, 1);
+}
+void sk_dequant_i8_bf16_wide__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, SK_DEQUANT_WIDE, 1, 1);
 }
 
-static inline __attribute__((always_inline)) size_t run_bf16(const sk_dequant_ctx *c, const int8_t *in, uint16_t *out,
-                                                             size_t n, enum sk_dequant_form f, size_t step) {
-    const params p = params_of(c);
-    const size_t reach = step == 1 ? n : n - 1; /* n >= 1 */
-    size_t i = sk_avx2_head(out, sizeof *out, reach);
-    for (size_t j = 0; j < i; ++j) out[j] = staged_bf16(c, in[j * step]);
-    if (sk_avx2_streams(n, sk_stream_count(c->stream_elements, n), step * sizeof *in, sizeof *out)) {
-        i += bf16_blocks(&p, in + i * step, out + i, reach - i, f, step, 1);
-        _mm_sfence();
-    } else {
-        i += bf16_blocks(&p, in + i * step, out + i, reach - i, f, step, 0);
-    }
-    if (step == 2) return i;
-    for (; i < n; ++i) out[i] = staged_bf16(c, in[i]);
-    return n;
+size_t sk_dequant_i8_f32_narrow_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return run(ctx, src, dst, n, SK_DEQUANT_NARROW, 2, 0);
+}
+size_t sk_dequant_i8_f32_wide_pow2_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return run(ctx, src, dst, n, SK_DEQUANT_WIDE_POW2, 2, 0);
+}
+size_t sk_dequant_i8_f32_wide_unit_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return run(ctx, src, dst, n, SK_DEQUANT_WIDE_UNIT, 2, 0);
+}
+size_t sk_dequant_i8_f32_wide_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return run(ctx, src, dst, n, SK_DEQUANT_WIDE, 2, 0);
+}
+size_t sk_dequant_i8_bf16_narrow_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return run(ctx, src, dst, n, SK_DEQUANT_NARROW, 2, 1);
+}
+size_t sk_dequant_i8_bf16_narrow_pow2_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return run(ctx, src, dst, n, SK_DEQUANT_NARROW_POW2, 2, 1);
+}
+size_t sk_dequant_i8_bf16_wide_pow2_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return run(ctx, src, dst, n, SK_DEQUANT_WIDE_POW2, 2, 1);
+}
+size_t sk_dequant_i8_bf16_wide_unit_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return run(ctx, src, dst, n, SK_DEQUANT_WIDE_UNIT, 2, 1);
+}
+size_t sk_dequant_i8_bf16_wide_every_other__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return run(ctx, src, dst, n, SK_DEQUANT_WIDE, 2, 1);
 }
 
-#define LEAVES(out, name, f, run)                                                          \
-    SK_DEQUANT_LEAF(sk_dequant_i8_##out##_##name##__avx2) { run(ctx, src, dst, n, f, 1); } \
-    SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_##out##_##name##_every_other__avx2) { return run(ctx, src, dst, n, f, 2); }
-LEAVES(f32, narrow, SK_DEQUANT_NARROW, run_f32)
-LEAVES(f32, wide_pow2, SK_DEQUANT_WIDE_POW2, run_f32)
-LEAVES(f32, wide_unit, SK_DEQUANT_WIDE_UNIT, run_f32)
-LEAVES(f32, wide, SK_DEQUANT_WIDE, run_f32)
-LEAVES(bf16, narrow, SK_DEQUANT_NARROW, run_bf16)
-LEAVES(bf16, narrow_pow2, SK_DEQUANT_NARROW_POW2, run_bf16)
-LEAVES(bf16, wide_pow2, SK_DEQUANT_WIDE_POW2, run_bf16)
-LEAVES(bf16, wide_unit, SK_DEQUANT_WIDE_UNIT, run_bf16)
-LEAVES(bf16, wide, SK_DEQUANT_WIDE, run_bf16)
-#undef LEAVES
+#define AXIS_ISA avx2
+#define AXIS_ISA_AVX2 1
+#include "dequant_axis_body.h"
+SK_TARGET_END
 #endif

@@ -15,7 +15,7 @@
  * neither read nor write beyond the run. */
 #include "dequant.h"
 #if SK_HAVE_AVX512
-#pragma GCC target("avx2,avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")
+SK_TARGET_BEGIN(AVX512)
 #include <immintrin.h>
 #include "../common/stream.h"
 
@@ -62,23 +62,6 @@ static inline __attribute__((always_inline)) void partial(const plane *lo, const
     _mm512_mask_storeu_epi16(out + 32, (__mmask32)(bytes >> 32), b);
 }
 
-static inline __attribute__((always_inline)) size_t blocks(const plane *lo, const plane *hi, const int8_t *in,
-                                                           uint16_t *out, size_t n, int stream) {
-    size_t i = 0;
-    for (; i + BLOCK <= n; i += BLOCK) {
-        __m512i a, b;
-        words64(lo, hi, _mm512_loadu_si512(in + i), &a, &b);
-        if (stream) {
-            _mm512_stream_si512((void *)(out + i), a);
-            _mm512_stream_si512((void *)(out + i + 32), b);
-        } else {
-            _mm512_storeu_si512(out + i, a);
-            _mm512_storeu_si512(out + i + 32, b);
-        }
-    }
-    return i;
-}
-
 /* Every other element: the 64 elements of 128 input bytes are their even
  * bytes, which one vpermi2b picks in words64_ordered's order (group g of
  * the result holds elements 8 ORDER[g] + r, at byte 2 (8 ORDER[g] + r)).
@@ -107,17 +90,21 @@ static inline __attribute__((always_inline)) void every_other_partial(const plan
     _mm512_mask_storeu_epi16(out + 32, mask_b, b);
 }
 
-/* Whole blocks while another element follows (each reads through the gap
- * after its last element). */
-static inline __attribute__((always_inline)) size_t
-every_other_blocks(const plane *lo, const plane *hi, const int8_t *in, uint16_t *out, size_t n, int stream) {
+/* Whole blocks: packed (step 1), or every other element while another
+ * element follows (step 2: each reads through the gap after its last
+ * element). */
+static inline __attribute__((always_inline)) size_t blocks(const plane *lo, const plane *hi, const int8_t *in,
+                                                           uint16_t *out, size_t n, int stream, size_t step) {
     const __m512i order = _mm512_loadu_si512(every_other_order);
     size_t i = 0;
-    for (; i + BLOCK < n; i += BLOCK) {
+    for (; i + BLOCK + step - 1 <= n; i += BLOCK) {
         __m512i a, b;
-        const int8_t *p = in + 2 * i;
-        words64_ordered(lo, hi, _mm512_permutex2var_epi8(_mm512_loadu_si512(p), order, _mm512_loadu_si512(p + 64)), &a,
-                        &b);
+        const int8_t *p = in + step * i;
+        if (step == 1)
+            words64(lo, hi, _mm512_loadu_si512(p), &a, &b);
+        else
+            words64_ordered(lo, hi, _mm512_permutex2var_epi8(_mm512_loadu_si512(p), order, _mm512_loadu_si512(p + 64)),
+                            &a, &b);
         if (stream) {
             _mm512_stream_si512((void *)(out + i), a);
             _mm512_stream_si512((void *)(out + i + 32), b);
@@ -129,41 +116,47 @@ every_other_blocks(const plane *lo, const plane *hi, const int8_t *in, uint16_t 
     return i;
 }
 
-/* Converts the whole run: the masked blocks read nothing past it. */
-SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_table_every_other__avx512) {
-    const sk_dequant_ctx *c = ctx;
-    const int8_t *in = src;
-    uint16_t *out = dst;
-    const plane lo = plane_of(c->bf16_table[0]), hi = plane_of(c->bf16_table[1]);
-    size_t i = 0;
-    if (n > BLOCK && sk_stream_run(sk_stream_count(c->stream_elements, n), 2 * sizeof *in, sizeof *out)) {
-        i = ((size_t)0 - (uintptr_t)out) % 64 / sizeof *out; /* a masked head, as the dense leaf's */
-        if (i) every_other_partial(&lo, &hi, in, out, i);
-        i += every_other_blocks(&lo, &hi, in + 2 * i, out + i, n - i, 1);
-        _mm_sfence();
-    } else {
-        i = every_other_blocks(&lo, &hi, in, out, n, 0);
-    }
-    every_other_partial(&lo, &hi, in + 2 * i, out + i, n - i); /* 1 to 64 elements */
-    return n;
+/* Elements [0, r) under masks, packed (r < 64) or every other element
+ * (1 <= r <= 64). */
+static inline __attribute__((always_inline)) void masked(const plane *lo, const plane *hi, const int8_t *in,
+                                                         uint16_t *out, size_t r, size_t step) {
+    if (step == 1)
+        partial(lo, hi, in, out, r);
+    else
+        every_other_partial(lo, hi, in, out, r);
 }
 
-SK_DEQUANT_LEAF(sk_dequant_i8_bf16_table__avx512) {
-    const sk_dequant_ctx *c = ctx;
-    const int8_t *in = src;
-    uint16_t *out = dst;
+/* The whole run, packed or every other element (step 2: the masked blocks
+ * read nothing past it). */
+static inline __attribute__((always_inline)) void run(const sk_dequant_ctx *c, const int8_t *in, uint16_t *out,
+                                                      size_t n, size_t step) {
     const plane lo = plane_of(c->bf16_table[0]), hi = plane_of(c->bf16_table[1]);
     size_t i = 0;
-    if (n >= BLOCK && sk_stream_run(sk_stream_count(c->stream_elements, n), sizeof *in, sizeof *out)) {
+    if (n >= BLOCK + step - 1 &&
+        sk_stream_run(sk_stream_count(c->stream_elements, n), step * sizeof *in, sizeof *out)) {
         /* Streamed stores need 64-byte alignment: a masked head reaches it
          * (outputs are bound aligned to their element size). */
         i = ((size_t)0 - (uintptr_t)out) % 64 / sizeof *out;
-        if (i) partial(&lo, &hi, in, out, i);
-        i += blocks(&lo, &hi, in + i, out + i, n - i, 1);
+        if (i) masked(&lo, &hi, in, out, i, step);
+        i += blocks(&lo, &hi, in + step * i, out + i, n - i, 1, step);
         _mm_sfence(); /* streamed lines are visible before the call returns */
     } else {
-        i = blocks(&lo, &hi, in, out, n, 0);
+        i = blocks(&lo, &hi, in, out, n, 0, step);
     }
-    if (i < n) partial(&lo, &hi, in + i, out + i, n - i);
+    if (step == 2 || i < n) masked(&lo, &hi, in + step * i, out + i, n - i, step); /* step 2: 1 to 64 elements */
 }
+
+void sk_dequant_i8_bf16_table__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, 1);
+}
+
+size_t sk_dequant_i8_bf16_table_every_other__avx512(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, 2);
+    return n;
+}
+
+#define AXIS_ISA avx512
+#define AXIS_ISA_AVX512 1
+#include "dequant_axis_body.h"
+SK_TARGET_END
 #endif

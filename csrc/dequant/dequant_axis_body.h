@@ -1,7 +1,15 @@
-/* The body of dequant_axis.c's vector leaves, included once per route's
- * instruction set after ../common/axis_lanes.h (its types and moves). */
-static inline __attribute__((always_inline)) void
-AXIS_CAT(axis_run, AXIS_ISA)(const void *table, size_t at, const void *src, void *dst, size_t n, int bf16) {
+/* The periodic leaves' body (per-axis plans whose channel axis is the
+ * walk's inner run): each element takes its position's scale and zero
+ * point from the plan's repeating table, the staged expression lane-wise
+ * in generic vectors, a native vector per block, then the elements one at
+ * a time.  Every form of the per-tensor leaves gives this expression's
+ * bits, so one leaf serves every channel.  Each vector route's file
+ * includes it inside its target region, with AXIS_ISA and AXIS_ISA_<NAME>
+ * defined (../common/axis_lanes.h: the route's types and moves). */
+#include "../common/axis_lanes.h"
+
+static inline __attribute__((always_inline)) void axis_run(const void *table, size_t at, const void *src, void *dst,
+                                                           size_t n, int bf16) {
     enum { LANES = AXIS_CAT(AXIS_LANES, AXIS_ISA), K = AXIS_CAT(AXIS_K, AXIS_ISA) };
     const sk_dequant_table *t = table;
     const float *scale = t->scale + at, *zp = t->zp + at;
@@ -21,12 +29,39 @@ AXIS_CAT(axis_run, AXIS_ISA)(const void *table, size_t at, const void *src, void
         }
         if (!bf16) AXIS_CAT(store64, AXIS_ISA)(r, (float *)dst + i);
     }
-    axis_tail(scale, zp, in, dst, i, n, bf16);
+    sk_dequant_axis_tail(scale, zp, in, dst, i, n, bf16);
 }
 
-void AXIS_CAT(sk_dequant_i8_f32_axis, AXIS_ISA)(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    AXIS_CAT(axis_run, AXIS_ISA)(table, at, src, dst, n, 0);
+#if defined(AXIS_ISA_SSE2)
+void sk_dequant_i8_f32_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run(table, at, src, dst, n, 0);
 }
-void AXIS_CAT(sk_dequant_i8_bf16_axis, AXIS_ISA)(const void *table, size_t at, const void *src, void *dst, size_t n) {
-    AXIS_CAT(axis_run, AXIS_ISA)(table, at, src, dst, n, 1);
+void sk_dequant_i8_bf16_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run(table, at, src, dst, n, 1);
 }
+#elif defined(AXIS_ISA_AVX2)
+void sk_dequant_i8_f32_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run(table, at, src, dst, n, 0);
+}
+void sk_dequant_i8_bf16_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run(table, at, src, dst, n, 1);
+}
+#elif defined(AXIS_ISA_AVX512)
+void sk_dequant_i8_f32_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run(table, at, src, dst, n, 0);
+}
+void sk_dequant_i8_bf16_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    axis_run(table, at, src, dst, n, 1);
+}
+#elif defined(AXIS_ISA_NEON)
+/* 16-byte aligned, as x86-64 functions are: where the loop falls then does
+ * not depend on where the linker places the function. */
+__attribute__((aligned(16))) void sk_dequant_i8_f32_axis__neon(const void *table, size_t at, const void *src, void *dst,
+                                                               size_t n) {
+    axis_run(table, at, src, dst, n, 0);
+}
+__attribute__((aligned(16))) void sk_dequant_i8_bf16_axis__neon(const void *table, size_t at, const void *src,
+                                                                void *dst, size_t n) {
+    axis_run(table, at, src, dst, n, 1);
+}
+#endif

@@ -3,7 +3,8 @@
  * then one, then the staged scalar expression for the tail (never a partial
  * vector).  The every_other leaves (kernel.h) load every second INT8 value
  * with LD2 and run the same blocks.  BF16 results are narrowed by the Cast
- * rule (ADDHN) or, where they are exact, truncated (UZP2). */
+ * rule (ADDHN) or, where they are exact, truncated (UZP2).  The periodic
+ * leaves take generic vectors (dequant_axis_body.h). */
 #include "dequant.h"
 #if SK_HAVE_NEON
 #include "../common/neon.h"
@@ -30,8 +31,8 @@ static inline __attribute__((always_inline)) params make_params(const sk_dequant
 }
 
 /* GCC 12 at -O2 keeps 4-trip loops rolled, and a rolled loop over a quad
- * forces it through the stack (24-28 extra loads/stores per 32 elements):
- * every `k < 4` loop here is unrolled explicitly. */
+ * forces it through the stack: every `k < 4` loop here is unrolled
+ * explicitly. */
 #define EACH_VECTOR _Pragma("GCC unroll 4") for (int k = 0; k < 4; ++k)
 
 /* Converts the INT16 values d (exact integers) times 2^e, -4 <= e <= 4: a
@@ -172,9 +173,9 @@ static inline __attribute__((always_inline)) void store_at(void *dst, size_t i, 
         store_f32((float *)dst + i, r, out == OUT_F32_ST4);
 }
 
-/* Whole blocks over elements [0, n), four per iteration (the loop's own
- * instructions were a tenth of a two-block iteration), then two, then
- * one; returns how many elements.  Each group is converted before any of
+/* Whole blocks over elements [0, n), four per iteration (so that the
+ * loop's own instructions are few per block), then two, then one; returns
+ * how many elements.  Each group is converted before any of
  * it is stored, so that the blocks' chains interleave (stored one by one,
  * GCC serialises them on the same registers).  `out`: how blocks are
  * stored. */
@@ -207,11 +208,8 @@ static inline __attribute__((always_inline)) size_t blocks(const sk_dequant_ctx 
  * (never a partial vector). */
 static inline __attribute__((always_inline)) void run(const sk_dequant_ctx *c, const int8_t *in, void *dst, size_t n,
                                                       block_fn f, int e, int out) {
-    size_t i = blocks(c, in, dst, n, f, e, out, 1);
-    if (out == OUT_BF16 || out == OUT_BF16_EXACT)
-        for (; i < n; ++i) ((uint16_t *)dst)[i] = sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(c, in[i])));
-    else
-        for (; i < n; ++i) ((float *)dst)[i] = sk_dequant_staged(c, in[i]);
+    const size_t i = blocks(c, in, dst, n, f, e, out, 1);
+    sk_dequant_each(c, in, 1, dst, i, n, sk_dq_wide, out == OUT_BF16 || out == OUT_BF16_EXACT);
 }
 
 /* An every_other leaf (kernel.h): the blocks while another element follows
@@ -222,59 +220,103 @@ static inline __attribute__((always_inline)) size_t run_every_other(const sk_deq
 }
 
 /* Leaves whose arithmetic does not depend on the exponent. */
-#define PLAIN_LEAVES(form, f32_out)                                                                  \
-    SK_DEQUANT_LEAF(sk_dequant_i8_f32_##form##__neon) { run(ctx, src, dst, n, form, 0, f32_out); }   \
-    SK_DEQUANT_LEAF(sk_dequant_i8_bf16_##form##__neon) { run(ctx, src, dst, n, form, 0, OUT_BF16); } \
-    SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_f32_##form##_every_other__neon) {                           \
-        return run_every_other(ctx, src, dst, n, form, 0, f32_out);                                  \
-    }                                                                                                \
-    SK_DEQUANT_EVERY_OTHER(sk_dequant_i8_bf16_##form##_every_other__neon) {                          \
-        return run_every_other(ctx, src, dst, n, form, 0, OUT_BF16);                                 \
-    }
-PLAIN_LEAVES(narrow, OUT_F32_ST4)
-PLAIN_LEAVES(wide_unit, OUT_F32)
-PLAIN_LEAVES(wide, OUT_F32)
-#undef PLAIN_LEAVES
+void sk_dequant_i8_f32_narrow__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, narrow, 0, OUT_F32_ST4);
+}
+void sk_dequant_i8_f32_wide_unit__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, wide_unit, 0, OUT_F32);
+}
+void sk_dequant_i8_f32_wide__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, wide, 0, OUT_F32);
+}
+void sk_dequant_i8_bf16_narrow__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, narrow, 0, OUT_BF16);
+}
+void sk_dequant_i8_bf16_wide_unit__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, wide_unit, 0, OUT_BF16);
+}
+void sk_dequant_i8_bf16_wide__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    run(ctx, src, dst, n, wide, 0, OUT_BF16);
+}
+size_t sk_dequant_i8_f32_narrow_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, narrow, 0, OUT_F32_ST4);
+}
+size_t sk_dequant_i8_f32_wide_unit_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, wide_unit, 0, OUT_F32);
+}
+size_t sk_dequant_i8_f32_wide_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, wide, 0, OUT_F32);
+}
+size_t sk_dequant_i8_bf16_narrow_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, narrow, 0, OUT_BF16);
+}
+size_t sk_dequant_i8_bf16_wide_unit_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, wide_unit, 0, OUT_BF16);
+}
+size_t sk_dequant_i8_bf16_wide_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return run_every_other(ctx, src, dst, n, wide, 0, OUT_BF16);
+}
+
+/* A leaf of either kind (step 1: dense, returning n; step 2: every_other). */
+static inline __attribute__((always_inline)) size_t leaf(const sk_dequant_ctx *c, const int8_t *in, void *dst, size_t n,
+                                                         block_fn f, int e, int out, int step) {
+    if (step == 2) return run_every_other(c, in, dst, n, f, e, out);
+    run(c, in, dst, n, f, e, out);
+    return n;
+}
 
 /* Power-of-two leaves: the conversion immediates must be constants, so each
  * exponent gets its own instance of the loop. */
-#define POW2_LEAF(ret, name, runner, form, out)                       \
-    ret name(const void *ctx, const void *src, void *dst, size_t n) { \
-        const sk_dequant_ctx *c = ctx;                                \
-        const int8_t *in = src;                                       \
-        switch (c->exponent) {                                        \
-        case -4:                                                      \
-            return runner(c, in, dst, n, form, -4, out);              \
-        case -3:                                                      \
-            return runner(c, in, dst, n, form, -3, out);              \
-        case -2:                                                      \
-            return runner(c, in, dst, n, form, -2, out);              \
-        case -1:                                                      \
-            return runner(c, in, dst, n, form, -1, out);              \
-        case 0:                                                       \
-            return runner(c, in, dst, n, form, 0, out);               \
-        case 1:                                                       \
-            return runner(c, in, dst, n, form, 1, out);               \
-        case 2:                                                       \
-            return runner(c, in, dst, n, form, 2, out);               \
-        case 3:                                                       \
-            return runner(c, in, dst, n, form, 3, out);               \
-        default:                                                      \
-            return runner(c, in, dst, n, form, 4, out);               \
-        }                                                             \
+static inline __attribute__((always_inline)) size_t pow2(const sk_dequant_ctx *c, const int8_t *in, void *dst, size_t n,
+                                                         block_fn f, int out, int step) {
+    switch (c->exponent) {
+    case -4:
+        return leaf(c, in, dst, n, f, -4, out, step);
+    case -3:
+        return leaf(c, in, dst, n, f, -3, out, step);
+    case -2:
+        return leaf(c, in, dst, n, f, -2, out, step);
+    case -1:
+        return leaf(c, in, dst, n, f, -1, out, step);
+    case 0:
+        return leaf(c, in, dst, n, f, 0, out, step);
+    case 1:
+        return leaf(c, in, dst, n, f, 1, out, step);
+    case 2:
+        return leaf(c, in, dst, n, f, 2, out, step);
+    case 3:
+        return leaf(c, in, dst, n, f, 3, out, step);
+    default:
+        return leaf(c, in, dst, n, f, 4, out, step);
     }
-POW2_LEAF(void, sk_dequant_i8_f32_narrow_pow2__neon, run, narrow_pow2, OUT_F32)
-POW2_LEAF(void, sk_dequant_i8_bf16_narrow_pow2__neon, run, narrow_pow2, OUT_BF16_EXACT)
-POW2_LEAF(void, sk_dequant_i8_f32_wide_pow2__neon, run, wide_pow2, OUT_F32)
-POW2_LEAF(void, sk_dequant_i8_bf16_wide_pow2__neon, run, wide_pow2, OUT_BF16)
-POW2_LEAF(size_t, sk_dequant_i8_f32_narrow_pow2_every_other__neon, run_every_other, narrow_pow2, OUT_F32)
-POW2_LEAF(size_t, sk_dequant_i8_bf16_narrow_pow2_every_other__neon, run_every_other, narrow_pow2, OUT_BF16_EXACT)
-POW2_LEAF(size_t, sk_dequant_i8_f32_wide_pow2_every_other__neon, run_every_other, wide_pow2, OUT_F32)
-POW2_LEAF(size_t, sk_dequant_i8_bf16_wide_pow2_every_other__neon, run_every_other, wide_pow2, OUT_BF16)
-#undef POW2_LEAF
+}
+void sk_dequant_i8_f32_narrow_pow2__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    pow2(ctx, src, dst, n, narrow_pow2, OUT_F32, 1);
+}
+void sk_dequant_i8_f32_wide_pow2__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    pow2(ctx, src, dst, n, wide_pow2, OUT_F32, 1);
+}
+void sk_dequant_i8_bf16_narrow_pow2__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    pow2(ctx, src, dst, n, narrow_pow2, OUT_BF16_EXACT, 1);
+}
+void sk_dequant_i8_bf16_wide_pow2__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    pow2(ctx, src, dst, n, wide_pow2, OUT_BF16, 1);
+}
+size_t sk_dequant_i8_f32_narrow_pow2_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return pow2(ctx, src, dst, n, narrow_pow2, OUT_F32, 2);
+}
+size_t sk_dequant_i8_f32_wide_pow2_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return pow2(ctx, src, dst, n, wide_pow2, OUT_F32, 2);
+}
+size_t sk_dequant_i8_bf16_narrow_pow2_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return pow2(ctx, src, dst, n, narrow_pow2, OUT_BF16_EXACT, 2);
+}
+size_t sk_dequant_i8_bf16_wide_pow2_every_other__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return pow2(ctx, src, dst, n, wide_pow2, OUT_BF16, 2);
+}
 
 /* Per-axis plans: `count` packed runs of n elements, channels from
- * `channel` on (kernel.h sk_runs_fn), each with the channel's values,
+ * `channel` on (kernel.h, runs), each with the channel's values,
  * inlined: by the narrow form for an INT8-range zero point, else by the
  * staged expression's own form (right for every channel). */
 static inline __attribute__((always_inline)) void runs(const void *table, size_t channel, const void *src, void *dst,
@@ -300,4 +342,8 @@ void sk_dequant_i8_bf16_runs__neon(const void *table, size_t channel, const void
                                    size_t count) {
     runs(table, channel, src, dst, n, count, OUT_BF16);
 }
+
+#define AXIS_ISA neon
+#define AXIS_ISA_NEON 1
+#include "dequant_axis_body.h"
 #endif

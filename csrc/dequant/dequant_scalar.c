@@ -1,26 +1,39 @@
 /* Scalar Dequant: the reference route, one element at a time with each
- * form's element function; also the strided leaves every route uses. */
+ * form's element function; its strided leaves take the staged expression
+ * itself, and its periodic leaves the table's values. */
 #include "dequant.h"
 
-#define LEAVES(form)                                                                                          \
-    SK_DEQUANT_LEAF(sk_dequant_i8_f32_##form##__scalar) {                                                     \
-        const int8_t *in = src;                                                                               \
-        float *out = dst;                                                                                     \
-        for (size_t i = 0; i < n; ++i) out[i] = sk_dq_##form(ctx, in[i]);                                     \
-    }                                                                                                         \
-    SK_DEQUANT_LEAF(sk_dequant_i8_bf16_##form##__scalar) {                                                    \
-        const int8_t *in = src;                                                                               \
-        uint16_t *out = dst;                                                                                  \
-        for (size_t i = 0; i < n; ++i) out[i] = sk_bf16_from_f32_bits(sk_f32_bits(sk_dq_##form(ctx, in[i]))); \
-    }
-LEAVES(narrow)
-LEAVES(narrow_pow2)
-LEAVES(wide_pow2)
-LEAVES(wide_unit)
-LEAVES(wide)
-#undef LEAVES
+void sk_dequant_i8_f32_narrow__scalar(const void *ctx, const void *src, void *dst, size_t n) {
+    sk_dequant_each(ctx, src, 1, dst, 0, n, sk_dq_narrow, 0);
+}
+void sk_dequant_i8_f32_narrow_pow2__scalar(const void *ctx, const void *src, void *dst, size_t n) {
+    sk_dequant_each(ctx, src, 1, dst, 0, n, sk_dq_narrow_pow2, 0);
+}
+void sk_dequant_i8_f32_wide_pow2__scalar(const void *ctx, const void *src, void *dst, size_t n) {
+    sk_dequant_each(ctx, src, 1, dst, 0, n, sk_dq_wide_pow2, 0);
+}
+void sk_dequant_i8_f32_wide_unit__scalar(const void *ctx, const void *src, void *dst, size_t n) {
+    sk_dequant_each(ctx, src, 1, dst, 0, n, sk_dq_wide_unit, 0);
+}
+void sk_dequant_i8_f32_wide__scalar(const void *ctx, const void *src, void *dst, size_t n) {
+    sk_dequant_each(ctx, src, 1, dst, 0, n, sk_dq_wide, 0);
+}
+void sk_dequant_i8_bf16_narrow__scalar(const void *ctx, const void *src, void *dst, size_t n) {
+    sk_dequant_each(ctx, src, 1, dst, 0, n, sk_dq_narrow, 1);
+}
+void sk_dequant_i8_bf16_narrow_pow2__scalar(const void *ctx, const void *src, void *dst, size_t n) {
+    sk_dequant_each(ctx, src, 1, dst, 0, n, sk_dq_narrow_pow2, 1);
+}
+void sk_dequant_i8_bf16_wide_pow2__scalar(const void *ctx, const void *src, void *dst, size_t n) {
+    sk_dequant_each(ctx, src, 1, dst, 0, n, sk_dq_wide_pow2, 1);
+}
+void sk_dequant_i8_bf16_wide_unit__scalar(const void *ctx, const void *src, void *dst, size_t n) {
+    sk_dequant_each(ctx, src, 1, dst, 0, n, sk_dq_wide_unit, 1);
+}
+void sk_dequant_i8_bf16_wide__scalar(const void *ctx, const void *src, void *dst, size_t n) {
+    sk_dequant_each(ctx, src, 1, dst, 0, n, sk_dq_wide, 1);
+}
 
-/* Non-packed runs: the staged expression itself, element by element. */
 void sk_dequant_i8_f32_strided__scalar(const void *ctx, const char *src, ptrdiff_t src_step, char *dst,
                                        ptrdiff_t dst_step, size_t n) {
     for (size_t i = 0; i < n; ++i, src += src_step, dst += dst_step)
@@ -32,3 +45,16 @@ void sk_dequant_i8_bf16_strided__scalar(const void *ctx, const char *src, ptrdif
     for (size_t i = 0; i < n; ++i, src += src_step, dst += dst_step)
         *(uint16_t *)(void *)dst = sk_bf16_from_f32_bits(sk_f32_bits(sk_dequant_staged(ctx, *(const int8_t *)src)));
 }
+
+/* The reference periodic leaves: element by element, not vectorized. */
+#pragma GCC push_options
+#pragma GCC optimize("no-tree-vectorize")
+void sk_dequant_i8_f32_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    const sk_dequant_table *t = table;
+    sk_dequant_axis_tail(t->scale + at, t->zp + at, src, dst, 0, n, 0);
+}
+void sk_dequant_i8_bf16_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
+    const sk_dequant_table *t = table;
+    sk_dequant_axis_tail(t->scale + at, t->zp + at, src, dst, 0, n, 1);
+}
+#pragma GCC pop_options

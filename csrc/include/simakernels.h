@@ -372,17 +372,25 @@ enum sk_dequant_form {
     SK_DEQUANT_WIDE = 4,        /* other zp: staged conversion, subtraction, multiplication */
     SK_DEQUANT_FORM_COUNT = 5
 };
+/* The kernel table's variants, an output and a form each: sk_dequant_variant
+ * is the index (the registry's sk_leaf_info.variant). */
+enum { SK_DEQUANT_VARIANTS = 2 * SK_DEQUANT_FORM_COUNT };
+int sk_dequant_variant(int output, int form);
 typedef struct sk_dequant_plan {
     int32_t output;      /* enum sk_dequant_output */
     int32_t route;       /* enum sk_route */
     uint32_t scale_bits; /* admitted: finite, > 0 */
     int32_t zero_point;
-    int32_t form;     /* set by sk_dequant_prepare */
+    /* Set by sk_dequant_prepare (the binary32 values in the default FP
+     * state, whatever the caller's): */
+    int32_t form;     /* enum sk_dequant_form */
     int32_t exponent; /* e of a power-of-two scale (pow2 forms) */
+    int32_t variant;  /* the kernel table's entry the route runs */
+    float zp;         /* (float)zero_point, nearest-even */
+    float zp_scaled;  /* zp * scale for the WIDE_POW2 form, else 0 */
     /* avx512 route, BF16 output: the result of each of the 256 INT8 inputs
-     * (index: the input byte), as its low bytes [0] and high bytes [1].
-     * sk_dequant_prepare computes them by the scalar expression in the
-     * default FP state, whatever the caller's; other plans leave them zero. */
+     * (index: the input byte) by the scalar expression, as its low bytes [0]
+     * and high bytes [1]; other plans leave them zero. */
     uint8_t bf16_table[2][256];
     sk_axis axis; /* per-axis parameters (axis.count > 0) */
     sk_binding binding;
@@ -393,8 +401,9 @@ typedef struct sk_dequant_plan {
  * axis.count set (0 for a count out of range). */
 uint64_t sk_dequant_axis_space(const sk_dequant_plan *plan);
 
-/* Chooses the form; SK_INVALID_PARAMS for a scale that is not finite and
- * positive, SK_INVALID_OPERATION for an unknown output or route.  A
+/* Chooses the form and the kernel entry and computes what executions copy;
+ * SK_INVALID_PARAMS for a scale that is not finite and positive,
+ * SK_INVALID_OPERATION for an unknown output or route.  A
  * per-axis plan (axis.count > 0) checks every channel's scale likewise
  * (its scalars are then unused) and a workspace that is null, short or
  * misaligned is SK_INVALID_OPERATION; it fills the workspace in the

@@ -163,6 +163,7 @@ static void execute_axis(const sk_quant_plan *plan, const void *src, void *dst, 
         .ctx = (const char *)table->ctx,
         .ctx_size = sizeof(sk_quant_ctx),
         .periodic = kernel->periodic,
+        .runs = kernel->runs,
         .table = table,
         .period = table->period,
     };

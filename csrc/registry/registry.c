@@ -3,6 +3,7 @@
  * below reads it. */
 #include "../cast/cast.h"
 #include "../quant/quant.h"
+#include "../dequant/dequant.h"
 
 static const sk_leaf_info leaves[] = {
 #define SK_LEAF SK_LEAF_INFO
@@ -11,6 +12,9 @@ static const sk_leaf_info leaves[] = {
 #undef SK_LEAF_OPERATION
 #define SK_LEAF_OPERATION SK_OP_QUANT
 #include "../quant/quant_kernels.inc"
+#undef SK_LEAF_OPERATION
+#define SK_LEAF_OPERATION SK_OP_DEQUANT
+#include "../dequant/dequant_kernels.inc"
 #undef SK_LEAF_OPERATION
 #undef SK_LEAF
 };

@@ -141,8 +141,9 @@ def test_dequant_every_alignment(route, params, output, streaming):
                       lambda n: ok_plan(dequant_request((n,), output, scale_bits, zero_point), route),
                       inputs_for, 1, ITEMSIZE[output],
                       f"{route} {streaming} INT8->{output.name} {params}",
-                      lengths(lib.SK_OP_DEQUANT, route, (0 if output is F32 else 1) * lib.SK_DEQUANT_FORM_COUNT
-                              + getattr(lib, "SK_DEQUANT_" + params.replace("_up", "").upper()))))
+                      lengths(lib.SK_OP_DEQUANT, route, lib.sk_dequant_variant(
+                          lib.SK_DEQUANT_F32 if output is F32 else lib.SK_DEQUANT_BF16,
+                          getattr(lib, "SK_DEQUANT_" + params.replace("_up", "").upper())))))
 
 
 def test_stream_override_sets_and_restores_the_threshold():

@@ -106,7 +106,7 @@ def test_the_registry_has_a_dense_leaf_for_every_compiled_route_and_variant():
     """Every compiled route has a dense leaf for every variant of every
     operation (the variant counts from the public enums); a route this
     build did not compile has none; every symbol is a kernel's full name."""
-    counts = {lib.SK_OP_CAST: 2, lib.SK_OP_DEQUANT: 2 * lib.SK_DEQUANT_FORM_COUNT, lib.SK_OP_QUANT: 12}
+    counts = {lib.SK_OP_CAST: 2, lib.SK_OP_DEQUANT: lib.SK_DEQUANT_VARIANTS, lib.SK_OP_QUANT: 12}
     for route, rid in ROUTE_IDS.items():
         for op, count in counts.items():
             blocks = [_registry.block(op, rid, v) for v in range(count)]
