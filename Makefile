@@ -5,7 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-NATIVE_INPUTS := $(shell find csrc -name '*.c' -o -name '*.h' -o -name '*.cl' -o -name '*.py' | grep -v __pycache__) \
+NATIVE_INPUTS := $(shell find csrc -name '*.c' -o -name '*.h' -o -name '*.inc' -o -name '*.cl' -o -name '*.py' | grep -v __pycache__) \
                  simakernels/_version.py simakernels/_sourcedigest.py setup.py
 NATIVE_STAMP  := build/.native-$(shell uname -m)
 

@@ -8,7 +8,7 @@ import pathlib
 def source_digest(csrc: pathlib.Path) -> str:
     h = hashlib.sha256()
     for path in sorted(csrc.rglob("*")):
-        if path.suffix in {".c", ".h", ".cl", ".py"} and "__pycache__" not in path.parts:
+        if path.suffix in {".c", ".h", ".inc", ".cl", ".py"} and "__pycache__" not in path.parts:
             h.update(path.relative_to(csrc).as_posix().encode())
             h.update(path.read_bytes())
     return h.hexdigest()[:16]
