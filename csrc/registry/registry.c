@@ -2,11 +2,15 @@
  * file, a row per leaf function.  It sits above the operations: nothing
  * below reads it. */
 #include "../cast/cast.h"
+#include "../range/range.h"
 
 static const sk_leaf_info leaves[] = {
 #define SK_LEAF SK_LEAF_INFO
 #define SK_LEAF_OPERATION SK_OP_CAST
 #include "../cast/cast_kernels.inc"
+#undef SK_LEAF_OPERATION
+#define SK_LEAF_OPERATION SK_OP_RANGE
+#include "../range/range_kernels.inc"
 #undef SK_LEAF_OPERATION
 #undef SK_LEAF
 };
