@@ -1,30 +1,27 @@
 /* The x86 moves of the vector fold (range_fold.h), and the fold itself, on
- * the registers of the target region that includes this: AVX-512 (F, BW),
- * AVX2 or SSE2 (the baseline), as the compiler's feature macros say there.
- * range_x86.c includes it once per route; the static functions end in
- * _avx512, _avx2 or _sse2, and the operations that only differ in register
- * width are spelled once, by intrinsic prefix (RX). */
-#if defined(__AVX512BW__)
+ * RANGE_BITS-bit registers (512: AVX-512 F and BW, 256: AVX2, 128: SSE2),
+ * included by range_x86.c once per route inside that route's target region.
+ * The static functions end in _avx512, _avx2 or _sse2, and the operations
+ * that only differ in register width are spelled once, by intrinsic prefix
+ * (RX). */
+#if RANGE_BITS == 512
 #define RANGE_VEC __m512i
 #define RANGE_V(name) name##_avx512
 #define RX_MM _mm512
-#define RX_BITS 512
-#elif defined(__AVX2__)
+#elif RANGE_BITS == 256
 #define RANGE_VEC __m256i
 #define RANGE_V(name) name##_avx2
 #define RX_MM _mm256
-#define RX_BITS 256
 #else
 #define RANGE_VEC __m128i
 #define RANGE_V(name) name##_sse2
 #define RX_MM _mm
-#define RX_BITS 128
 #endif
 #define RX_PASTE_(a, b) a##b
 #define RX_PASTE(a, b) RX_PASTE_(a, b)
 /* The intrinsic `op` (RX) or `op`_si<bits> (RX_SI) at the register width. */
 #define RX(op) RX_PASTE(RX_MM, _##op)
-#define RX_SI(op) RX_PASTE(RX(op), RX_PASTE(_si, RX_BITS))
+#define RX_SI(op) RX_PASTE(RX(op), RX_PASTE(_si, RANGE_BITS))
 /* Lane maxima, signed or not, at an intrinsic prefix's register width
  * (SSE4.1's and AVX2's: the SSE2 route emulates its own). */
 #define RX_MAX(mm, a, b, w, sign)                                                           \
@@ -39,7 +36,7 @@ static inline __attribute__((always_inline)) void RANGE_V(vload4)(const char *p,
     for (int k = 0; k < 4; ++k) b[k] = RX_SI(loadu)((const RANGE_VEC *)(const void *)(p + k * sizeof(RANGE_VEC)));
 }
 
-#if defined(__AVX2__)
+#if RANGE_BITS >= 256
 static inline __attribute__((always_inline)) RANGE_VEC RANGE_V(vmax_s)(RANGE_VEC a, RANGE_VEC b, int w) {
     return RX_MAX(RX_MM, a, b, w, 1);
 }
@@ -48,7 +45,7 @@ static inline __attribute__((always_inline)) RANGE_VEC RANGE_V(vmax_u)(RANGE_VEC
 }
 /* A register's lanes folded into its low 128 bits. */
 static inline __attribute__((always_inline)) __m128i RANGE_V(halves)(RANGE_VEC v, int w, int sign) {
-#if defined(__AVX512BW__)
+#if RANGE_BITS == 512
     const __m256i h = RX_MAX(_mm256, _mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1), w, sign);
 #else
     const __m256i h = v;
@@ -78,7 +75,7 @@ static inline __attribute__((always_inline)) void vnarrow_sse2(__m128i s, __m128
 }
 #endif
 
-#if defined(__AVX512BW__) /* compares into mask registers */
+#if RANGE_BITS == 512 /* compares into mask registers */
 static inline __attribute__((always_inline)) __m512i vkeep_avx512(__m512i b, __m512i magnitude, __m512i inf, int w) {
     const __m512i m = _mm512_and_si512(b, magnitude);
     return w == 32 ? _mm512_maskz_mov_epi32(_mm512_cmplt_epi32_mask(m, inf), b)
@@ -113,7 +110,7 @@ static inline __attribute__((always_inline)) int RANGE_V(vabove)(RANGE_VEC s, RA
 #undef RX
 #undef RX_PASTE
 #undef RX_PASTE_
-#undef RX_BITS
 #undef RX_MM
 #undef RANGE_V
 #undef RANGE_VEC
+#undef RANGE_BITS
