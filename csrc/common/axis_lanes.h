@@ -118,18 +118,10 @@ static inline AXIS_F32 clamp512__avx2(AXIS_F32 x) {
 static inline AXIS_F32 widen_f16__avx2(const uint16_t *in) {
     return (AXIS_F32)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)in));
 }
-static inline AXIS_I32 to_int__avx2(AXIS_F32 x, int mode) {
-    switch (mode) {
-    case SK_QUANT_NEAREST_EVEN:
-        return (AXIS_I32)_mm256_cvtps_epi32((__m256)x);
-    case SK_QUANT_TOWARD_ZERO:
-        return (AXIS_I32)_mm256_cvttps_epi32((__m256)x);
-    case SK_QUANT_TOWARD_POSITIVE:
-        return (AXIS_I32)_mm256_cvttps_epi32(_mm256_round_ps((__m256)x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
-    default:
-        return (AXIS_I32)_mm256_cvttps_epi32(_mm256_round_ps((__m256)x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
-    }
-}
+#define AXIS_TO_NEAREST(x) _mm256_cvtps_epi32((__m256)(x))
+#define AXIS_TO_ZERO(x) _mm256_cvttps_epi32((__m256)(x))
+#define AXIS_TO_POSITIVE(x) _mm256_cvttps_epi32(_mm256_round_ps((__m256)(x), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC))
+#define AXIS_TO_NEGATIVE(x) _mm256_cvttps_epi32(_mm256_round_ps((__m256)(x), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC))
 
 #elif defined(AXIS_ISA_AVX512)
 static inline void widen_i8__avx512(const int8_t *in, AXIS_I32 q[1]) {
@@ -154,18 +146,11 @@ static inline AXIS_F32 clamp512__avx512(AXIS_F32 x) {
 static inline AXIS_F32 widen_f16__avx512(const uint16_t *in) {
     return (AXIS_F32)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)in));
 }
-static inline AXIS_I32 to_int__avx512(AXIS_F32 x, int mode) { /* the mode embedded in the conversion */
-    switch (mode) {
-    case SK_QUANT_NEAREST_EVEN:
-        return (AXIS_I32)_mm512_cvt_roundps_epi32((__m512)x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    case SK_QUANT_TOWARD_ZERO:
-        return (AXIS_I32)_mm512_cvttps_epi32((__m512)x);
-    case SK_QUANT_TOWARD_POSITIVE:
-        return (AXIS_I32)_mm512_cvt_roundps_epi32((__m512)x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-    default:
-        return (AXIS_I32)_mm512_cvt_roundps_epi32((__m512)x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    }
-}
+/* the mode embedded in the conversion */
+#define AXIS_TO_NEAREST(x) _mm512_cvt_roundps_epi32((__m512)(x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
+#define AXIS_TO_ZERO(x) _mm512_cvttps_epi32((__m512)(x))
+#define AXIS_TO_POSITIVE(x) _mm512_cvt_roundps_epi32((__m512)(x), _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC)
+#define AXIS_TO_NEGATIVE(x) _mm512_cvt_roundps_epi32((__m512)(x), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC)
 
 #elif defined(AXIS_ISA_NEON)
 static inline void widen_i8__neon(const int8_t *in, AXIS_I32 q[4]) {
@@ -199,16 +184,27 @@ static inline AXIS_F32 clamp512__neon(AXIS_F32 x) { /* NaN stays NaN, which ever
 static inline AXIS_F32 widen_f16__neon(const uint16_t *in) {
     return (AXIS_F32)vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(in)));
 }
-static inline AXIS_I32 to_int__neon(AXIS_F32 x, int mode) { /* one conversion per mode */
+#define AXIS_TO_NEAREST(x) vcvtnq_s32_f32((float32x4_t)(x))
+#define AXIS_TO_ZERO(x) vcvtq_s32_f32((float32x4_t)(x))
+#define AXIS_TO_POSITIVE(x) vcvtpq_s32_f32((float32x4_t)(x))
+#define AXIS_TO_NEGATIVE(x) vcvtmq_s32_f32((float32x4_t)(x))
+#endif
+
+#if defined(AXIS_TO_NEAREST) /* to_int: one conversion per mode */
+static inline AXIS_I32 AXIS_CAT(to_int, AXIS_ISA)(AXIS_F32 x, int mode) {
     switch (mode) {
     case SK_QUANT_NEAREST_EVEN:
-        return (AXIS_I32)vcvtnq_s32_f32((float32x4_t)x);
+        return (AXIS_I32)AXIS_TO_NEAREST(x);
     case SK_QUANT_TOWARD_ZERO:
-        return (AXIS_I32)vcvtq_s32_f32((float32x4_t)x);
+        return (AXIS_I32)AXIS_TO_ZERO(x);
     case SK_QUANT_TOWARD_POSITIVE:
-        return (AXIS_I32)vcvtpq_s32_f32((float32x4_t)x);
+        return (AXIS_I32)AXIS_TO_POSITIVE(x);
     default:
-        return (AXIS_I32)vcvtmq_s32_f32((float32x4_t)x);
+        return (AXIS_I32)AXIS_TO_NEGATIVE(x);
     }
 }
+#undef AXIS_TO_NEAREST
+#undef AXIS_TO_ZERO
+#undef AXIS_TO_POSITIVE
+#undef AXIS_TO_NEGATIVE
 #endif

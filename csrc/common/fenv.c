@@ -10,54 +10,38 @@
 
 _Static_assert(sizeof(fenv_t) <= sizeof(((sk_fenv_saved *)0)->opaque), "fenv_t fits the opaque buffer");
 
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+/* A trap's bit in the control register: it enables the trap where
+ * TRAP_ENABLES, masks it otherwise. */
+typedef struct fenv_trap {
+    uint64_t bit;
+    uint32_t trap;
+} fenv_trap;
+#endif
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
 /* MXCSR: exception masks at bits 7..12 (a clear mask bit enables the trap),
  * rounding at 13..14, FTZ at 15, DAZ at 6. */
-enum { MX_DAZ = 1u << 6, MX_FTZ = 1u << 15, MX_RC_SHIFT = 13 };
-static const struct {
-    unsigned mask_bit;
-    uint32_t trap;
-} mx_traps[] = {
+enum { MX_DAZ = 1u << 6, MX_FTZ = 1u << 15, RM_SHIFT = 13, TRAP_ENABLES = 0, FLUSH_BITS = MX_DAZ | MX_FTZ };
+static const fenv_trap traps[] = {
     {1u << 7, SK_TRAP_INVALID},   {1u << 8, SK_TRAP_INPUT_DENORMAL}, {1u << 9, SK_TRAP_DIVIDE_BY_ZERO},
     {1u << 10, SK_TRAP_OVERFLOW}, {1u << 11, SK_TRAP_UNDERFLOW},     {1u << 12, SK_TRAP_INEXACT},
 };
 /* RC field: 00 nearest, 01 down, 10 up, 11 toward zero. */
-static const int32_t mx_rounding[4] = {SK_ROUND_NEAREST, SK_ROUND_DOWNWARD, SK_ROUND_UPWARD, SK_ROUND_TOWARD_ZERO};
+static const int32_t roundings[4] = {SK_ROUND_NEAREST, SK_ROUND_DOWNWARD, SK_ROUND_UPWARD, SK_ROUND_TOWARD_ZERO};
 
-uint64_t sk_fenv_control(void) { return _mm_getcsr(); }
+static uint64_t read_control(void) { return _mm_getcsr(); }
+static void write_control(uint64_t csr) { _mm_setcsr((unsigned)csr); }
 
-int sk_fenv_control_flushes(uint64_t csr) { return (csr & (MX_FTZ | MX_DAZ)) != 0; }
+int sk_fenv_control_flushes(uint64_t csr) { return (csr & FLUSH_BITS) != 0; }
 
-/* The state every thread starts in (nearest, gradual underflow, every
- * exception masked) meets every need. */
-static int default_state(uint64_t csr) {
-    const unsigned all_masked = 0x3fu << 7;
-    return (csr & (MX_DAZ | MX_FTZ | (3u << MX_RC_SHIFT) | all_masked)) == all_masked;
-}
-
-static void decode(uint64_t csr, sk_fenv_state *st) {
-    st->rounding = mx_rounding[(csr >> MX_RC_SHIFT) & 3u];
+static void decode_flush(uint64_t csr, sk_fenv_state *st) {
     st->flush_to_zero = (csr & MX_FTZ) != 0;
     st->denormals_are_zero = (csr & MX_DAZ) != 0;
-    st->traps = 0;
-    for (size_t i = 0; i < sizeof mx_traps / sizeof mx_traps[0]; ++i)
-        if (!(csr & mx_traps[i].mask_bit)) st->traps |= mx_traps[i].trap;
 }
-
-static int set_state(const sk_fenv_state *st) {
-    unsigned csr = _mm_getcsr() & ~(MX_DAZ | MX_FTZ | (3u << MX_RC_SHIFT));
-    for (unsigned r = 0; r < 4; ++r)
-        if (mx_rounding[r] == st->rounding) csr |= r << MX_RC_SHIFT;
-    if (st->flush_to_zero) csr |= MX_FTZ;
-    if (st->denormals_are_zero) csr |= MX_DAZ;
-    for (size_t i = 0; i < sizeof mx_traps / sizeof mx_traps[0]; ++i) {
-        if (st->traps & mx_traps[i].trap)
-            csr &= ~mx_traps[i].mask_bit;
-        else
-            csr |= mx_traps[i].mask_bit;
-    }
-    _mm_setcsr(csr);
+static int encode_flush(const sk_fenv_state *st, uint64_t *bits) {
+    *bits = (st->flush_to_zero ? MX_FTZ : 0u) | (st->denormals_are_zero ? MX_DAZ : 0u);
     return 0;
 }
 
@@ -66,60 +50,78 @@ static int set_state(const sk_fenv_state *st) {
  * 22..23 (00 nearest, 01 +inf, 10 -inf, 11 zero); FZ at 24 flushes both
  * inputs and results, so it reports as FTZ and DAZ together; FIZ at 0
  * (FEAT_AFP, ARMv8.7; RES0 before) flushes inputs only: DAZ. */
-enum { FPCR_FIZ = 1u << 0, FPCR_AH = 1u << 1, FPCR_FZ16 = 1u << 19, FPCR_FZ = 1u << 24, FPCR_RM_SHIFT = 22 };
-static const struct {
-    uint64_t bit;
-    uint32_t trap;
-} fpcr_traps[] = {
+enum {
+    FPCR_FIZ = 1u << 0,
+    FPCR_AH = 1u << 1,
+    FPCR_FZ16 = 1u << 19,
+    FPCR_FZ = 1u << 24,
+    RM_SHIFT = 22,
+    TRAP_ENABLES = 1,
+    FLUSH_BITS = FPCR_FZ | FPCR_FIZ /* FZ16 and AH matter only to Quant, which repairs what they flush */
+};
+static const fenv_trap traps[] = {
     {1u << 8, SK_TRAP_INVALID},    {1u << 9, SK_TRAP_DIVIDE_BY_ZERO}, {1u << 10, SK_TRAP_OVERFLOW},
     {1u << 11, SK_TRAP_UNDERFLOW}, {1u << 12, SK_TRAP_INEXACT},       {1u << 15, SK_TRAP_INPUT_DENORMAL},
 };
-static const int32_t fpcr_rounding[4] = {SK_ROUND_NEAREST, SK_ROUND_UPWARD, SK_ROUND_DOWNWARD, SK_ROUND_TOWARD_ZERO};
+static const int32_t roundings[4] = {SK_ROUND_NEAREST, SK_ROUND_UPWARD, SK_ROUND_DOWNWARD, SK_ROUND_TOWARD_ZERO};
 
-static uint64_t read_fpcr(void) {
+static uint64_t read_control(void) {
     uint64_t v;
     __asm__ volatile("mrs %0, fpcr" : "=r"(v));
     return v;
 }
-static void write_fpcr(uint64_t v) { __asm__ volatile("msr fpcr, %0" : : "r"(v)); }
-
-uint64_t sk_fenv_control(void) { return read_fpcr(); }
+static void write_control(uint64_t v) { __asm__ volatile("msr fpcr, %0" : : "r"(v)); }
 
 int sk_fenv_control_flushes(uint64_t fpcr) { return (fpcr & (FPCR_FZ | FPCR_FZ16 | FPCR_FIZ | FPCR_AH)) != 0; }
 
-/* Nearest, gradual underflow, no trap enabled: every need met (FZ16 and AH
- * matter only to Quant, which repairs what they flush). */
-static int default_state(uint64_t fpcr) {
-    uint64_t watched = FPCR_FZ | FPCR_FIZ | (3u << FPCR_RM_SHIFT);
-    for (size_t i = 0; i < sizeof fpcr_traps / sizeof fpcr_traps[0]; ++i) watched |= fpcr_traps[i].bit;
-    return (fpcr & watched) == 0;
-}
-
-static void decode(uint64_t fpcr, sk_fenv_state *st) {
-    st->rounding = fpcr_rounding[(fpcr >> FPCR_RM_SHIFT) & 3u];
+static void decode_flush(uint64_t fpcr, sk_fenv_state *st) {
     st->flush_to_zero = (fpcr & FPCR_FZ) != 0;
     st->denormals_are_zero = (fpcr & (FPCR_FZ | FPCR_FIZ)) != 0;
+}
+/* FZ flushes inputs too: flushing results alone has no encoding (-1). */
+static int encode_flush(const sk_fenv_state *st, uint64_t *bits) {
+    *bits = st->flush_to_zero ? FPCR_FZ : st->denormals_are_zero ? FPCR_FIZ : 0; /* FIZ reads back only with FEAT_AFP */
+    return st->flush_to_zero && !st->denormals_are_zero ? -1 : 0;
+}
+#endif
+
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+uint64_t sk_fenv_control(void) { return read_control(); }
+
+static uint64_t trap_bits(void) {
+    uint64_t bits = 0;
+    for (size_t i = 0; i < sizeof traps / sizeof traps[0]; ++i) bits |= traps[i].bit;
+    return bits;
+}
+
+/* The state every thread starts in (nearest, gradual underflow, no trap
+ * enabled) meets every need. */
+static int default_state(uint64_t control) {
+    const uint64_t watched = FLUSH_BITS | (3u << RM_SHIFT) | trap_bits();
+    return (control & watched) == (TRAP_ENABLES ? 0 : trap_bits());
+}
+
+static void decode(uint64_t control, sk_fenv_state *st) {
+    st->rounding = roundings[(control >> RM_SHIFT) & 3u];
+    decode_flush(control, st);
     st->traps = 0;
-    for (size_t i = 0; i < sizeof fpcr_traps / sizeof fpcr_traps[0]; ++i)
-        if (fpcr & fpcr_traps[i].bit) st->traps |= fpcr_traps[i].trap;
+    for (size_t i = 0; i < sizeof traps / sizeof traps[0]; ++i)
+        if (((control & traps[i].bit) != 0) == TRAP_ENABLES) st->traps |= traps[i].trap;
 }
 
 static int set_state(const sk_fenv_state *st) {
-    if (st->flush_to_zero && !st->denormals_are_zero) return -1; /* FZ flushes inputs too */
-    uint64_t fpcr = read_fpcr() & ~(uint64_t)(FPCR_FZ | FPCR_FIZ | (3u << FPCR_RM_SHIFT));
+    uint64_t flush;
+    if (encode_flush(st, &flush) != 0) return -1;
+    uint64_t control = (read_control() & ~(uint64_t)(FLUSH_BITS | (3u << RM_SHIFT))) | flush;
     for (unsigned r = 0; r < 4; ++r)
-        if (fpcr_rounding[r] == st->rounding) fpcr |= (uint64_t)r << FPCR_RM_SHIFT;
-    if (st->flush_to_zero)
-        fpcr |= FPCR_FZ;
-    else if (st->denormals_are_zero)
-        fpcr |= FPCR_FIZ; /* read back as set only with FEAT_AFP */
-    for (size_t i = 0; i < sizeof fpcr_traps / sizeof fpcr_traps[0]; ++i) {
-        if (st->traps & fpcr_traps[i].trap)
-            fpcr |= fpcr_traps[i].bit;
+        if (roundings[r] == st->rounding) control |= (uint64_t)r << RM_SHIFT;
+    for (size_t i = 0; i < sizeof traps / sizeof traps[0]; ++i) {
+        if (((st->traps & traps[i].trap) != 0) == TRAP_ENABLES)
+            control |= traps[i].bit;
         else
-            fpcr &= ~fpcr_traps[i].bit;
+            control &= ~traps[i].bit;
     }
-    write_fpcr(fpcr);
+    write_control(control);
     return 0;
 }
 

@@ -78,7 +78,8 @@ typedef struct sk_kernel {
  *     SK_LEAF(ROUTE, variant, kind, symbol, block)
  * ROUTE names the route whose table holds the leaf (NEON, AVX512, AVX2,
  * SSE2, SCALAR), `variant` is the operation's table index, `kind` one of
- * span, strided, every_other, tile, periodic, runs, `symbol` the leaf's
+ * span, strided, every_other, tile, periodic, runs (or, for a reduction,
+ * fold and fold_periodic: sk_reducer's), `symbol` the leaf's
  * full name (a route that runs another's leaf names that leaf here), and
  * `block` its elements per vector block (1: element at a time).  A file
  * includes the registry with SK_LEAF defined as one of these: */
@@ -103,6 +104,8 @@ typedef struct sk_kernel {
 #define SK_LEAF_KIND_tile SK_LEAF_TILE
 #define SK_LEAF_KIND_periodic SK_LEAF_PERIODIC
 #define SK_LEAF_KIND_runs SK_LEAF_RUNS
+#define SK_LEAF_KIND_fold SK_LEAF_FOLD
+#define SK_LEAF_KIND_fold_periodic SK_LEAF_FOLD_PERIODIC
 
 /* How a walk's runs go (sk_walk.run_kind). */
 enum sk_run_kind {
@@ -162,7 +165,9 @@ void sk_walk_channels(const sk_walk *walk, const void *src, void *dst, const sk_
  * accumulator at position `at` (the run's channel; 0 per tensor);
  * `periodic` folds element j into position at + j (the channel axis is the
  * inner run).  `acc` is the reducer's own; the walk only passes it on. */
-typedef void (*sk_fold_fn)(void *acc, size_t at, const void *src, size_t n);
+typedef void sk_fold_leaf(void *acc, size_t at, const void *src, size_t n);
+typedef sk_fold_leaf sk_fold_periodic_leaf;
+typedef sk_fold_leaf *sk_fold_fn;
 typedef struct sk_reducer {
     sk_fold_fn fold;
     sk_fold_fn periodic;

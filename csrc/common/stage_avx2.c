@@ -1,14 +1,17 @@
 /* The AVX2 route's staging (stage.h; the avx512 route's too): the gather's
  * every-second-element blocks, transpose blocks two at a time, and line
  * copies that may stream, finished by the SSE2 blocks (stage_sse2.c) and
- * element moves.  Compiled for AVX2 per function; only the avx2 and avx512
- * routes, available where the CPU has AVX2, use it.  Elements move as bit
+ * element moves.  Compiled for the AVX2 route's features; only the avx2 and
+ * avx512 routes, available where the CPU has them, use it.  Elements move as bit
  * patterns, exactly as the SSE2 and element-by-element paths move them. */
 #include "stage.h"
+#include "stage_blocks.h"
 #include "kernel.h"
 #if SK_HAVE_AVX2
-#pragma GCC target("avx2")
+SK_TARGET_BEGIN(AVX2)
 #include <immintrin.h>
+#define STAGE_BITS 256
+#include "stage_x86.h"
 
 /* Two 128-bit loads into the halves of one register.  Large NumPy arrays
  * sit 16 bytes past a page, so whole 32-byte loads would split every other
@@ -58,86 +61,13 @@ static void gather(const char *src, ptrdiff_t step, char *dst, size_t n, size_t 
     sk_stage_gather_elements(src + (ptrdiff_t)k * step, step, dst + k * size, n - k, size);
 }
 
-/* Two adjacent (16/size)-square blocks at once: each 32-byte row load
- * holds a row of both, the in-lane unpacks of stage_sse2.c's transpose_block
- * transpose each 128-bit lane on its own, and the halves of register m are
- * destination rows bitreverse(m) of the first block and of the second.
- * Half the shuffles and loads of two SSE2 blocks. */
-static inline __attribute__((always_inline)) __m256i unpack_lo256(__m256i a, __m256i b, int width) {
-    return width == 8    ? _mm256_unpacklo_epi8(a, b)
-           : width == 16 ? _mm256_unpacklo_epi16(a, b)
-           : width == 32 ? _mm256_unpacklo_epi32(a, b)
-                         : _mm256_unpacklo_epi64(a, b);
-}
-static inline __attribute__((always_inline)) __m256i unpack_hi256(__m256i a, __m256i b, int width) {
-    return width == 8    ? _mm256_unpackhi_epi8(a, b)
-           : width == 16 ? _mm256_unpackhi_epi16(a, b)
-           : width == 32 ? _mm256_unpackhi_epi32(a, b)
-                         : _mm256_unpackhi_epi64(a, b);
-}
-
-static inline __attribute__((always_inline)) void transpose_pair(const char *src, ptrdiff_t src_pitch, char *dst,
-                                                                 ptrdiff_t dst_pitch, size_t size) {
-    enum { MAX = 16 };
-    const int n = (int)(16 / size);
-    __m256i v[MAX], t[MAX];
-#pragma GCC unroll 16
-    for (int r = 0; r < n; ++r) v[r] = _mm256_loadu_si256((const __m256i *)(const void *)(src + r * src_pitch));
-#pragma GCC unroll 4
-    for (int width = (int)size * 8; width < 128; width *= 2) {
-#pragma GCC unroll 8
-        for (int i = 0; i < n / 2; ++i) {
-            t[i] = unpack_lo256(v[2 * i], v[2 * i + 1], width);
-            t[i + n / 2] = unpack_hi256(v[2 * i], v[2 * i + 1], width);
-        }
-#pragma GCC unroll 16
-        for (int i = 0; i < n; ++i) v[i] = t[i];
-    }
-#pragma GCC unroll 16
-    for (int m = 0; m < n; ++m) {
-        const int c = n == 4   ? (m & 1) << 1 | m >> 1
-                      : n == 8 ? (m & 1) << 2 | (m & 2) | m >> 2
-                               : (m & 1) << 3 | (m & 2) << 1 | (m & 4) >> 1 | m >> 3;
-        _mm_storeu_si128((__m128i *)(void *)(dst + c * dst_pitch), _mm256_castsi256_si128(v[m]));
-        _mm_storeu_si128((__m128i *)(void *)(dst + (c + n) * dst_pitch), _mm256_extracti128_si256(v[m], 1));
-    }
-}
-
-static inline __attribute__((always_inline)) void transpose_pairs(const char *src, ptrdiff_t src_pitch, char *dst,
-                                                                  ptrdiff_t dst_pitch, size_t rows, size_t cols,
-                                                                  size_t size) {
-    const size_t b = 16 / size;
-    /* As stage_sse2.c: finish the farther-apart side's rows one group at a time. */
-    if (dst_pitch > src_pitch) {
-        for (size_t c = 0; c + 2 * b <= cols; c += 2 * b)
-            for (size_t r = 0; r + b <= rows; r += b)
-                transpose_pair(src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * size), src_pitch,
-                               dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * size), dst_pitch, size);
-    } else {
-        for (size_t r = 0; r + b <= rows; r += b)
-            for (size_t c = 0; c + 2 * b <= cols; c += 2 * b)
-                transpose_pair(src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * size), src_pitch,
-                               dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * size), dst_pitch, size);
-    }
-}
-
-/* Pairs of blocks, then the SSE2 blocks for a last odd column group, then
- * element moves for the rest. */
+/* Blocks two at a time, side by side (stage_x86.h), then the SSE2 blocks
+ * for a last odd column group, then element moves for the rest. */
 static void transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t rows, size_t cols,
                       size_t size) {
     size_t c_begin = 0;
     if (rows >= 16 / size) {
-        switch (size) {
-        case 1:
-            transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 1);
-            break;
-        case 2:
-            transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 2);
-            break;
-        default:
-            transpose_pairs(src, src_pitch, dst, dst_pitch, rows, cols, 4);
-            break;
-        }
+        sk_stage_blocks(src, src_pitch, dst, dst_pitch, rows, cols, size, 0, 2, stage_transpose_block);
         c_begin = cols / (32 / size) * (32 / size);
     }
     const size_t b = sk_stage_transpose_blocks_sse2(src, src_pitch, dst, dst_pitch, rows, cols, size, c_begin);
@@ -191,4 +121,5 @@ static void copy_lines(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_
 static void fence(void) { _mm_sfence(); }
 
 const sk_stage sk_stage_avx2 = {gather, sk_stage_scatter_elements, transpose, copy_lines, fence, 1};
+SK_TARGET_END
 #endif

@@ -6,6 +6,7 @@
  * hardware here could show non-temporal pair stores (STNP) paying for
  * themselves (docs/PERF.md). */
 #include "stage.h"
+#include "stage_blocks.h"
 #include "kernel.h"
 #if SK_HAVE_NEON
 #include "neon.h"
@@ -52,39 +53,9 @@ static inline __attribute__((always_inline)) void transpose_block(const char *sr
     for (int c = 0; c < n; ++c, dst += dst_pitch) vst1q_u8((uint8_t *)(void *)dst, v[c]);
 }
 
-static inline __attribute__((always_inline)) void transpose_blocks(const char *src, ptrdiff_t src_pitch, char *dst,
-                                                                   ptrdiff_t dst_pitch, size_t rows, size_t cols,
-                                                                   size_t size) {
-    const size_t b = 16 / size;
-    /* Finish the rows of whichever side is farther apart (the tensor, not
-     * the scratch) one group at a time, so that each of its cache lines is
-     * completed while it is in L1. */
-    if (dst_pitch > src_pitch) {
-        for (size_t c = 0; c + b <= cols; c += b)
-            for (size_t r = 0; r + b <= rows; r += b)
-                transpose_block(src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * size), src_pitch,
-                                dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * size), dst_pitch, size);
-    } else {
-        for (size_t r = 0; r + b <= rows; r += b)
-            for (size_t c = 0; c + b <= cols; c += b)
-                transpose_block(src + (ptrdiff_t)r * src_pitch + (ptrdiff_t)(c * size), src_pitch,
-                                dst + (ptrdiff_t)c * dst_pitch + (ptrdiff_t)(r * size), dst_pitch, size);
-    }
-}
-
 static void transpose(const char *src, ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch, size_t rows, size_t cols,
                       size_t size) {
-    switch (size) {
-    case 1:
-        transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 1);
-        break;
-    case 2:
-        transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 2);
-        break;
-    default:
-        transpose_blocks(src, src_pitch, dst, dst_pitch, rows, cols, 4);
-        break;
-    }
+    sk_stage_blocks(src, src_pitch, dst, dst_pitch, rows, cols, size, 0, 1, transpose_block);
     const size_t b = 16 / size;
     sk_stage_transpose_rest(src, src_pitch, dst, dst_pitch, rows, cols, size, rows / b * b, cols / b * b);
 }

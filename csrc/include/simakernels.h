@@ -93,7 +93,8 @@ enum sk_leaf_kind {
     SK_LEAF_TILE = 3,
     SK_LEAF_PERIODIC = 4,
     SK_LEAF_RUNS = 5,
-    SK_LEAF_FOLD = 6
+    SK_LEAF_FOLD = 6,
+    SK_LEAF_FOLD_PERIODIC = 7
 };
 typedef struct sk_leaf_info {
     int32_t operation; /* enum sk_operation */
@@ -484,11 +485,11 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
 uint64_t sk_range_space(int input, const sk_layout *layout, int channel_axis);
 int sk_range_execute(int input, int route, const sk_layout *layout, int channel_axis, const void *src, uint64_t src_len,
                      void *space, uint64_t space_bytes, int64_t *least, int64_t *greatest);
-/* Test support: elements per main-loop iteration of a route's range leaf
- * (which 0), per block checked for non-finite values before it is folded
- * (which 1; a block that has one is folded again without them), per
- * iteration of the per-channel (periodic) leaf (which 2); 0: no such leaf. */
-int sk_range_block(int route, int input, int which);
+/* Elements per block a vector route's range leaf folds before it checks the
+ * block for non-finite values (a block that has one is folded again without
+ * them); the registry gives each leaf's elements per iteration (the scalar
+ * route's, 1, checks every element). */
+enum { SK_RANGE_CHECK = 512 };
 
 /* ---- EV74 host codec ---------------------------------------------------- */
 /* The 224-byte little-endian descriptor of simaai_kernels_ev74_quant_v1.

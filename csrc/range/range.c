@@ -4,68 +4,23 @@
 #include <string.h>
 #include "range.h"
 
-typedef struct range_kernel {
-    sk_reducer reducer;
-    int32_t block;    /* elements per main-loop iteration of `fold` */
-    int32_t check;    /* elements per checked block (0: every element masked) */
-    int32_t periodic; /* elements per iteration of `periodic` */
-} range_kernel;
-
-/* [route][input] (enum sk_quant_input). */
-static const range_kernel range_kernels[SK_ROUTE_COUNT][3] = {
-#if SK_HAVE_NEON
-    [SK_ROUTE_NEON] =
-        {
-            [SK_QUANT_F32] = {{sk_range_f32__neon, sk_range_f32_periodic__neon}, 16, SK_RANGE_CHECK, SK_RANGE_LANES},
-            [SK_QUANT_BF16] = {{sk_range_b16__neon, sk_range_b16_periodic__neon}, 32, SK_RANGE_CHECK, SK_RANGE_LANES},
-            [SK_QUANT_F16] = {{sk_range_f16__neon, sk_range_f16_periodic__neon}, 32, SK_RANGE_CHECK, SK_RANGE_LANES},
-        },
-#endif
-#if SK_HAVE_AVX512
-    [SK_ROUTE_AVX512] =
-        {
-            [SK_QUANT_F32] =
-                {{sk_range_f32__avx512, sk_range_f32_periodic__avx512}, 64, SK_RANGE_CHECK, SK_RANGE_LANES},
-            [SK_QUANT_BF16] =
-                {{sk_range_b16__avx512, sk_range_b16_periodic__avx512}, 128, SK_RANGE_CHECK, SK_RANGE_LANES},
-            [SK_QUANT_F16] =
-                {{sk_range_f16__avx512, sk_range_f16_periodic__avx512}, 128, SK_RANGE_CHECK, SK_RANGE_LANES},
-        },
-#endif
-#if SK_HAVE_AVX2
-    [SK_ROUTE_AVX2] =
-        {
-            [SK_QUANT_F32] = {{sk_range_f32__avx2, sk_range_f32_periodic__avx2}, 32, SK_RANGE_CHECK, SK_RANGE_LANES},
-            [SK_QUANT_BF16] = {{sk_range_b16__avx2, sk_range_b16_periodic__avx2}, 64, SK_RANGE_CHECK, SK_RANGE_LANES},
-            [SK_QUANT_F16] = {{sk_range_f16__avx2, sk_range_f16_periodic__avx2}, 64, SK_RANGE_CHECK, SK_RANGE_LANES},
-        },
-#endif
-#if SK_HAVE_SSE2
-    [SK_ROUTE_SSE2] =
-        {
-            [SK_QUANT_F32] = {{sk_range_f32__sse2, sk_range_f32_periodic__sse2}, SK_RANGE_LANES, 0, SK_RANGE_LANES},
-            [SK_QUANT_BF16] = {{sk_range_b16__sse2, sk_range_b16_periodic__sse2}, SK_RANGE_LANES, 0, SK_RANGE_LANES},
-            [SK_QUANT_F16] = {{sk_range_f16__sse2, sk_range_f16_periodic__sse2}, SK_RANGE_LANES, 0, SK_RANGE_LANES},
-        },
-#endif
-    [SK_ROUTE_SCALAR] =
-        {
-            [SK_QUANT_F32] = {{sk_range_f32__scalar, sk_range_f32_periodic__scalar}, 1, 0, 1},
-            [SK_QUANT_BF16] = {{sk_range_b16__scalar, sk_range_b16_periodic__scalar}, 1, 0, 1},
-            [SK_QUANT_F16] = {{sk_range_f16__scalar, sk_range_f16_periodic__scalar}, 1, 0, 1},
-        },
+/* [route][input] (enum sk_quant_input), from the registry. */
+#define RANGE_ENTRY(route, variant, kind, symbol, block) [SK_ROUTE_##route][variant].RANGE_FIELD_##kind = symbol,
+#define RANGE_FIELD_fold fold
+#define RANGE_FIELD_fold_periodic periodic
+static const sk_reducer range_kernels[SK_ROUTE_COUNT][3] = {
+#define SK_LEAF RANGE_ENTRY
+#include "range_kernels.inc"
+#undef SK_LEAF
 };
 
 static int input_size(int input) {
     return input == SK_QUANT_F32 ? 4 : input == SK_QUANT_BF16 || input == SK_QUANT_F16 ? 2 : 0;
 }
 
-int sk_range_block(int route, int input, int which) {
-    if (route < 0 || route >= SK_ROUTE_COUNT || !sk_route_compiled(route) || !input_size(input)) return 0;
-    const range_kernel *k = &range_kernels[route][input];
-    if (!k->reducer.fold) return 0;
-    return which == 0 ? k->block : which == 1 ? k->check : which == 2 ? k->periodic : 0;
-}
+/* Where each input format's infinity starts (the accumulators carry it). */
+static const uint32_t input_inf[3] = {
+    [SK_QUANT_F32] = SK_RANGE_INF_F32, [SK_QUANT_BF16] = SK_RANGE_INF_BF16, [SK_QUANT_F16] = SK_RANGE_INF_F16};
 
 /* Channels of a layout (1 per tensor), or -1 for arguments out of contract. */
 static int64_t channels_of(const sk_layout *layout, int channel_axis) {
@@ -87,11 +42,14 @@ uint64_t sk_range_space(int input, const sk_layout *layout, int channel_axis) {
     return 2 * half_space(input, channels);
 }
 
-/* The checks every entry makes of the layout and the input binding; fills
- * `port` (the layout as the walk takes it) and its `span`. */
-static int range_check(int input, const sk_layout *layout, const void *src, uint64_t src_len, sk_layout *port,
-                       uint64_t *span) {
+/* The checks every entry makes, in its order: the codes, the layout and the
+ * input binding.  Fills `channels`, `port` (the layout as the walk takes
+ * it) and its `span`. */
+static int range_check(int input, int route, const sk_layout *layout, int channel_axis, const void *src,
+                       uint64_t src_len, int64_t *channels, sk_layout *port, uint64_t *span) {
     const int size = input_size(input);
+    *channels = channels_of(layout, channel_axis);
+    if (!size || *channels < 0 || !sk_route_usable(route)) return SK_INVALID_OPERATION;
     *port = *layout;
     port->port = 0;
     port->domain = SK_DOMAIN_HOST;
@@ -112,6 +70,7 @@ static int range_accumulate(int input, int route, const sk_layout *port, uint64_
     const size_t bytes = (size_t)channels * (size_t)size;
     acc->smax = words;
     acc->umax = words + half;
+    acc->inf = input_inf[input];
     memset(acc->smax, 0, bytes); /* 0: the range always holds 0, and 0 is what non-finite elements count as */
     memset(acc->umax, 0, bytes);
     if (span > 0) { /* nonempty */
@@ -121,7 +80,7 @@ static int range_accumulate(int input, int route, const sk_layout *port, uint64_
         const int prepared =
             sk_walk_prepare(port->rank, extent, port->stride, port->stride, size, size, channel_axis, &walk);
         if (prepared != SK_OK) return prepared;
-        sk_walk_reduce(&walk, src, &range_kernels[route][input].reducer, route, acc);
+        sk_walk_reduce(&walk, src, &range_kernels[route][input], route, acc);
     }
     return SK_OK;
 }
@@ -147,14 +106,11 @@ static void range_keys(int size, const sk_range_acc *acc, int64_t first, int64_t
 
 int sk_range_execute(int input, int route, const sk_layout *layout, int channel_axis, const void *src, uint64_t src_len,
                      void *space, uint64_t space_bytes, int64_t *least, int64_t *greatest) {
-    const int size = input_size(input);
-    const int64_t channels = channels_of(layout, channel_axis);
-    if (!size || channels < 0 || !sk_route_usable(route)) return SK_INVALID_OPERATION;
+    int64_t channels;
     sk_layout port;
     uint64_t span;
-    const int checked = range_check(input, layout, src, src_len, &port, &span);
-    if (checked != SK_OK) return checked;
-    if (channels == 0) return SK_OK; /* no channel: no key to write */
+    const int checked = range_check(input, route, layout, channel_axis, src, src_len, &channels, &port, &span);
+    if (checked != SK_OK || channels == 0) return checked; /* no channel: no key to write */
     if (!least || !greatest) return SK_INVALID_OPERATION;
     const uint64_t half = channel_axis < 0 ? 64 : half_space(input, channels);
     if (channel_axis >= 0 && (!space || space_bytes < 2 * half || (uintptr_t)space % 64)) return SK_INVALID_OPERATION;
@@ -163,7 +119,7 @@ int sk_range_execute(int input, int route, const sk_layout *layout, int channel_
     const int status = range_accumulate(input, route, &port, span, channel_axis, src, channels,
                                         channel_axis < 0 ? local : space, half, &acc);
     if (status != SK_OK) return status;
-    range_keys(size, &acc, 0, channels, least, greatest);
+    range_keys(input_size(input), &acc, 0, channels, least, greatest);
     return SK_OK;
 }
 
@@ -180,14 +136,11 @@ uint64_t sk_qparams_space(int input, const sk_layout *layout, int channel_axis) 
 int sk_qparams_choose(int input, int route, int symmetric, const sk_layout *layout, int channel_axis, const void *src,
                       uint64_t src_len, void *space, uint64_t space_bytes, void *scale, void *zero_point,
                       void *multiplier) {
-    const int size = input_size(input);
-    const int64_t channels = channels_of(layout, channel_axis);
-    if (!size || channels < 0 || !sk_route_usable(route)) return SK_INVALID_OPERATION;
+    int64_t channels;
     sk_layout port;
     uint64_t span;
-    const int checked = range_check(input, layout, src, src_len, &port, &span);
-    if (checked != SK_OK) return checked;
-    if (channels == 0) return SK_OK; /* no channel: no parameters to write */
+    const int checked = range_check(input, route, layout, channel_axis, src, src_len, &channels, &port, &span);
+    if (checked != SK_OK || channels == 0) return checked; /* no channel: no parameters to write */
     if (!scale || !zero_point || !multiplier) return SK_INVALID_OPERATION;
     const uint64_t half = channel_axis < 0 ? 64 : half_space(input, channels);
     _Alignas(64) char local[2 * QPARAMS_LOCAL];
@@ -203,7 +156,7 @@ int sk_qparams_choose(int input, int route, int symmetric, const sk_layout *layo
     int64_t least[QPARAMS_CHUNK], greatest[QPARAMS_CHUNK];
     for (int64_t c = 0; c < channels; c += QPARAMS_CHUNK) {
         const int64_t k = channels - c < QPARAMS_CHUNK ? channels - c : QPARAMS_CHUNK;
-        range_keys(size, &acc, c, k, least, greatest);
+        range_keys(input_size(input), &acc, c, k, least, greatest);
         const int ruled = sk_qparams_rule(input, symmetric, least, greatest, (uint64_t)k, (uint32_t *)scale + c,
                                           (int32_t *)zero_point + c, (uint32_t *)multiplier + c);
         if (ruled != SK_OK) return ruled; /* unreachable: the keys of finite values are in range */

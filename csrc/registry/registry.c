@@ -4,6 +4,7 @@
 #include "../cast/cast.h"
 #include "../quant/quant.h"
 #include "../dequant/dequant.h"
+#include "../range/range.h"
 
 static const sk_leaf_info leaves[] = {
 #define SK_LEAF SK_LEAF_INFO
@@ -15,6 +16,9 @@ static const sk_leaf_info leaves[] = {
 #undef SK_LEAF_OPERATION
 #define SK_LEAF_OPERATION SK_OP_DEQUANT
 #include "../dequant/dequant_kernels.inc"
+#undef SK_LEAF_OPERATION
+#define SK_LEAF_OPERATION SK_OP_RANGE
+#include "../range/range_kernels.inc"
 #undef SK_LEAF_OPERATION
 #undef SK_LEAF
 };

@@ -10,7 +10,7 @@ from typing import Iterator, Optional, Tuple
 import ml_dtypes
 import numpy as np
 
-from simakernels import qparams
+from simakernels import _registry, qparams
 from simakernels._ffi import lib
 from support.helpers import ROUTE_IDS, ROUTES
 
@@ -67,9 +67,12 @@ def check(x: np.ndarray, axis: Optional[int], route: str) -> None:
 
 
 def blocks(route: str, name: str) -> Tuple[int, int, int]:
-    """(fold iteration, checked block, periodic iteration) in elements."""
-    kind = FORMATS[name][4]
-    return tuple(lib.sk_range_block(ROUTE_IDS[route], kind, which) for which in range(3))  # type: ignore[return-value]
+    """(fold iteration, checked block, periodic iteration) in elements, from
+    the registry: every vector fold checks blocks of SK_RANGE_CHECK."""
+    found = [_registry.find(lib.SK_OP_RANGE, ROUTE_IDS[route], FORMATS[name][4], kind)
+             for kind in (lib.SK_LEAF_FOLD, lib.SK_LEAF_FOLD_PERIODIC)]
+    fold, periodic = (leaf.block if leaf else 0 for leaf in found)
+    return fold, lib.SK_RANGE_CHECK if fold > 1 else 0, periodic
 
 
 def edges(route: str, name: str) -> Tuple[int, ...]:
