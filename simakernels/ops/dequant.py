@@ -8,16 +8,13 @@ nearest-even, never fused); BF16 output narrows ``r`` nearest-even.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Tuple, Union
-
-import numpy as np
+from typing import Any, ClassVar, Tuple, Union
 
 from ..fenv import in_default_state
 from .. import _binary32
-from ..admission import admit_elementwise
-from ..core import DType, Error, ErrorCode, type_name
-from ._base import (RequestBase, SharedPlan, binary32_vector, check_affine_params, check_axis_params,
-                    describe_vector, integer_vector)
+from ..core import DType, Error
+from ._base import (RequestBase, SharedPlan, admit, check_affine_params, check_axis_params, describe_vector,
+                    store_value, store_vector)
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 OUTPUTS = (DType.FLOAT32, DType.BFLOAT16)
@@ -36,13 +33,7 @@ class Params:
     scale_bits: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        # A value that is not a real number is kept as given (bits 0), for
-        # admission to refuse with a message naming it.
-        real = _binary32.is_real(self.scale)
-        object.__setattr__(self, "scale_bits", _binary32.bits_of(self.scale) if real else 0)
-        if real:
-            object.__setattr__(self, "scale", _binary32.from_bits(self.scale_bits))
-        object.__setattr__(self, "zero_point", _binary32.as_int(self.zero_point))
+        store_value(self, "scale", "scale_bits")
 
     @classmethod
     def from_bits(cls, scale_bits: int, zero_point: int = 0) -> "Params":
@@ -68,13 +59,10 @@ class AxisParams:
     scales: Any
     zero_points: Any = 0
     scale_bits: Any = field(init=False, repr=False)
+    VALUES: ClassVar[str] = "scales"
 
     def __post_init__(self) -> None:
-        bits = binary32_vector(self.scales)
-        object.__setattr__(self, "scale_bits", bits)
-        if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
-            object.__setattr__(self, "scales", bits.view(np.float32))
-        object.__setattr__(self, "zero_points", integer_vector(self.zero_points))
+        store_vector(self, "scales", "scale_bits")
 
     def __repr__(self) -> str:
         return (f"dequant.AxisParams(axis={self.axis!r}, scales={describe_vector(self.scale_bits)}, "
@@ -107,21 +95,5 @@ def check_params(params: Any, shape: Tuple[int, ...] = ()) -> Union[Error, None]
 @in_default_state
 def check_inference(request: Request) -> Union[Plan, Error]:
     """Admits a dequant request: returns a shared :class:`Plan` or an Error."""
-    if not isinstance(request, Request):
-        return Error(
-            ErrorCode.INVALID_OPERATION,
-            f"dequant.check_inference takes a dequant.Request, got {type_name(request)}",
-        )
-    admitted = admit_elementwise(
-        "dequant",
-        request.inputs,
-        request.outputs,
-        lambda src, dst: src is DType.INT8 and dst in OUTPUTS,
-        "INT8 -> FLOAT32, INT8 -> BFLOAT16",
-    )
-    if isinstance(admitted, Error):
-        return admitted
-    error = check_params(request.params, admitted.shape)
-    if error is not None:
-        return error
-    return Plan(request, admitted)
+    return admit("dequant", request, Request, Plan, lambda src, dst: src is DType.INT8 and dst in OUTPUTS,
+                 "INT8 -> FLOAT32, INT8 -> BFLOAT16", check_params)

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Tuple, Union
-
-import numpy as np
+from typing import Any, ClassVar, Tuple, Union
 
 from ..fenv import in_default_state
 from .. import _binary32
 from .._ffi import lib
-from ..admission import admit_elementwise
-from ..core import DType, Error, ErrorCode, describe, type_name
-from ._base import (RequestBase, SharedPlan, binary32_vector, check_affine_params, check_axis_params,
-                    describe_vector, integer_vector)
+from ..core import DType, Error, describe
+from ._base import (RequestBase, SharedPlan, admit, check_affine_params, check_axis_params, describe_vector,
+                    store_value, store_vector)
 
 INPUTS = (DType.FLOAT32, DType.BFLOAT16, DType.FLOAT16)
 
@@ -62,13 +59,7 @@ class Params:
     multiplier_bits: int = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        # A value that is not a real number is kept as given (bits 0), for
-        # admission to refuse with a message naming it.
-        real = _binary32.is_real(self.multiplier)
-        object.__setattr__(self, "multiplier_bits", _binary32.bits_of(self.multiplier) if real else 0)
-        if real:
-            object.__setattr__(self, "multiplier", _binary32.from_bits(self.multiplier_bits))
-        object.__setattr__(self, "zero_point", _binary32.as_int(self.zero_point))
+        store_value(self, "multiplier", "multiplier_bits")
         object.__setattr__(self, "rounding", Rounding.parse(self.rounding))
 
     @classmethod
@@ -98,13 +89,10 @@ class AxisParams:
     zero_points: Any = 0
     rounding: Rounding = Rounding.NEAREST_EVEN
     multiplier_bits: Any = field(init=False, repr=False)
+    VALUES: ClassVar[str] = "multipliers"
 
     def __post_init__(self) -> None:
-        bits = binary32_vector(self.multipliers)
-        object.__setattr__(self, "multiplier_bits", bits)
-        if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
-            object.__setattr__(self, "multipliers", bits.view(np.float32))
-        object.__setattr__(self, "zero_points", integer_vector(self.zero_points))
+        store_vector(self, "multipliers", "multiplier_bits")
         object.__setattr__(self, "rounding", Rounding.parse(self.rounding))
 
     def __repr__(self) -> str:
@@ -138,21 +126,5 @@ def check_params(params: Any, shape: Tuple[int, ...] = ()) -> Union[Error, None]
 @in_default_state
 def check_inference(request: Request) -> Union[Plan, Error]:
     """Admits a quant request: returns a shared :class:`Plan` or an Error."""
-    if not isinstance(request, Request):
-        return Error(
-            ErrorCode.INVALID_OPERATION,
-            f"quant.check_inference takes a quant.Request, got {type_name(request)}",
-        )
-    admitted = admit_elementwise(
-        "quant",
-        request.inputs,
-        request.outputs,
-        lambda src, dst: src in INPUTS and dst is DType.INT8,
-        "FLOAT32 -> INT8, BFLOAT16 -> INT8, FLOAT16 -> INT8",
-    )
-    if isinstance(admitted, Error):
-        return admitted
-    error = check_params(request.params, admitted.shape)
-    if error is not None:
-        return error
-    return Plan(request, admitted)
+    return admit("quant", request, Request, Plan, lambda src, dst: src in INPUTS and dst is DType.INT8,
+                 "FLOAT32 -> INT8, BFLOAT16 -> INT8, FLOAT16 -> INT8", check_params)

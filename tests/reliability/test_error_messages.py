@@ -156,7 +156,7 @@ def unpickled_without_its_route():
     """The Error of loading a pickled scalar-route plan where no route is available."""
     request = sk.ops.quant.Request([spec((2,), F32)], [spec((2,), I8)], sk.ops.quant.Params(1.0))
     data = pickle.dumps(sk.a65.quant.check_inference(request, route="scalar"))
-    with mock.patch.object(sk.a65._routes, "_AVAILABLE", {}):
+    with mock.patch.object(sk._routes, "_AVAILABLE", {}):
         return raised(lambda: pickle.loads(data))()
 
 
@@ -278,7 +278,7 @@ ADM, BUF = "simakernels/admission.py", "simakernels/buffers.py"
 RUL, STO = "simakernels/_rules.py", "simakernels/storage.py"
 QP, OPB = "simakernels/qparams.py", "simakernels/ops/_base.py"
 ARR, SPL = "simakernels/arrays.py", "simakernels/_split.py"
-BACK, ROUTES_PY = "simakernels/a65/_backend.py", "simakernels/a65/_routes.py"
+BACK, ROUTES_PY = "simakernels/a65/_backend.py", "simakernels/_routes.py"
 EVQ, EVD, HUR = "simakernels/ev74/quant.py", "simakernels/ev74/device.py", "simakernels/formats/hurray.py"
 OCL = "simakernels/ev74/opencl.py"
 DSK, DLP = "simakernels/dask.py", "simakernels/dlpack.py"
