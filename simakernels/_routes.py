@@ -43,10 +43,8 @@ def forced_route() -> Optional[str]:
     return os.environ.get(FORCE_ROUTE_ENV) or None
 
 
-# The variable's raw value, for plan caches to key by: a change takes effect
-# at the next call.  os.environ.get costs more than a small call; on POSIX its
-# backing dict (bytes keys, kept current by os.environ assignments) is a
-# plain lookup.
+# The variable's raw value, for plan caches to key by (a change takes effect at
+# the next call): os.environ's backing dict, kept current by its assignments.
 _ENV_DATA = getattr(os.environ, "_data", None)
 if isinstance(_ENV_DATA, dict):
     forced_route_key: Callable[[], Any] = functools.partial(_ENV_DATA.get, os.fsencode(FORCE_ROUTE_ENV))

@@ -185,7 +185,7 @@ def _param_key(p: Any) -> Any:
     if isinstance(p, np.generic):
         try:
             # (NumPy's stubs declare a scalar's buffer for Python 3.12+ only.)
-            return kind, memoryview(p).tobytes()  # type: ignore[arg-type]  # a third of tobytes()'s cost
+            return kind, memoryview(p).tobytes()  # type: ignore[arg-type]  # cheaper than p.tobytes()
         except TypeError:
             return kind, p.tobytes()
     return kind, p
@@ -211,12 +211,15 @@ def _lookup(key: Any, x: np.ndarray, dtype: Any, out: Optional[np.ndarray]) -> T
 _empty = np.empty
 
 
-def _execute(plan: Any, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+def _execute(plan: Any, x: np.ndarray, out: np.ndarray, workers: Any = _ONE_WORKER) -> np.ndarray:
     """Runs ``plan`` (or raises the Error admission gave) on x and out, arrays
     of its layout: one native call, which checks the bindings.  The plan
     says how an array is bound: C-contiguous ports as their buffers, others
     by their first element and the span the plan accesses.  A refused call
-    goes to the backend's Python checks, which name the fault."""
+    goes to the backend's Python checks, which name the fault.  Any other
+    ``workers`` than the default object goes to :func:`_split_run`."""
+    if workers is not _ONE_WORKER:
+        return _split_run(plan, x, out, workers)
     if type(plan) is Error:
         raise KernelError(plan)
     try:
@@ -251,7 +254,7 @@ def _split_run(plan: Any, x: np.ndarray, out: np.ndarray, workers: Any) -> np.nd
     its rows made from ``plan``; one slab, or an error, runs as usual."""
     threads = _split.thread_count(_split.check_workers(workers), x.shape)
     if isinstance(plan, Error) or threads == 1:
-        return _execute(plan, x, out)
+        return _execute(plan, x, out, _ONE_WORKER)
     return _split.run(plan, x, out, threads, _execute)
 
 
@@ -317,9 +320,7 @@ def cast(x: InArray, dtype: Optional[DTypeSpec] = None, *, out: Optional[OutArra
     if plan is None:
         request = ops_cast.Request([_spec(x, "input 0")], [_spec(out, "output 0")])
         plan = _remember(key, a65.cast.check_inference(request))
-    if workers is not _ONE_WORKER:  # anything else is checked by _split_run
-        return _split_run(plan, x, out, workers)
-    return _execute(plan, x, out)
+    return _execute(plan, x, out, workers)
 
 
 def dequantize(
@@ -400,9 +401,7 @@ def dequantize(
         request = ops_dequant.Request([_spec(x, "input 0")], [_spec(out, "output 0")],
                                       ops_dequant.Params(scale, typing.cast(int, zero_point)))  # admission checks it
         plan = _remember(key, a65.dequant.check_inference(request))
-    if workers is not _ONE_WORKER:  # anything else is checked by _split_run
-        return _split_run(plan, x, out, workers)
-    return _execute(plan, x, out)
+    return _execute(plan, x, out, workers)
 
 
 def quantize(
@@ -494,9 +493,7 @@ def quantize(
     plan, out = _lookup(key, x, DType.INT8, out)
     if plan is None:
         plan = _remember(key, _quant_plan(x, out, multiplier, zero_point, rounding))
-    if workers is not _ONE_WORKER:  # anything else is checked by _split_run
-        return _split_run(plan, x, out, workers)
-    return _execute(plan, x, out)
+    return _execute(plan, x, out, workers)
 
 
 def _unpack(qp: QParams, value: str, zero_point: Any, axis: Any) -> Tuple[Any, Any, Any]:
@@ -546,9 +543,7 @@ def _dequantize_axis(x: np.ndarray, scale: Any, zero_point: Any, axis: Any, dtyp
         return a65.dequant.check_inference(request)
 
     plan = _plan(key, build)
-    if workers is not _ONE_WORKER:
-        return _split_run(plan, x, out, workers)
-    return _execute(plan, x, out)
+    return _execute(plan, x, out, workers)
 
 
 def _quantize_axis(x: np.ndarray, multiplier: Any, zero_point: Any, axis: Any, rounding: Any,
@@ -566,6 +561,4 @@ def _quantize_axis(x: np.ndarray, multiplier: Any, zero_point: Any, axis: Any, r
         return a65.quant.check_inference(request)
 
     plan = _plan(key, build)
-    if workers is not _ONE_WORKER:
-        return _split_run(plan, x, out, workers)
-    return _execute(plan, x, out)
+    return _execute(plan, x, out, workers)

@@ -186,6 +186,19 @@ def slab(plan: _PlanT, start: int, stop: int) -> _PlanT:
 UNUSED_VALUE_BITS = 0x3F800000
 
 
+def fill_params(native: Any, shared: SharedPlan, space_bytes: Callable[[Any], int]) -> Any:
+    """Dequant's and Quant's parameters into ``native`` (its field for the
+    value's bits is named as the Params' ``BITS``): per tensor the bits and
+    the zero point, per axis :func:`fill_axis`, whose workspace is returned."""
+    params = shared.params
+    if hasattr(params, "VALUES"):
+        setattr(native, params.BITS, UNUSED_VALUE_BITS)
+        return fill_axis(native, shared, getattr(params, params.BITS), params.zero_points, space_bytes)
+    setattr(native, params.BITS, getattr(params, params.BITS))
+    native.zero_point = params.zero_point
+    return None
+
+
 def fill_axis(native: Any, shared: SharedPlan, bits: Any, zero_points: Any, space_bytes: Callable[[Any], int]) -> Any:
     """Per-axis parameters into ``native.axis`` before the native prepare:
     the normalized channel axis, each channel's value bits and zero point,

@@ -31,17 +31,9 @@ class Plan(_backend.BackendPlan):
 
 
 def _fill(native: Any, shared: ops_dequant.Plan) -> Any:
-    params = shared.params
     native.output = _OUTPUT[shared.admitted.outputs[0].dtype]
-    workspace = None
-    if isinstance(params, ops_dequant.AxisParams):
-        native.scale_bits = _backend.UNUSED_VALUE_BITS
-        workspace = _backend.fill_axis(native, shared, params.scale_bits, params.zero_points,
-                                       lib.sk_dequant_axis_space)
-    else:
-        native.scale_bits = params.scale_bits
-        native.zero_point = params.zero_point
-    return workspace  # _backend then chooses the arithmetic form(s) from integers and bits
+    # _backend then chooses the arithmetic form(s) from integers and bits
+    return _backend.fill_params(native, shared, lib.sk_dequant_axis_space)
 
 
 prepare, check_inference, execute = _backend.entry_points(

@@ -12,24 +12,16 @@ from . import _backend
 
 _INPUT = {DType.FLOAT32: lib.SK_QUANT_F32, DType.BFLOAT16: lib.SK_QUANT_BF16, DType.FLOAT16: lib.SK_QUANT_F16}
 
+
 @dataclass(frozen=True, eq=False)
 class Plan(_backend.BackendPlan):
     shared: ops_quant.Plan
 
 
 def _fill(native: Any, shared: ops_quant.Plan) -> Any:
-    params = shared.params
     native.input = _INPUT[shared.admitted.inputs[0].dtype]
-    native.rounding = params.rounding.value
-    workspace = None
-    if isinstance(params, ops_quant.AxisParams):
-        native.multiplier_bits = _backend.UNUSED_VALUE_BITS
-        workspace = _backend.fill_axis(native, shared, params.multiplier_bits, params.zero_points,
-                                       lib.sk_quant_axis_space)
-    else:
-        native.multiplier_bits = params.multiplier_bits
-        native.zero_point = params.zero_point
-    return workspace  # _backend then prepares it natively
+    native.rounding = shared.params.rounding.value
+    return _backend.fill_params(native, shared, lib.sk_quant_axis_space)  # _backend then prepares it natively
 
 
 prepare, check_inference, execute = _backend.entry_points(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence, Tuple, Type, TypeVar, Union
+from typing import Any, Callable, ClassVar, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 import numpy as np
 
@@ -107,17 +107,53 @@ def _readmit(module: str, request: Any) -> SharedPlan:
     return plan
 
 
-def store_value(params: Any, value_name: str, bits_name: str) -> None:
+class AffineParams:
+    """What Dequant's and Quant's per-tensor ``Params`` share: the value
+    (scale or multiplier) in the field ``VALUE`` names, its binary32 bits in
+    ``BITS``, and a zero point."""
+
+    VALUE: ClassVar[str]
+    BITS: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        store_value(self)
+
+
+class AffineAxisParams:
+    """What Dequant's and Quant's ``AxisParams`` share: the values in the
+    field ``VALUES`` names, their binary32 bits in ``BITS``, zero points."""
+
+    VALUES: ClassVar[str]
+    BITS: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        store_vector(self)
+
+
+def store_value(params: Any) -> None:
     """A per-tensor Params' ``__post_init__``: the value (scale or
-    multiplier) stored as binary32 with its bits, the zero point as an int.
-    A value that is not a real number is kept as given (bits 0), for
-    admission to refuse with a message naming it."""
+    multiplier, the field ``VALUE`` names) stored as binary32 with its bits
+    (``BITS``), the zero point as an int.  A value that is not a real number
+    is kept as given (bits 0), for admission to refuse with a message naming it."""
+    value_name, bits_name = params.VALUE, params.BITS
     value = getattr(params, value_name)
     real = _binary32.is_real(value)
     object.__setattr__(params, bits_name, _binary32.bits_of(value) if real else 0)
     if real:
         object.__setattr__(params, value_name, _binary32.from_bits(getattr(params, bits_name)))
     object.__setattr__(params, "zero_point", _binary32.as_int(params.zero_point))
+
+
+def check_affine_or_axis(params: Any, shape: Tuple[int, ...] = (), *, operation: str, params_type: Type[Any],
+                         axis_type: Type[Any], zero_point_range: Tuple[int, int]) -> Optional[Error]:
+    """Dequant's and Quant's parameter rules: per-axis ones (``axis_type``)
+    against the tensor's ``shape``, else the per-tensor ones (``params_type``;
+    each names its value field ``VALUE`` or ``VALUES`` and its bits ``BITS``)."""
+    if isinstance(params, axis_type):
+        return check_axis_params(params, shape, axis_type.VALUES, getattr(params, axis_type.BITS),
+                                 params.zero_points, zero_point_range)
+    bits = getattr(params, params_type.BITS) if isinstance(params, params_type) else 0
+    return check_affine_params(params, params_type, operation, params_type.VALUE, bits, zero_point_range)
 
 
 def check_affine_params(params: Any, params_type: Type[Any], operation: str, value_name: str,
@@ -174,12 +210,13 @@ def binary32_vector(values: Any) -> Any:
     return bits
 
 
-def store_vector(params: Any, values_name: str, bits_name: str) -> None:
-    """An AxisParams' ``__post_init__``: the values' binary32 bits (and the
-    values as float32 when they all are real numbers), the zero points as
-    :func:`integer_vector` holds them."""
+def store_vector(params: Any) -> None:
+    """An AxisParams' ``__post_init__``: the values' (field ``VALUES``)
+    binary32 bits (``BITS``), and the values as float32 when they all are
+    real numbers; the zero points as :func:`integer_vector` holds them."""
+    values_name = params.VALUES
     bits = binary32_vector(getattr(params, values_name))
-    object.__setattr__(params, bits_name, bits)
+    object.__setattr__(params, params.BITS, bits)
     if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
         object.__setattr__(params, values_name, bits.view(np.float32))
     object.__setattr__(params, "zero_points", integer_vector(params.zero_points))

@@ -7,21 +7,22 @@ nearest-even, never fused); BF16 output narrows ``r`` nearest-even.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Tuple, Union
+from typing import Any, Union
 
 from ..fenv import in_default_state
 from .. import _binary32
 from ..core import DType, Error
-from ._base import (RequestBase, SharedPlan, admit, check_affine_params, check_axis_params, describe_vector,
-                    store_value, store_vector)
+from ._base import (AffineAxisParams, AffineParams, RequestBase, SharedPlan, admit, check_affine_or_axis,
+                    describe_vector)
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 OUTPUTS = (DType.FLOAT32, DType.BFLOAT16)
 
 
 @dataclass(frozen=True)
-class Params:
+class Params(AffineParams):
     """``scale`` is a real number (int, float, Fraction, NumPy integer or
     floating scalar; not a string or a bool), stored as binary32
     (``numpy.float32(scale)``); it must be finite and > 0 (subnormals
@@ -31,9 +32,7 @@ class Params:
     scale: Any
     zero_point: int = 0
     scale_bits: int = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        store_value(self, "scale", "scale_bits")
+    VALUE, BITS = "scale", "scale_bits"
 
     @classmethod
     def from_bits(cls, scale_bits: int, zero_point: int = 0) -> "Params":
@@ -42,7 +41,7 @@ class Params:
 
 
 @dataclass(frozen=True, eq=False)
-class AxisParams:
+class AxisParams(AffineAxisParams):
     """Per-axis parameters: element ``i`` along ``axis`` takes ``scales[i]``
     and its zero point (``zero_points``: one integer for every index, or one
     per index), with exactly the per-tensor arithmetic.
@@ -59,10 +58,7 @@ class AxisParams:
     scales: Any
     zero_points: Any = 0
     scale_bits: Any = field(init=False, repr=False)
-    VALUES: ClassVar[str] = "scales"
-
-    def __post_init__(self) -> None:
-        store_vector(self, "scales", "scale_bits")
+    VALUES, BITS = "scales", "scale_bits"
 
     def __repr__(self) -> str:
         return (f"dequant.AxisParams(axis={self.axis!r}, scales={describe_vector(self.scale_bits)}, "
@@ -71,25 +67,20 @@ class AxisParams:
 
 @dataclass(frozen=True)
 class Request(RequestBase):
+    """A Dequant request: one input, one output, per-tensor or per-axis parameters."""
+
     params: Union[Params, AxisParams]
 
 
 @dataclass(frozen=True)
 class Plan(SharedPlan):
+    """An admitted Dequant request (:func:`check_inference`)."""
+
     request: Request
 
-    @property
-    def params(self) -> Union[Params, AxisParams]:
-        return self.request.params
 
-
-def check_params(params: Any, shape: Tuple[int, ...] = ()) -> Union[Error, None]:
-    """The parameter rules (per-axis ones against the tensor's ``shape``)."""
-    if isinstance(params, AxisParams):
-        return check_axis_params(params, shape, "scales", params.scale_bits, params.zero_points,
-                                 (INT32_MIN, INT32_MAX))
-    bits = params.scale_bits if isinstance(params, Params) else 0
-    return check_affine_params(params, Params, "dequant", "scale", bits, (INT32_MIN, INT32_MAX))
+check_params = functools.partial(check_affine_or_axis, operation="dequant", params_type=Params, axis_type=AxisParams,
+                                 zero_point_range=(INT32_MIN, INT32_MAX))
 
 
 @in_default_state

@@ -10,15 +10,16 @@ sign; both zeros -> zero point.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Tuple, Union
+from typing import Any, Union
 
 from ..fenv import in_default_state
 from .. import _binary32
 from .._ffi import lib
 from ..core import DType, Error, describe
-from ._base import (RequestBase, SharedPlan, admit, check_affine_params, check_axis_params, describe_vector,
-                    store_value, store_vector)
+from ._base import (AffineAxisParams, AffineParams, RequestBase, SharedPlan, admit, check_affine_or_axis,
+                    describe_vector)
 
 INPUTS = (DType.FLOAT32, DType.BFLOAT16, DType.FLOAT16)
 
@@ -43,8 +44,19 @@ class Rounding(enum.Enum):
                          f"got {describe(value)}")
 
 
+class _Rounded:
+    """Parameters with a ``rounding`` (a Rounding or its name), held as the
+    Rounding member."""
+
+    rounding: Rounding
+
+    def __post_init__(self) -> None:
+        super().__post_init__()  # type: ignore[misc]  # the value fields' (AffineParams, AffineAxisParams)
+        object.__setattr__(self, "rounding", Rounding.parse(self.rounding))
+
+
 @dataclass(frozen=True)
-class Params:
+class Params(_Rounded, AffineParams):
     """``multiplier`` is a real number (int, float, Fraction, NumPy integer
     or floating scalar; not a string or a bool), stored as binary32
     (``numpy.float32(multiplier)``): finite and > 0, subnormal allowed (a
@@ -57,10 +69,7 @@ class Params:
     zero_point: int = 0
     rounding: Rounding = Rounding.NEAREST_EVEN
     multiplier_bits: int = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        store_value(self, "multiplier", "multiplier_bits")
-        object.__setattr__(self, "rounding", Rounding.parse(self.rounding))
+    VALUE, BITS = "multiplier", "multiplier_bits"
 
     @classmethod
     def from_bits(cls, multiplier_bits: int, zero_point: int = 0,
@@ -70,7 +79,7 @@ class Params:
 
 
 @dataclass(frozen=True, eq=False)
-class AxisParams:
+class AxisParams(_Rounded, AffineAxisParams):
     """Per-axis parameters: element ``i`` along ``axis`` takes
     ``multipliers[i]`` and its zero point (``zero_points``: one integer for
     every index, or one per index), with exactly the per-tensor arithmetic
@@ -89,11 +98,7 @@ class AxisParams:
     zero_points: Any = 0
     rounding: Rounding = Rounding.NEAREST_EVEN
     multiplier_bits: Any = field(init=False, repr=False)
-    VALUES: ClassVar[str] = "multipliers"
-
-    def __post_init__(self) -> None:
-        store_vector(self, "multipliers", "multiplier_bits")
-        object.__setattr__(self, "rounding", Rounding.parse(self.rounding))
+    VALUES, BITS = "multipliers", "multiplier_bits"
 
     def __repr__(self) -> str:
         return (f"quant.AxisParams(axis={self.axis!r}, multipliers={describe_vector(self.multiplier_bits)}, "
@@ -102,25 +107,20 @@ class AxisParams:
 
 @dataclass(frozen=True)
 class Request(RequestBase):
+    """A Quant request: one input, one output, per-tensor or per-axis parameters."""
+
     params: Union[Params, AxisParams]
 
 
 @dataclass(frozen=True)
 class Plan(SharedPlan):
+    """An admitted Quant request (:func:`check_inference`)."""
+
     request: Request
 
-    @property
-    def params(self) -> Union[Params, AxisParams]:
-        return self.request.params
 
-
-def check_params(params: Any, shape: Tuple[int, ...] = ()) -> Union[Error, None]:
-    """The parameter rules (per-axis ones against the tensor's ``shape``)."""
-    if isinstance(params, AxisParams):
-        return check_axis_params(params, shape, "multipliers", params.multiplier_bits, params.zero_points,
-                                 (-128, 127))
-    bits = params.multiplier_bits if isinstance(params, Params) else 0
-    return check_affine_params(params, Params, "quant", "multiplier", bits, (-128, 127))
+check_params = functools.partial(check_affine_or_axis, operation="quant", params_type=Params, axis_type=AxisParams,
+                                 zero_point_range=(-128, 127))
 
 
 @in_default_state
