@@ -22,17 +22,14 @@ from typing import Any, Callable, List, Tuple
 import numpy as np
 
 from ._ffi import lib
+from .a65 import _backend
 from .buffers import ConstHostBuffer, HostBuffer, bind
 from .core import Error, ErrorCode, KernelError, describe
 from .fenv import describe_unmet
 
 
-#: The fewest elements a slab may hold.  Starting and joining a thread costs
-#: about 0.1 ms (measured on x86-64; more on a Cortex-A65); 2^16 elements take
-#: 0.5 ms on the slowest route (scalar Quant, ~8 ns an element), so the
-#: thread's cost stays a small part of the slab's work there.  (The vector
-#: routes convert 2^16 elements in a few microseconds and gain from threads
-#: only for tens of millions of elements: docs/PERF.md.)
+#: The fewest elements a slab may hold: enough work on the slowest route to
+#: outweigh starting a thread (docs/PERF.md, "Explicit parallelism").
 MIN_SLAB_ELEMENTS = 1 << 16
 
 
@@ -96,26 +93,28 @@ def _check_whole_call(plan: Any, operation: str, x: np.ndarray, out: np.ndarray)
                                 f"{operation}: {describe_unmet(unmet)}; nothing was written"))
 
 
-def run(plan: Any, operation: str, x: np.ndarray, out: np.ndarray, workers: int,
-        call: Callable[[np.ndarray, np.ndarray, slice], Any]) -> np.ndarray:
-    """Runs ``call(x_slab, out_slab, rows)`` (the single-threaded array
-    function; ``rows`` is the slab's slice of the outermost axis, which
-    per-axis parameters along it take too) on every slab of the outermost
-    axis, the first on the calling thread."""
-    _check_whole_call(plan, operation, x, out)
+def run(plan: Any, x: np.ndarray, out: np.ndarray, workers: int,
+        execute: Callable[[Any, np.ndarray, np.ndarray], Any]) -> np.ndarray:
+    """Runs ``execute(slab_plan, x_slab, out_slab)`` (the array layer's
+    single-threaded call) on every slab of the outermost axis, the first on
+    the calling thread; each slab's plan is made once from ``plan``
+    (:func:`simakernels.a65._backend.slab`)."""
+    _check_whole_call(plan, plan._operation, x, out)
     ranges = slabs(x.shape[0], workers)
+    plans = [_backend.slab(plan, start, stop) for start, stop in ranges]
     failures: List[BaseException] = []
 
-    def work(start: int, stop: int) -> None:
+    def work(index: int) -> None:
+        start, stop = ranges[index]
         try:
-            call(x[start:stop], out[start:stop], slice(start, stop))
+            execute(plans[index], x[start:stop], out[start:stop])
         except BaseException as exc:  # re-raised on the calling thread
             failures.append(exc)
 
-    threads = [threading.Thread(target=work, args=r, daemon=True) for r in ranges[1:]]
+    threads = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(1, len(ranges))]
     for thread in threads:
         thread.start()
-    work(*ranges[0])
+    work(0)
     for thread in threads:
         thread.join()
     if failures:  # unreachable after the whole-call checks; never hide it

@@ -7,6 +7,7 @@ or field at fault; nothing here raises for a bad request.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence, Tuple, Union
 
@@ -40,6 +41,19 @@ class Port:
     def requirement(self) -> Requirement:
         return Requirement(self.nbytes, self.spec.dtype.itemsize)
 
+    @property
+    def c_contiguous(self) -> bool:
+        """Whether the elements lie in C order without gaps (NumPy's rule:
+        singleton axes and empty tensors count as contiguous)."""
+        if 0 in self.spec.shape:
+            return True
+        step = self.spec.dtype.itemsize
+        for extent, stride in zip(reversed(self.spec.shape), reversed(self.strides)):
+            if extent > 1 and stride != step:
+                return False
+            step *= extent
+        return True
+
 
 @dataclass(frozen=True)
 class Admitted:
@@ -53,6 +67,21 @@ class Admitted:
     @property
     def empty(self) -> bool:
         return self.count == 0
+
+
+def rows(admitted: Admitted, extent: int) -> Admitted:
+    """The first ``extent`` rows (1 <= extent <= shape[0]) of an admitted
+    request's outermost axis: a sub-box of admitted layouts, so their rules
+    hold; only the spans shrink."""
+    shape = (extent,) + admitted.shape[1:]
+    count = admitted.count // admitted.shape[0] * extent
+
+    def port(p: Port) -> Port:
+        strides = (p.strides[0] if extent > 1 else 0,) + p.strides[1:]
+        nbytes = p.dtype.itemsize + sum((e - 1) * s for e, s in zip(shape, strides)) if count else 0
+        return dataclasses.replace(p, spec=TensorSpec(shape, p.dtype, p.spec.layout), strides=strides, nbytes=nbytes)
+
+    return Admitted(shape, count, tuple(port(p) for p in admitted.inputs), tuple(port(p) for p in admitted.outputs))
 
 
 DTypeRule = Callable[[DType, DType], bool]

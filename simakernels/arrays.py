@@ -5,19 +5,17 @@ raise :class:`~simakernels.core.KernelError` with ``UNSUPPORTED_LAYOUT``.
 """
 from __future__ import annotations
 
-import functools
 from fractions import Fraction
-import os
 import struct
 import typing
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.ma  # noqa: F401  (loaded now: a lazy import on the first call would run under the caller's FP state)
 import numpy.typing as npt
 
-from . import _split, a65, dlpack
-from ._ffi import lib
+from . import _plans, _routes, _split, a65, dlpack
+from .a65 import _backend
 from .a65._backend import _CHAR_ARRAY, _NOT_A_PLAIN_BUFFER, _from_buffer
 from . import storage
 from .buffers import ConstHostBuffer, HostBuffer
@@ -26,9 +24,10 @@ from .ops import cast as ops_cast
 from .ops import dequant as ops_dequant
 from .ops import quant as ops_quant
 
-_NUMPY = storage.NUMPY
-_FROM_NUMPY = {v: k for k, v in _NUMPY.items()}
-_SUPPORTED = ", ".join(str(d) for d in _NUMPY.values())  # for messages
+from .storage import DTypeSpec as DTypeSpec, numpy_dtype as numpy_dtype, to_dtype as to_dtype  # the array API's
+
+_FROM_NUMPY = storage.FROM_NUMPY
+_SUPPORTED = storage.SUPPORTED  # for messages
 
 #: A scale or multiplier: a real number (not a string or a bool).
 RealNumber = Union[int, float, Fraction, "np.number[Any]", "np.ndarray[Any, Any]"]
@@ -44,32 +43,6 @@ OutArray = Union[np.ndarray, dlpack.SupportsDLPack]
 #: What the array functions take as an input: anything NumPy takes as an
 #: array, or an array exporting DLPack.
 InArray = Union[npt.ArrayLike, dlpack.SupportsDLPack]
-
-#: What the array functions take as a dtype: a :class:`DType`, a NumPy
-#: dtype or scalar type (``ml_dtypes.bfloat16`` for BF16), or a name.
-DTypeSpec = Union[DType, npt.DTypeLike]
-
-
-def numpy_dtype(dtype: DType) -> np.dtype:
-    """The NumPy dtype that stores ``dtype`` (BF16 is ``ml_dtypes.bfloat16``)."""
-    return _NUMPY[dtype]
-
-
-def to_dtype(dtype: Any) -> DType:
-    """A :class:`DType` from a DType, a NumPy dtype, a scalar type or a name."""
-    if isinstance(dtype, DType):
-        return dtype
-    if isinstance(dtype, str) and dtype.upper() in DType.__members__:
-        return DType[dtype.upper()]
-    try:
-        found = _FROM_NUMPY.get(np.dtype(dtype))
-    except TypeError:
-        found = None
-    if found is None:
-        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE,
-                                f"no simakernels dtype for {describe(dtype)}; supported: {_SUPPORTED}"))
-    return found
-
 
 def _spec(array: np.ndarray, name: str) -> TensorSpec:
     return TensorSpec(array.shape, _port_dtype(array.dtype, array.ndim, name), Strided(array.strides))
@@ -173,30 +146,18 @@ def _out_key(out: Optional[np.ndarray]) -> Any:
     return [out]  # unhashable: never cached (_output rejects it anyway)
 
 
-# Plans (or the Error a request gets) by everything that determines them:
-# operation, both layouts, the requested output dtype, the parameters by type
-# and representation (True == 1, but only 1 is a valid zero point) and
-# SIMAKERNELS_FORCE_ROUTE (which admission reads itself, naming it in its
-# error).  Bounded: cleared when full.
-_PLANS: Dict[Any, Any] = {}
-_MAX_PLANS = 1024
+# Plans by everything that determines them: operation, both layouts, the
+# requested output dtype, the parameters by type and representation (True ==
+# 1, but only 1 is a valid zero point) and SIMAKERNELS_FORCE_ROUTE (which
+# admission reads itself, naming it in its error).
+_PLANS = _plans.PLANS
+_remember, _plan = _plans.remember, _plans.cached
+_forced_route = _routes.forced_route_key
 
 
 def clear_plans() -> None:
     """Forgets the array layer's cached plans."""
     _PLANS.clear()
-
-
-# os.environ.get costs more than a small call; on POSIX its backing dict
-# (bytes keys, kept current by os.environ assignments) is a plain lookup.
-_ENV_DATA = getattr(os.environ, "_data", None)
-_ROUTE_KEY = os.fsencode(a65.FORCE_ROUTE_ENV)
-
-
-if isinstance(_ENV_DATA, dict):
-    _forced_route: Callable[[], Any] = functools.partial(_ENV_DATA.get, _ROUTE_KEY)
-else:  # pragma: no cover - non-POSIX os.environ
-    _forced_route = functools.partial(os.environ.get, a65.FORCE_ROUTE_ENV)
 
 
 _DOUBLE = struct.Struct("<d")
@@ -224,7 +185,7 @@ def _param_key(p: Any) -> Any:
     if isinstance(p, np.generic):
         try:
             # (NumPy's stubs declare a scalar's buffer for Python 3.12+ only.)
-            return kind, memoryview(p).tobytes()  # type: ignore[arg-type]  # a third of tobytes()'s cost
+            return kind, memoryview(p).tobytes()  # type: ignore[arg-type]  # cheaper than p.tobytes()
         except TypeError:
             return kind, p.tobytes()
     return kind, p
@@ -250,60 +211,51 @@ def _lookup(key: Any, x: np.ndarray, dtype: Any, out: Optional[np.ndarray]) -> T
 _empty = np.empty
 
 
-def _remember(key: Any, plan: Any) -> Any:
-    try:
-        if len(_PLANS) >= _MAX_PLANS:
-            _PLANS.clear()
-        _PLANS[key] = plan
-    except TypeError:
-        pass
-    return plan
-
-
-def _plan(key: Any, build: Callable[[], Any]) -> Any:
-    """The cached plan for ``key``, built and remembered on a miss (for
-    callers with keys of their own, e.g. the Hurray bridge)."""
-    try:
-        plan = _PLANS.get(key)
-    except TypeError:  # unhashable parameters: never cached
-        plan = None
-    return _remember(key, build()) if plan is None else plan
-
-
-def _execute(plan: Any, backend: Any, native: Any, x: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """Runs ``plan`` (or raises the Error admission gave) on x and out.
-
-    Contiguous arrays take one native call, which checks the bindings; other
-    views, and calls the native check refuses, go through the backend's
-    ``execute`` and its Python checks, which name the fault."""
+def _execute(plan: Any, x: np.ndarray, out: np.ndarray, workers: Any = _ONE_WORKER) -> np.ndarray:
+    """Runs ``plan`` (or raises the Error admission gave) on x and out, arrays
+    of its layout: one native call, which checks the bindings.  The plan
+    says how an array is bound: C-contiguous ports as their buffers, others
+    by their first element and the span the plan accesses.  A refused call
+    goes to the backend's Python checks, which name the fault.  Any other
+    ``workers`` than the default object goes to :func:`_split_run`."""
+    if workers is not _ONE_WORKER:
+        return _split_run(plan, x, out, workers)
     if type(plan) is Error:
         raise KernelError(plan)
     try:
-        src = _from_buffer(x)
-        dst = _from_buffer(_CHAR_ARRAY, out, True)
+        if plan._dense:
+            src = _from_buffer(x)
+            dst = _from_buffer(_CHAR_ARRAY, out, True)
+            status = plan._run(plan._native, src, len(src), dst, len(dst))
+        else:
+            first, (src_len, dst_len) = plan._first, plan._spans
+            status = plan._run(plan._native, _from_buffer(_getitem(x, first)), src_len,
+                               _from_buffer(_CHAR_ARRAY, _getitem(out, first), True), dst_len)
+        if status == 0:
+            return out
     except _NOT_A_PLAIN_BUFFER:
         if not out.flags.writeable:
             raise KernelError(Error(ErrorCode.INVALID_BINDING,
                                     "output 0: out is read-only, a writable array is required")) from None
-    else:
-        if native(plan._native, src, len(src), dst, len(dst)) == 0:
-            return out
-    binding = plan._native.binding
-    status = backend.execute(plan, [_view(x, binding.in_nbytes, False)], [_view(out, binding.out_nbytes, True)])
-    if status is not None:
-        raise KernelError(status)
+        status = None
+    in_nbytes, out_nbytes = plan._spans
+    error = _backend.refused(plan, status, [_view(x, in_nbytes, False)], [_view(out, out_nbytes, True)])
+    if error is not None:
+        raise KernelError(error)
     return out
 
 
-def _split_run(plan: Any, operation: str, x: np.ndarray, out: np.ndarray, workers: Any,
-               call: Callable[[np.ndarray, np.ndarray, slice], Any]) -> np.ndarray:
+_getitem = np.ndarray.__getitem__  # a subclass's own indexing is not asked
+
+
+def _split_run(plan: Any, x: np.ndarray, out: np.ndarray, workers: Any) -> np.ndarray:
     """``workers=N``: the outermost axis in at most N slabs, one thread each
-    (bounded by :func:`simakernels._split.thread_count`); one slab, or an
-    error, runs as usual."""
+    (bounded by :func:`simakernels._split.thread_count`), each on a plan of
+    its rows made from ``plan``; one slab, or an error, runs as usual."""
     threads = _split.thread_count(_split.check_workers(workers), x.shape)
     if isinstance(plan, Error) or threads == 1:
-        return _execute(plan, getattr(a65, operation), getattr(lib, f"sk_{operation}_execute"), x, out)
-    return _split.run(plan, operation, x, out, threads, call)
+        return _execute(plan, x, out, _ONE_WORKER)
+    return _split.run(plan, x, out, threads, _execute)
 
 
 # Each operation: the cache key (everything that determines the plan), then
@@ -368,9 +320,7 @@ def cast(x: InArray, dtype: Optional[DTypeSpec] = None, *, out: Optional[OutArra
     if plan is None:
         request = ops_cast.Request([_spec(x, "input 0")], [_spec(out, "output 0")])
         plan = _remember(key, a65.cast.check_inference(request))
-    if workers is not _ONE_WORKER:  # anything else is checked by _split_run
-        return _split_run(plan, "cast", x, out, workers, lambda xs, os, _: cast(xs, dtype, out=os))
-    return _execute(plan, a65.cast, lib.sk_cast_execute, x, out)
+    return _execute(plan, x, out, workers)
 
 
 def dequantize(
@@ -451,10 +401,7 @@ def dequantize(
         request = ops_dequant.Request([_spec(x, "input 0")], [_spec(out, "output 0")],
                                       ops_dequant.Params(scale, typing.cast(int, zero_point)))  # admission checks it
         plan = _remember(key, a65.dequant.check_inference(request))
-    if workers is not _ONE_WORKER:  # anything else is checked by _split_run
-        return _split_run(plan, "dequant", x, out, workers,
-                          lambda xs, os, _: dequantize(xs, scale, zero_point, dtype=dtype, out=os))
-    return _execute(plan, a65.dequant, lib.sk_dequant_execute, x, out)
+    return _execute(plan, x, out, workers)
 
 
 def quantize(
@@ -546,10 +493,7 @@ def quantize(
     plan, out = _lookup(key, x, DType.INT8, out)
     if plan is None:
         plan = _remember(key, _quant_plan(x, out, multiplier, zero_point, rounding))
-    if workers is not _ONE_WORKER:  # anything else is checked by _split_run
-        return _split_run(plan, "quant", x, out, workers,
-                          lambda xs, os, _: quantize(xs, multiplier, zero_point, rounding=rounding, out=os))
-    return _execute(plan, a65.quant, lib.sk_quant_execute, x, out)
+    return _execute(plan, x, out, workers)
 
 
 def _unpack(qp: QParams, value: str, zero_point: Any, axis: Any) -> Tuple[Any, Any, Any]:
@@ -583,14 +527,6 @@ def _vector_key(values: Any) -> Any:
     return _param_key(values)
 
 
-def _axis_slices(values: Any, axis: int, ndim: int, rows: slice) -> Any:
-    """A slab's per-axis parameters: sliced when they run along the slabs'
-    axis 0, else the same."""
-    if axis % max(ndim, 1) != 0 or isinstance(values, (int, np.integer)):
-        return values
-    return np.asarray(values)[rows]
-
-
 def _axis_index(axis: Any) -> Any:
     return axis if type(axis) is int else _param_key(axis)
 
@@ -607,11 +543,7 @@ def _dequantize_axis(x: np.ndarray, scale: Any, zero_point: Any, axis: Any, dtyp
         return a65.dequant.check_inference(request)
 
     plan = _plan(key, build)
-    if workers is not _ONE_WORKER:
-        return _split_run(plan, "dequant", x, out, workers, lambda xs, os, rows: dequantize(
-            xs, _axis_slices(scale, axis, x.ndim, rows), _axis_slices(zero_point, axis, x.ndim, rows), axis=axis,
-            dtype=dtype, out=os))
-    return _execute(plan, a65.dequant, lib.sk_dequant_execute, x, out)
+    return _execute(plan, x, out, workers)
 
 
 def _quantize_axis(x: np.ndarray, multiplier: Any, zero_point: Any, axis: Any, rounding: Any,
@@ -629,8 +561,4 @@ def _quantize_axis(x: np.ndarray, multiplier: Any, zero_point: Any, axis: Any, r
         return a65.quant.check_inference(request)
 
     plan = _plan(key, build)
-    if workers is not _ONE_WORKER:
-        return _split_run(plan, "quant", x, out, workers, lambda xs, os, rows: quantize(
-            xs, _axis_slices(multiplier, axis, x.ndim, rows), _axis_slices(zero_point, axis, x.ndim, rows),
-            axis=axis, rounding=rounding, out=os))
-    return _execute(plan, a65.quant, lib.sk_quant_execute, x, out)
+    return _execute(plan, x, out, workers)

@@ -10,7 +10,7 @@ from typing import Callable, Dict, List, Optional
 import numpy as np
 
 from . import __version__, a65, fenv
-from .a65 import _routes
+from . import _routes
 from .bench.command import add_parser as add_bench_parser
 from ._ffi import ffi, lib
 

@@ -42,8 +42,8 @@ import numpy.typing as npt
 
 from . import _binary32
 from ._ffi import ffi, lib
-from .a65 import _routes
-from .arrays import _forced_route, _input
+from . import _routes
+from .arrays import _input
 from .core import MAX_RANK, Error, ErrorCode, KernelError, QParams, describe, type_name
 from .ops._base import check_axis
 
@@ -126,7 +126,7 @@ def _choose(array: np.ndarray, symmetric: bool, channel_axis: Optional[int]) -> 
         src, span = ffi.from_buffer(array), array.nbytes
     else:
         src, span = ffi.cast("const void *", array.__array_interface__["data"][0]), _span(array)
-    status = lib.sk_qparams_choose(kind, _route(), int(symmetric), layout, axis, src, span, space, need,
+    status = lib.sk_qparams_choose(kind, _routes.route_id(), int(symmetric), layout, axis, src, span, space, need,
                                    scale, zero_point, multiplier)
     if status == lib.SK_UNSUPPORTED_LAYOUT or status == lib.SK_INVALID_BINDING:
         return _choose(np.array(array, order="C"), symmetric, channel_axis)  # a copy: aligned and packed
@@ -152,24 +152,6 @@ def _layout(key: Tuple[Any, ...]) -> Tuple[Any, int]:
         _LAYOUTS.clear()
     _LAYOUTS[key] = layout, need
     return layout, need
-
-
-# The route of each value of $SIMAKERNELS_FORCE_ROUTE (the array layer's
-# cached lookup of it; None: unset).
-_ROUTES: Dict[Any, int] = {}
-
-
-def _route() -> int:
-    """The route for the range pass: the forced one, else the best; an
-    unknown forced name raises KernelError (UNSUPPORTED_ENVIRONMENT)."""
-    forced = _forced_route()
-    route = _ROUTES.get(forced)
-    if route is None:
-        chosen = _routes.choose(None)
-        if isinstance(chosen, Error):
-            raise KernelError(chosen)
-        route = _ROUTES[forced] = chosen[1]
-    return route
 
 
 # The steps, shared with the Dask layer (simakernels.dask), which runs
@@ -228,7 +210,7 @@ def _keys(array: np.ndarray, channel_axis: Optional[int]) -> Tuple[npt.NDArray[n
         space = ffi.from_buffer(words[start:start + need])
     src = ffi.from_buffer(array) if array.flags.c_contiguous else \
         ffi.cast("const void *", array.__array_interface__["data"][0])
-    status = lib.sk_range_execute(kind, _route(), layout, axis, src, _span(array), space, need,
+    status = lib.sk_range_execute(kind, _routes.route_id(), layout, axis, src, _span(array), space, need,
                                   ffi.from_buffer("int64_t[]", least), ffi.from_buffer("int64_t[]", greatest))
     if status == lib.SK_UNSUPPORTED_LAYOUT or status == lib.SK_INVALID_BINDING:
         return _keys(np.array(array, order="C"), channel_axis)  # a copy: aligned and packed, always taken

@@ -12,8 +12,7 @@ import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
-from . import a65
-from .a65 import _routes
+from . import _routes, a65
 from ._progress import Progress
 from .core import DType, TensorSpec
 from .ops import cast as ops_cast

@@ -1,21 +1,25 @@
 """What every A65 operation shares: the backend plan (route, prepared native
-struct) and the execute sequence (bind, check, one native call)."""
+struct), its entry points (prepare, check_inference, execute) and the
+execute sequence (bind, check, one native call)."""
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, FrozenSet, Optional, Protocol, Sequence, Tuple, Type, TypeVar, Union
+from typing import cast as typing_cast
+from typing import Any, Callable, Dict, FrozenSet, Optional, Protocol, Sequence, Tuple, Type, TypeVar, Union
 
 import numpy as np
 
-from .. import storage
+from .. import _routes, storage
 from .._ffi import ffi, lib
-from ..admission import Admitted
+from ..admission import Admitted, rows
 from ..buffers import BufferLike, ConstHostBuffer, HostBuffer, bind
 from ..core import Error, ErrorCode, KernelError, Requirement, type_name
-from ..fenv import describe_unmet
+from ..fenv import describe_unmet, in_default_state
+from ..ops import _base
 from ..ops._base import SharedPlan
-from . import _routes
+
+NativeExecute = Callable[[Any, Any, int, Any, int], int]
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,7 +35,16 @@ class BackendPlan:
     # any other array goes through bind(), which applies the storage rule.
     _storage: Tuple[FrozenSet[Any], FrozenSet[Any]] = field(repr=False)
     _dtypes: Tuple[Any, Any] = field(repr=False)  # the ports' own NumPy dtypes
+    _operation: str = field(repr=False)
+    _run: NativeExecute = field(repr=False)  # sk_<operation>_execute
+    # Both ports C-contiguous: an array of the plan's layout is its own
+    # binding; else the array layer binds its first element and the span.
+    _dense: bool = field(repr=False)
+    _spans: Tuple[int, int] = field(repr=False)  # the bytes each port's binding covers
+    _first: Tuple[Any, ...] = field(repr=False)  # the index of an array's first element, as a 1-element view
     _workspace: Any = field(default=None, repr=False)  # per-axis plans: the memory _native points into
+    # Plans of rows of the outermost axis (workers=N), made once from this one.
+    _slabs: Dict[Tuple[int, int], "BackendPlan"] = field(default_factory=dict, repr=False)
 
     @property
     def shape(self) -> Tuple[int, ...]:
@@ -65,10 +78,11 @@ def _unpickle(module: str, shared: SharedPlan, route: str) -> BackendPlan:
 
 _SharedT = TypeVar("_SharedT", bound=SharedPlan)
 _PlanT = TypeVar("_PlanT", bound=BackendPlan)
+_PlanT_co = TypeVar("_PlanT_co", bound=BackendPlan, covariant=True)
 _PlanT_contra = TypeVar("_PlanT_contra", bound=BackendPlan, contravariant=True)
 
 
-def prepare(
+def _prepare(
     shared: object,
     shared_type: Type[_SharedT],
     plan_type: Type[_PlanT],
@@ -76,6 +90,7 @@ def prepare(
     route: Optional[str],
     native_type: str,
     fill: Callable[[Any, _SharedT], Any],
+    native_execute: NativeExecute,
 ) -> Union[_PlanT, Error]:
     """The preparation every operation shares: check the shared plan's type,
     choose the route, fill the native plan (``fill`` sets the operation's own
@@ -95,15 +110,93 @@ def prepare(
     native_prepare = _NATIVE_PREPARE.get(operation)
     if native_prepare is not None:  # after the walk: per-axis plans read it
         prepared(native, native_prepare(native), operation)
-    (src,), (dst,) = shared.admitted.inputs, shared.admitted.outputs
+    admitted = shared.admitted
+    (src,), (dst,) = admitted.inputs, admitted.outputs
     dtypes = (storage.NUMPY[src.dtype], storage.NUMPY[dst.dtype])
+    rank = len(admitted.shape)
+    first = (0,) * (rank - 1) + (slice(0, 1),) if rank else ()
     return plan_type(shared, chosen[0], native, lib.sk_operation_fenv_needs(_OPERATION[operation]),
-                     (storage.accepted(src.dtype), storage.accepted(dst.dtype)), dtypes, workspace)
+                     (storage.accepted(src.dtype), storage.accepted(dst.dtype)), dtypes, operation, native_execute,
+                     src.c_contiguous and dst.c_contiguous, (src.nbytes, dst.nbytes), first, workspace)
+
+
+class Prepare(Protocol[_PlanT_co]):
+    """The signature of ``sk.a65.<operation>.prepare``."""
+
+    def __call__(self, shared: Any, route: Optional[str] = None) -> Union[_PlanT_co, Error]: ...
+
+
+class CheckInference(Protocol[_PlanT_co]):
+    """The signature of ``sk.a65.<operation>.check_inference``."""
+
+    def __call__(self, request: Any, route: Optional[str] = None) -> Union[_PlanT_co, Error]: ...
+
+
+def entry_points(plan_type: Type[_PlanT], operation: str, ops_module: Any, native_type: str,
+                 fill: Callable[[Any, Any], Any], native_execute: NativeExecute, summary: str,
+                 execute_doc: str) -> Tuple[Prepare[_PlanT], CheckInference[_PlanT], "Execute[_PlanT]"]:
+    """An operation's ``prepare``, ``check_inference`` and ``execute``, the
+    same for every operation but for its native plan (``fill`` sets its own
+    fields) and its native entry."""
+    module = f"simakernels.a65.{operation}"
+
+    def prepare(shared: Any, route: Optional[str] = None) -> Union[_PlanT, Error]:
+        return _prepare(shared, ops_module.Plan, plan_type, operation, route, native_type, fill, native_execute)
+
+    @in_default_state
+    def check_inference(request: Any, route: Optional[str] = None) -> Union[_PlanT, Error]:
+        """Admission and preparation in one step."""
+        shared = ops_module.check_inference(request)
+        if isinstance(shared, Error):
+            return shared
+        return prepare(shared, route)
+
+    prepare.__doc__ = f"""{summary}
+
+    ``route`` names one of :func:`simakernels.a65.available_routes`; by default
+    ``$SIMAKERNELS_FORCE_ROUTE`` or the best route.  No re-admission."""
+    execute = make_execute(plan_type, operation, native_execute, execute_doc)
+    named: Tuple[Tuple[Any, str], ...] = ((prepare, "prepare"), (check_inference, "check_inference"),
+                                          (execute, "execute"))
+    for function, name in named:
+        function.__module__, function.__qualname__, function.__name__ = module, name, name
+    return prepare, check_inference, execute
+
+
+def slab(plan: _PlanT, start: int, stop: int) -> _PlanT:
+    """The plan of rows ``start:stop`` of ``plan``'s outermost axis, made
+    once from its admission and route (no re-admission: the rows of an
+    admitted layout keep its rules) and kept by it."""
+    found = plan._slabs.get((start, stop))
+    if found is not None:
+        return typing_cast(_PlanT, found)
+    shared = plan.shared
+    admitted = rows(shared.admitted, stop - start)
+    request = shared.request
+    params = _base.rows(request.params, len(admitted.shape), start, stop)
+    request = type(request)([p.spec for p in admitted.inputs], [p.spec for p in admitted.outputs], params)
+    made = importlib.import_module(type(plan).__module__).prepare(type(shared)(request, admitted), plan.route)
+    assert isinstance(made, type(plan))  # the route and the parameters were the parent's
+    plan._slabs[(start, stop)] = made
+    return made
 
 
 # A per-axis plan's per-tensor value (scale or multiplier) is unused, or,
 # for an empty tensor, never read: 1.0, which every check admits.
 UNUSED_VALUE_BITS = 0x3F800000
+
+
+def fill_params(native: Any, shared: SharedPlan, space_bytes: Callable[[Any], int]) -> Any:
+    """Dequant's and Quant's parameters into ``native`` (its field for the
+    value's bits is named as the Params' ``BITS``): per tensor the bits and
+    the zero point, per axis :func:`fill_axis`, whose workspace is returned."""
+    params = shared.params
+    if hasattr(params, "VALUES"):
+        setattr(native, params.BITS, UNUSED_VALUE_BITS)
+        return fill_axis(native, shared, getattr(params, params.BITS), params.zero_points, space_bytes)
+    setattr(native, params.BITS, getattr(params, params.BITS))
+    native.zero_point = params.zero_point
+    return None
 
 
 def fill_axis(native: Any, shared: SharedPlan, bits: Any, zero_points: Any, space_bytes: Callable[[Any], int]) -> Any:
@@ -182,9 +275,6 @@ _NOT_A_PLAIN_BUFFER = (TypeError, BufferError, ValueError)
 _ndarray = np.ndarray
 
 
-NativeExecute = Callable[[Any, Any, int, Any, int], int]
-
-
 class Execute(Protocol[_PlanT_contra]):
     """The signature of ``sk.a65.<operation>.execute``."""
 
@@ -220,9 +310,7 @@ def make_execute(plan_type: Type[_PlanT], operation: str, native_execute: Native
                         status = native_execute(native, src_ptr, len(src_ptr), dst_ptr, len(dst_ptr))
                         if status == 0:
                             return None
-                        if status not in _BINDING_FAULTS:
-                            return _status_error(status, operation, plan._fenv_needs)
-                        raise TypeError  # bind() names the binding fault
+                        return refused(plan, status, inputs, outputs)
                 if type(src) is _ndarray:
                     if src.dtype not in plan._storage[0]:
                         raise TypeError
@@ -252,8 +340,7 @@ def make_execute(plan_type: Type[_PlanT], operation: str, native_execute: Native
                     status = native_execute(native, src_ptr, src_len, dst_ptr, dst_len)
                     if status == 0:
                         return None
-                    if status not in _BINDING_FAULTS:
-                        return _status_error(status, operation, plan._fenv_needs)
+                    return refused(plan, status, inputs, outputs)
         return _execute_checked(plan, plan_type, operation, inputs, outputs, native_execute)
 
     execute.__doc__ = doc
@@ -264,6 +351,16 @@ def make_execute(plan_type: Type[_PlanT], operation: str, native_execute: Native
 # The statuses of sk_binding_fault: the Python path names the fault.
 _BINDING_FAULTS = frozenset({lib.SK_INVALID_BINDING, lib.SK_OVERFLOW})
 _HOST_VIEWS = frozenset({ConstHostBuffer, HostBuffer})
+
+
+def refused(plan: BackendPlan, status: Optional[int], inputs: Sequence[BufferLike],
+            outputs: Sequence[BufferLike]) -> Optional[Error]:
+    """After the one native call of ``plan`` returned ``status`` (None: no
+    call, a binding was no plain buffer): a binding fault, or no call, goes
+    to the Python checks, which name the fault; other statuses are worded."""
+    if status is not None and status not in _BINDING_FAULTS:
+        return _status_error(status, plan._operation, plan._fenv_needs)
+    return _execute_checked(plan, type(plan), plan._operation, inputs, outputs, plan._run)
 
 
 def _execute_checked(

@@ -3,11 +3,10 @@ from integer metadata and the scale's bits; synchronous execution."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import Any
 
-from ..fenv import in_default_state
 from .._ffi import lib
-from ..core import DType, Error
+from ..core import DType
 from ..ops import dequant as ops_dequant
 from . import _backend
 
@@ -32,38 +31,15 @@ class Plan(_backend.BackendPlan):
 
 
 def _fill(native: Any, shared: ops_dequant.Plan) -> Any:
-    params = shared.params
     native.output = _OUTPUT[shared.admitted.outputs[0].dtype]
-    workspace = None
-    if isinstance(params, ops_dequant.AxisParams):
-        native.scale_bits = _backend.UNUSED_VALUE_BITS
-        workspace = _backend.fill_axis(native, shared, params.scale_bits, params.zero_points,
-                                       lib.sk_dequant_axis_space)
-    else:
-        native.scale_bits = params.scale_bits
-        native.zero_point = params.zero_point
-    return workspace  # _backend.prepare then chooses the arithmetic form(s) from integers and bits
+    # _backend then chooses the arithmetic form(s) from integers and bits
+    return _backend.fill_params(native, shared, lib.sk_dequant_axis_space)
 
 
-
-def prepare(shared: ops_dequant.Plan, route: Optional[str] = None) -> Union[Plan, Error]:
-    """Selects the CPU route and arithmetic form for an admitted plan.
-
-    ``route`` names one of :func:`simakernels.a65.available_routes`; by default
-    ``$SIMAKERNELS_FORCE_ROUTE`` or the best route.  No re-admission."""
-    return _backend.prepare(shared, ops_dequant.Plan, Plan, "dequant", route, "sk_dequant_plan *", _fill)
-
-
-@in_default_state
-def check_inference(request: ops_dequant.Request, route: Optional[str] = None) -> Union[Plan, Error]:
-    """Admission and preparation in one step."""
-    shared = ops_dequant.check_inference(request)
-    if isinstance(shared, Error):
-        return shared
-    return prepare(shared, route)
-
-
-execute = _backend.make_execute(Plan, "dequant", lib.sk_dequant_execute, """execute(plan, inputs, outputs):
+prepare, check_inference, execute = _backend.entry_points(
+    Plan, "dequant", ops_dequant, "sk_dequant_plan *", _fill, lib.sk_dequant_execute,
+    "Selects the CPU route and arithmetic form for an admitted plan.",
+    """execute(plan, inputs, outputs):
     Dequantizes ``inputs[0]`` into ``outputs[0]``; returns None or an Error
     (bindings and, for nonempty work, the FP environment are checked before
     any byte is written).""")

@@ -3,15 +3,15 @@ mode, chosen at preparation; synchronous execution."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import Any
 
-from ..fenv import in_default_state
 from .._ffi import lib
-from ..core import DType, Error
+from ..core import DType
 from ..ops import quant as ops_quant
 from . import _backend
 
 _INPUT = {DType.FLOAT32: lib.SK_QUANT_F32, DType.BFLOAT16: lib.SK_QUANT_BF16, DType.FLOAT16: lib.SK_QUANT_F16}
+
 
 @dataclass(frozen=True, eq=False)
 class Plan(_backend.BackendPlan):
@@ -19,38 +19,14 @@ class Plan(_backend.BackendPlan):
 
 
 def _fill(native: Any, shared: ops_quant.Plan) -> Any:
-    params = shared.params
     native.input = _INPUT[shared.admitted.inputs[0].dtype]
-    native.rounding = params.rounding.value
-    workspace = None
-    if isinstance(params, ops_quant.AxisParams):
-        native.multiplier_bits = _backend.UNUSED_VALUE_BITS
-        workspace = _backend.fill_axis(native, shared, params.multiplier_bits, params.zero_points,
-                                       lib.sk_quant_axis_space)
-    else:
-        native.multiplier_bits = params.multiplier_bits
-        native.zero_point = params.zero_point
-    return workspace  # _backend.prepare then prepares it natively
+    native.rounding = shared.params.rounding.value
+    return _backend.fill_params(native, shared, lib.sk_quant_axis_space)  # _backend then prepares it natively
 
 
-
-def prepare(shared: ops_quant.Plan, route: Optional[str] = None) -> Union[Plan, Error]:
-    """Selects the CPU route and the (input dtype, rounding) entry.
-
-    ``route`` names one of :func:`simakernels.a65.available_routes`; by default
-    ``$SIMAKERNELS_FORCE_ROUTE`` or the best route.  No re-admission."""
-    return _backend.prepare(shared, ops_quant.Plan, Plan, "quant", route, "sk_quant_plan *", _fill)
-
-
-@in_default_state
-def check_inference(request: ops_quant.Request, route: Optional[str] = None) -> Union[Plan, Error]:
-    """Admission and preparation in one step."""
-    shared = ops_quant.check_inference(request)
-    if isinstance(shared, Error):
-        return shared
-    return prepare(shared, route)
-
-
-execute = _backend.make_execute(Plan, "quant", lib.sk_quant_execute, """execute(plan, inputs, outputs):
+prepare, check_inference, execute = _backend.entry_points(
+    Plan, "quant", ops_quant, "sk_quant_plan *", _fill, lib.sk_quant_execute,
+    "Selects the CPU route and the (input dtype, rounding) entry.",
+    """execute(plan, inputs, outputs):
     Quantizes ``inputs[0]`` into ``outputs[0]``; returns None or an Error
     (before any byte is written).""")

@@ -36,10 +36,9 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .. import _rules
+from .. import _routes, _rules
 from .._ffi import ffi, lib
-from ..a65 import _routes
-from ..arrays import DTypeSpec, numpy_dtype, to_dtype
+from ..storage import DTypeSpec, numpy_dtype, to_dtype
 from ..core import DType, Error, ErrorCode, KernelError, describe, type_name
 from . import opencl
 from . import quant as ev_quant

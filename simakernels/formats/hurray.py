@@ -22,9 +22,9 @@ from typing import Any, Dict, List, Optional, SupportsIndex
 
 import numpy as np
 
-from .. import _binary32, _rules
+from .. import _binary32, _plans, _routes, _rules
 from .._ffi import ffi, lib
-from ..core import Error, ErrorCode, KernelError, describe, type_name
+from ..core import DType, Error, ErrorCode, KernelError, TensorSpec, describe, type_name
 from ..fenv import describe_unmet
 from ..ops import dequant as ops_dequant
 
@@ -258,14 +258,13 @@ def _describe(out: object) -> str:
 def _bridge(q: np.ndarray, descriptor: PerTensorAffine, out: np.ndarray) -> np.ndarray:
     """INT8 storage with a positive scale through the A65 Dequant kernel.  The
     plan is cached by integers only (no float is converted or hashed) and by
-    SIMAKERNELS_FORCE_ROUTE, as the array layer's plans are."""
+    SIMAKERNELS_FORCE_ROUTE, in the array layer's cache."""
     from .. import a65
-    from ..arrays import _forced_route, _plan
-    from ..core import DType, TensorSpec
 
     n, bits, zp = q.size, descriptor.scale_bits, descriptor.zero_point
-    plan = _plan(("hurray-int8", n, bits, zp, _forced_route()), lambda: a65.dequant.check_inference(ops_dequant.Request(
-        [TensorSpec((n,), DType.INT8)], [TensorSpec((n,), DType.FLOAT32)], descriptor.to_dequant_params())))
+    plan = _plans.cached(("hurray-int8", n, bits, zp, _routes.forced_route_key()), lambda: a65.dequant.check_inference(
+        ops_dequant.Request([TensorSpec((n,), DType.INT8)], [TensorSpec((n,), DType.FLOAT32)],
+                            descriptor.to_dequant_params())))
     if isinstance(plan, Error):
         raise KernelError(plan)
     status = a65.dequant.execute(plan, [q], [out])

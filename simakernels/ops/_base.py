@@ -2,14 +2,15 @@
 and the shared plan (admitted metadata and storage requirements)."""
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Tuple, Type, Union
+from typing import Any, Callable, ClassVar, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 import numpy as np
 
 from .. import _binary32, _rules
-from ..admission import Admitted
+from ..admission import Admitted, DTypeRule, admit_elementwise
 from ..core import Error, ErrorCode, KernelError, Requirement, TensorSpec, describe, type_name
 
 
@@ -73,6 +74,29 @@ class SharedPlan:
         return _readmit, (type(self).__module__, self.request)
 
 
+_PlanT = TypeVar("_PlanT", bound=SharedPlan)
+ParamsCheck = Callable[[Any, Tuple[int, ...]], Optional[Error]]
+
+
+def admit(operation: str, request: Any, request_type: Type[Any], plan_type: Type[_PlanT], dtype_rule: DTypeRule,
+          supported: str, check_params: ParamsCheck) -> Union[_PlanT, Error]:
+    """The admission every operation's ``check_inference`` makes: the
+    request's type, the ports (:func:`~simakernels.admission.admit_elementwise`),
+    then the parameters against the admitted shape."""
+    if not isinstance(request, request_type):
+        return Error(
+            ErrorCode.INVALID_OPERATION,
+            f"{operation}.check_inference takes a {operation}.Request, got {type_name(request)}",
+        )
+    admitted = admit_elementwise(operation, request.inputs, request.outputs, dtype_rule, supported)
+    if isinstance(admitted, Error):
+        return admitted
+    error = check_params(request.params, admitted.shape)
+    if error is not None:
+        return error
+    return plan_type(request, admitted)
+
+
 def _readmit(module: str, request: Any) -> SharedPlan:
     """``check_inference(request)`` of the operation module that made a
     pickled plan (``simakernels.ops.<operation>``); KernelError if refused."""
@@ -85,6 +109,55 @@ def _readmit(module: str, request: Any) -> SharedPlan:
 
 # The C core's operation codes, for its parameter rules.
 _OPERATION = {"dequant": _rules.DEQUANT, "quant": _rules.QUANT}
+
+
+class AffineParams:
+    """What Dequant's and Quant's per-tensor ``Params`` share: the value
+    (scale or multiplier) in the field ``VALUE`` names, its binary32 bits in
+    ``BITS``, and a zero point."""
+
+    VALUE: ClassVar[str]
+    BITS: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        store_value(self)
+
+
+class AffineAxisParams:
+    """What Dequant's and Quant's ``AxisParams`` share: the values in the
+    field ``VALUES`` names, their binary32 bits in ``BITS``, zero points."""
+
+    VALUES: ClassVar[str]
+    BITS: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        store_vector(self)
+
+
+def store_value(params: Any) -> None:
+    """A per-tensor Params' ``__post_init__``: the value (scale or
+    multiplier, the field ``VALUE`` names) stored as binary32 with its bits
+    (``BITS``), the zero point as an int.  A value that is not a real number
+    is kept as given (bits 0), for admission to refuse with a message naming it."""
+    value_name, bits_name = params.VALUE, params.BITS
+    value = getattr(params, value_name)
+    real = _binary32.is_real(value)
+    object.__setattr__(params, bits_name, _binary32.bits_of(value) if real else 0)
+    if real:
+        object.__setattr__(params, value_name, _binary32.from_bits(getattr(params, bits_name)))
+    object.__setattr__(params, "zero_point", _binary32.as_int(params.zero_point))
+
+
+def check_affine_or_axis(params: Any, shape: Tuple[int, ...] = (), *, operation: str, params_type: Type[Any],
+                         axis_type: Type[Any]) -> Optional[Error]:
+    """Dequant's and Quant's parameter rules: per-axis ones (``axis_type``)
+    against the tensor's ``shape``, else the per-tensor ones (``params_type``;
+    each names its value field ``VALUE`` or ``VALUES`` and its bits ``BITS``)."""
+    if isinstance(params, axis_type):
+        return check_axis_params(params, shape, axis_type.VALUES, getattr(params, axis_type.BITS),
+                                 params.zero_points, operation)
+    bits = getattr(params, params_type.BITS) if isinstance(params, params_type) else 0
+    return check_affine_params(params, params_type, operation, params_type.VALUE, bits)
 
 
 def check_affine_params(params: Any, params_type: Type[Any], operation: str, value_name: str,
@@ -144,6 +217,30 @@ def binary32_vector(values: Any) -> Any:
         bits = np.array([_binary32.bits_of(v) for v in entries], dtype=np.uint32)
     bits.flags.writeable = False
     return bits
+
+
+def store_vector(params: Any) -> None:
+    """An AxisParams' ``__post_init__``: the values' (field ``VALUES``)
+    binary32 bits (``BITS``), and the values as float32 when they all are
+    real numbers; the zero points as :func:`integer_vector` holds them."""
+    values_name = params.VALUES
+    bits = binary32_vector(getattr(params, values_name))
+    object.__setattr__(params, params.BITS, bits)
+    if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
+        object.__setattr__(params, values_name, bits.view(np.float32))
+    object.__setattr__(params, "zero_points", integer_vector(params.zero_points))
+
+
+def rows(params: Any, rank: int, start: int, stop: int) -> Any:
+    """The parameters of rows ``start:stop`` of the outermost axis: per-axis
+    values along that axis (an AxisParams names its values field ``VALUES``)
+    sliced, anything else as it is."""
+    values_name = getattr(params, "VALUES", None)
+    if values_name is None or params.axis % rank:
+        return params
+    zero_points = params.zero_points
+    return dataclasses.replace(params, **{values_name: getattr(params, values_name)[start:stop]},
+                               zero_points=zero_points if type(zero_points) is int else zero_points[start:stop])
 
 
 def integer_vector(values: Any) -> Any:

@@ -6,12 +6,11 @@ finite values; NaN payloads by the same rule); BF16 -> FP32 is exact.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Optional, Tuple, Union
 
 from ..fenv import in_default_state
-from ..admission import admit_elementwise
-from ..core import DType, Error, ErrorCode, describe, type_name
-from ._base import RequestBase, SharedPlan
+from ..core import DType, Error, ErrorCode, describe
+from ._base import RequestBase, SharedPlan, admit
 
 SUPPORTED = frozenset({(DType.FLOAT32, DType.BFLOAT16), (DType.BFLOAT16, DType.FLOAT32)})
 
@@ -38,20 +37,11 @@ class Plan(SharedPlan):
 @in_default_state
 def check_inference(request: Request) -> Union[Plan, Error]:
     """Admits a cast request: returns a shared :class:`Plan` or an Error."""
-    if not isinstance(request, Request):
-        return Error(
-            ErrorCode.INVALID_OPERATION,
-            f"cast.check_inference takes a cast.Request, got {type_name(request)}",
-        )
-    if not isinstance(request.params, Params):
+    if isinstance(request, Request) and not isinstance(request.params, Params):  # before the ports
         return Error(ErrorCode.INVALID_PARAMS, f"params must be cast.Params(), got {describe(request.params)}")
-    admitted = admit_elementwise(
-        "cast",
-        request.inputs,
-        request.outputs,
-        lambda src, dst: (src, dst) in SUPPORTED,
-        "FLOAT32 -> BFLOAT16, BFLOAT16 -> FLOAT32",
-    )
-    if isinstance(admitted, Error):
-        return admitted
-    return Plan(request, admitted)
+    return admit("cast", request, Request, Plan, lambda src, dst: (src, dst) in SUPPORTED,
+                 "FLOAT32 -> BFLOAT16, BFLOAT16 -> FLOAT32", _no_params)
+
+
+def _no_params(params: Any, shape: Tuple[int, ...]) -> Optional[Error]:
+    return None

@@ -7,23 +7,21 @@ nearest-even, never fused); BF16 output narrows ``r`` nearest-even.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
-from typing import Any, Tuple, Union
-
-import numpy as np
+from typing import Any, Union
 
 from ..fenv import in_default_state
 from .. import _binary32
-from ..admission import admit_elementwise
-from ..core import DType, Error, ErrorCode, type_name
-from ._base import (RequestBase, SharedPlan, binary32_vector, check_affine_params, check_axis_params,
-                    describe_vector, integer_vector)
+from ..core import DType, Error
+from ._base import (AffineAxisParams, AffineParams, RequestBase, SharedPlan, admit, check_affine_or_axis,
+                    describe_vector)
 
 OUTPUTS = (DType.FLOAT32, DType.BFLOAT16)
 
 
 @dataclass(frozen=True)
-class Params:
+class Params(AffineParams):
     """``scale`` is a real number (int, float, Fraction, NumPy integer or
     floating scalar; not a string or a bool), stored as binary32
     (``numpy.float32(scale)``); it must be finite and > 0 (subnormals
@@ -33,15 +31,7 @@ class Params:
     scale: Any
     zero_point: int = 0
     scale_bits: int = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        # A value that is not a real number is kept as given (bits 0), for
-        # admission to refuse with a message naming it.
-        real = _binary32.is_real(self.scale)
-        object.__setattr__(self, "scale_bits", _binary32.bits_of(self.scale) if real else 0)
-        if real:
-            object.__setattr__(self, "scale", _binary32.from_bits(self.scale_bits))
-        object.__setattr__(self, "zero_point", _binary32.as_int(self.zero_point))
+    VALUE, BITS = "scale", "scale_bits"
 
     @classmethod
     def from_bits(cls, scale_bits: int, zero_point: int = 0) -> "Params":
@@ -50,7 +40,7 @@ class Params:
 
 
 @dataclass(frozen=True, eq=False)
-class AxisParams:
+class AxisParams(AffineAxisParams):
     """Per-axis parameters: element ``i`` along ``axis`` takes ``scales[i]``
     and its zero point (``zero_points``: one integer for every index, or one
     per index), with exactly the per-tensor arithmetic.
@@ -67,13 +57,7 @@ class AxisParams:
     scales: Any
     zero_points: Any = 0
     scale_bits: Any = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        bits = binary32_vector(self.scales)
-        object.__setattr__(self, "scale_bits", bits)
-        if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
-            object.__setattr__(self, "scales", bits.view(np.float32))
-        object.__setattr__(self, "zero_points", integer_vector(self.zero_points))
+    VALUES, BITS = "scales", "scale_bits"
 
     def __repr__(self) -> str:
         return (f"dequant.AxisParams(axis={self.axis!r}, scales={describe_vector(self.scale_bits)}, "
@@ -82,44 +66,23 @@ class AxisParams:
 
 @dataclass(frozen=True)
 class Request(RequestBase):
+    """A Dequant request: one input, one output, per-tensor or per-axis parameters."""
+
     params: Union[Params, AxisParams]
 
 
 @dataclass(frozen=True)
 class Plan(SharedPlan):
+    """An admitted Dequant request (:func:`check_inference`)."""
+
     request: Request
 
-    @property
-    def params(self) -> Union[Params, AxisParams]:
-        return self.request.params
 
-
-def check_params(params: Any, shape: Tuple[int, ...] = ()) -> Union[Error, None]:
-    """The parameter rules (per-axis ones against the tensor's ``shape``)."""
-    if isinstance(params, AxisParams):
-        return check_axis_params(params, shape, "scales", params.scale_bits, params.zero_points, "dequant")
-    bits = params.scale_bits if isinstance(params, Params) else 0
-    return check_affine_params(params, Params, "dequant", "scale", bits)
+check_params = functools.partial(check_affine_or_axis, operation="dequant", params_type=Params, axis_type=AxisParams)
 
 
 @in_default_state
 def check_inference(request: Request) -> Union[Plan, Error]:
     """Admits a dequant request: returns a shared :class:`Plan` or an Error."""
-    if not isinstance(request, Request):
-        return Error(
-            ErrorCode.INVALID_OPERATION,
-            f"dequant.check_inference takes a dequant.Request, got {type_name(request)}",
-        )
-    admitted = admit_elementwise(
-        "dequant",
-        request.inputs,
-        request.outputs,
-        lambda src, dst: src is DType.INT8 and dst in OUTPUTS,
-        "INT8 -> FLOAT32, INT8 -> BFLOAT16",
-    )
-    if isinstance(admitted, Error):
-        return admitted
-    error = check_params(request.params, admitted.shape)
-    if error is not None:
-        return error
-    return Plan(request, admitted)
+    return admit("dequant", request, Request, Plan, lambda src, dst: src is DType.INT8 and dst in OUTPUTS,
+                 "INT8 -> FLOAT32, INT8 -> BFLOAT16", check_params)

@@ -10,18 +10,16 @@ sign; both zeros -> zero point.
 from __future__ import annotations
 
 import enum
+import functools
 from dataclasses import dataclass, field
-from typing import Any, Tuple, Union
-
-import numpy as np
+from typing import Any, Union
 
 from ..fenv import in_default_state
 from .. import _binary32
 from .._ffi import lib
-from ..admission import admit_elementwise
-from ..core import DType, Error, ErrorCode, describe, type_name
-from ._base import (RequestBase, SharedPlan, binary32_vector, check_affine_params, check_axis_params,
-                    describe_vector, integer_vector)
+from ..core import DType, Error, describe
+from ._base import (AffineAxisParams, AffineParams, RequestBase, SharedPlan, admit, check_affine_or_axis,
+                    describe_vector)
 
 INPUTS = (DType.FLOAT32, DType.BFLOAT16, DType.FLOAT16)
 
@@ -46,8 +44,19 @@ class Rounding(enum.Enum):
                          f"got {describe(value)}")
 
 
+class _Rounded:
+    """Parameters with a ``rounding`` (a Rounding or its name), held as the
+    Rounding member."""
+
+    rounding: Rounding
+
+    def __post_init__(self) -> None:
+        super().__post_init__()  # type: ignore[misc]  # the value fields' (AffineParams, AffineAxisParams)
+        object.__setattr__(self, "rounding", Rounding.parse(self.rounding))
+
+
 @dataclass(frozen=True)
-class Params:
+class Params(_Rounded, AffineParams):
     """``multiplier`` is a real number (int, float, Fraction, NumPy integer
     or floating scalar; not a string or a bool), stored as binary32
     (``numpy.float32(multiplier)``): finite and > 0, subnormal allowed (a
@@ -60,16 +69,7 @@ class Params:
     zero_point: int = 0
     rounding: Rounding = Rounding.NEAREST_EVEN
     multiplier_bits: int = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        # A value that is not a real number is kept as given (bits 0), for
-        # admission to refuse with a message naming it.
-        real = _binary32.is_real(self.multiplier)
-        object.__setattr__(self, "multiplier_bits", _binary32.bits_of(self.multiplier) if real else 0)
-        if real:
-            object.__setattr__(self, "multiplier", _binary32.from_bits(self.multiplier_bits))
-        object.__setattr__(self, "zero_point", _binary32.as_int(self.zero_point))
-        object.__setattr__(self, "rounding", Rounding.parse(self.rounding))
+    VALUE, BITS = "multiplier", "multiplier_bits"
 
     @classmethod
     def from_bits(cls, multiplier_bits: int, zero_point: int = 0,
@@ -79,7 +79,7 @@ class Params:
 
 
 @dataclass(frozen=True, eq=False)
-class AxisParams:
+class AxisParams(_Rounded, AffineAxisParams):
     """Per-axis parameters: element ``i`` along ``axis`` takes
     ``multipliers[i]`` and its zero point (``zero_points``: one integer for
     every index, or one per index), with exactly the per-tensor arithmetic
@@ -98,14 +98,7 @@ class AxisParams:
     zero_points: Any = 0
     rounding: Rounding = Rounding.NEAREST_EVEN
     multiplier_bits: Any = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        bits = binary32_vector(self.multipliers)
-        object.__setattr__(self, "multiplier_bits", bits)
-        if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
-            object.__setattr__(self, "multipliers", bits.view(np.float32))
-        object.__setattr__(self, "zero_points", integer_vector(self.zero_points))
-        object.__setattr__(self, "rounding", Rounding.parse(self.rounding))
+    VALUES, BITS = "multipliers", "multiplier_bits"
 
     def __repr__(self) -> str:
         return (f"quant.AxisParams(axis={self.axis!r}, multipliers={describe_vector(self.multiplier_bits)}, "
@@ -114,44 +107,23 @@ class AxisParams:
 
 @dataclass(frozen=True)
 class Request(RequestBase):
+    """A Quant request: one input, one output, per-tensor or per-axis parameters."""
+
     params: Union[Params, AxisParams]
 
 
 @dataclass(frozen=True)
 class Plan(SharedPlan):
+    """An admitted Quant request (:func:`check_inference`)."""
+
     request: Request
 
-    @property
-    def params(self) -> Union[Params, AxisParams]:
-        return self.request.params
 
-
-def check_params(params: Any, shape: Tuple[int, ...] = ()) -> Union[Error, None]:
-    """The parameter rules (per-axis ones against the tensor's ``shape``)."""
-    if isinstance(params, AxisParams):
-        return check_axis_params(params, shape, "multipliers", params.multiplier_bits, params.zero_points, "quant")
-    bits = params.multiplier_bits if isinstance(params, Params) else 0
-    return check_affine_params(params, Params, "quant", "multiplier", bits)
+check_params = functools.partial(check_affine_or_axis, operation="quant", params_type=Params, axis_type=AxisParams)
 
 
 @in_default_state
 def check_inference(request: Request) -> Union[Plan, Error]:
     """Admits a quant request: returns a shared :class:`Plan` or an Error."""
-    if not isinstance(request, Request):
-        return Error(
-            ErrorCode.INVALID_OPERATION,
-            f"quant.check_inference takes a quant.Request, got {type_name(request)}",
-        )
-    admitted = admit_elementwise(
-        "quant",
-        request.inputs,
-        request.outputs,
-        lambda src, dst: src in INPUTS and dst is DType.INT8,
-        "FLOAT32 -> INT8, BFLOAT16 -> INT8, FLOAT16 -> INT8",
-    )
-    if isinstance(admitted, Error):
-        return admitted
-    error = check_params(request.params, admitted.shape)
-    if error is not None:
-        return error
-    return Plan(request, admitted)
+    return admit("quant", request, Request, Plan, lambda src, dst: src in INPUTS and dst is DType.INT8,
+                 "FLOAT32 -> INT8, BFLOAT16 -> INT8, FLOAT16 -> INT8", check_params)

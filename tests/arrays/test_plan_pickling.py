@@ -12,7 +12,7 @@ import pytest
 import simakernels as sk
 from support.helpers import BF16, F32, I8, ROUTES
 from tools.test_cli import run_python
-from simakernels.a65 import _routes
+from simakernels import _routes
 
 E = sk.ErrorCode
 

@@ -29,22 +29,8 @@ import numpy as np
 import simakernels as sk
 from oracle import axis as oracle_axis
 from oracle.formats import BFLOAT16, BINARY16, BINARY32
-from support.helpers import (
-    BF16,
-    F16,
-    F32,
-    I8,
-    INPUT_FILL,
-    ITEMSIZE,
-    SENTINEL,
-    UINT,
-    Storage,
-    fp_or_skip,
-    mismatch_report,
-    spec,
-    span,
-    untouched_report,
-)
+from support.helpers import (BF16, F16, F32, I8, INPUT_FILL, ITEMSIZE, SENTINEL, UINT, Storage, fp_or_skip,
+    mismatch_report, spec, span, untouched_report)
 from support.quant_helpers import PROFILES, SPECIALS, table16_by_class, useful_values
 from support.quant_helpers import oracle as quant_oracle, oracle_large as quant_oracle_large
 

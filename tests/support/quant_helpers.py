@@ -43,22 +43,8 @@ import numpy as np
 
 from support import oracle_store
 import simakernels as sk
-from support.helpers import (
-    BF16,
-    F16,
-    F32,
-    I8,
-    INPUT_FILL,
-    ITEMSIZE,
-    SENTINEL,
-    UINT,
-    Storage,
-    fp_or_skip,
-    mismatch_report,
-    span,
-    spec,
-    untouched_report,
-)
+from support.helpers import (BF16, F16, F32, I8, INPUT_FILL, ITEMSIZE, SENTINEL, UINT, Storage, fp_or_skip,
+    mismatch_report, span, spec, untouched_report)
 from oracle import BFLOAT16, BINARY16, BINARY32, quant_many, quant_table
 
 Rounding = sk.ops.quant.Rounding

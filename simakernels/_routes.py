@@ -1,11 +1,14 @@
-"""Numerical routes of this build and the choice among them."""
+"""Numerical routes of this build and the choice among them: below every
+backend and layer (the A65 backend, the array layer, the EV74 device model and
+the formats all choose a route here)."""
 from __future__ import annotations
 
+import functools
 import os
-from typing import Dict, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
-from .._ffi import ffi, lib
-from ..core import Error, ErrorCode
+from ._ffi import ffi, lib
+from .core import Error, ErrorCode, KernelError
 
 FORCE_ROUTE_ENV = "SIMAKERNELS_FORCE_ROUTE"
 
@@ -40,6 +43,15 @@ def forced_route() -> Optional[str]:
     return os.environ.get(FORCE_ROUTE_ENV) or None
 
 
+# The variable's raw value, for plan caches to key by (a change takes effect at
+# the next call): os.environ's backing dict, kept current by its assignments.
+_ENV_DATA = getattr(os.environ, "_data", None)
+if isinstance(_ENV_DATA, dict):
+    forced_route_key: Callable[[], Any] = functools.partial(_ENV_DATA.get, os.fsencode(FORCE_ROUTE_ENV))
+else:  # pragma: no cover - non-POSIX os.environ
+    forced_route_key = functools.partial(os.environ.get, FORCE_ROUTE_ENV)
+
+
 def _why_unavailable(name: str) -> str:
     """Why ``name`` is not one of :func:`available_routes`: a mistyped name,
     or a route this build or this CPU lacks."""
@@ -65,6 +77,23 @@ def choose(route: Optional[str]) -> Union[Tuple[str, int], Error]:
             f"available: {', '.join(_AVAILABLE)}",
         )
     return name, _AVAILABLE[name]
+
+
+_CHOSEN: Dict[Any, int] = {}
+
+
+def route_id() -> int:
+    """The native number of the route a call that names none runs on (the
+    forced one, else the best), remembered per value of the variable; an
+    unknown forced name raises KernelError (UNSUPPORTED_ENVIRONMENT)."""
+    key = forced_route_key()
+    route = _CHOSEN.get(key)
+    if route is None:
+        chosen = choose(None)
+        if isinstance(chosen, Error):
+            raise KernelError(chosen)
+        route = _CHOSEN[key] = chosen[1]
+    return route
 
 
 def forced_route_problem() -> Optional[str]:
