@@ -133,7 +133,7 @@ class _RangeRun:
 
         from simakernels import qparams
         from simakernels._ffi import ffi, lib
-        from simakernels.a65 import _routes
+        from simakernels import _routes
 
         self.lib, self.x = lib, x
         count = 1 if axis is None else x.shape[axis]
