@@ -174,8 +174,7 @@ static void cached_plane(const sk_walk *w, const sk_tile_axes *t, const char *sr
                          const void *ctx, const sk_stage *stage) {
     _Alignas(64) char scratch[SK_TILE_IN_BYTES > SK_TILE_OUT_BYTES ? SK_TILE_IN_BYTES : SK_TILE_OUT_BYTES];
     const tile_job j = {
-        t,       stage, src, dst, kernel->span, kernel->tile, ctx, (size_t)w->in_size, (size_t)w->out_size,
-        scratch, NULL,  0};
+        t, stage, src, dst, kernel->span, kernel->tile, ctx, (size_t)w->in_size, (size_t)w->out_size, scratch, NULL, 0};
     const int in_side = w->in_size <= w->out_size;
     const int64_t lines =
         in_side ? SK_TILE_IN_BYTES / (SK_TILE_CROSS * w->in_size) : SK_TILE_OUT_BYTES / (SK_TILE_CROSS * w->out_size);
@@ -227,7 +226,7 @@ static tile tile_at(const tile_grid *g, int64_t k) {
 static void ordered_plane(const sk_walk *w, const sk_tile_axes *t, const char *src, char *dst, const sk_kernel *kernel,
                           const void *ctx, const sk_stage *stage, int stream, char *space) {
     pending out = {{space + SK_ORDERED_BYTES, space + 2 * SK_ORDERED_BYTES}, 0, NULL, NULL, 0, 0, 0};
-    const tile_job j = {t,     stage, src, dst, kernel->span, NULL, ctx, (size_t)w->in_size, (size_t)w->out_size,
+    const tile_job j = {t,     stage, src,   dst, kernel->span, NULL, ctx, (size_t)w->in_size, (size_t)w->out_size,
                         space, &out,  stream};
     const int64_t side = w->out_size == 1 ? SK_ORDERED_SIDE_BYTE_OUT : SK_ORDERED_SIDE;
     tile_grid g = {t->l_extent,

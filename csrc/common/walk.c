@@ -229,7 +229,6 @@ static inline __attribute__((always_inline)) void carry(const sk_walk *walk, int
     }
 }
 
-
 /* Channel axis inner: the parameter-vector leaf as a span whose context is
  * the run's position in the parameter table (reset at each run), split
  * where the table repeats. */

@@ -59,7 +59,6 @@ static __attribute__((noinline)) void plan_values(void *plan) {
         staged_bf16_table(p->scale_bits, p->zero_point, p->bf16_table);
 }
 
-
 /* The form of a scale and zero point, and e of a power-of-two form. */
 static int form_of(uint32_t bits, int32_t zp, int32_t *exponent) {
     const uint32_t biased = (bits >> 23) & 0xffu;

@@ -108,7 +108,6 @@ typedef struct sk_leaf_info {
 size_t sk_leaf_count(void);
 const sk_leaf_info *sk_leaf_at(size_t index);
 
-
 /* ---- FP environment ---------------------------------------------------- */
 enum sk_fenv_rounding { SK_ROUND_NEAREST = 0, SK_ROUND_TOWARD_ZERO = 1, SK_ROUND_UPWARD = 2, SK_ROUND_DOWNWARD = 3 };
 enum sk_fenv_trap {
