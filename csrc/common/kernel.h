@@ -96,8 +96,13 @@ typedef struct sk_kernel {
 #define SK_LEAF_BLOCK_runs(at, b)
 /* and its row of the module's registry (sk_leaf_at), with SK_LEAF_OPERATION
  * defined as the operation's enum sk_operation. */
-#define SK_LEAF_INFO(route, variant, kind, symbol, block) \
-    {SK_LEAF_OPERATION, SK_ROUTE_##route, (variant), SK_LEAF_KIND_##kind, (block), #symbol},
+#define SK_LEAF_INFO(route_, variant_, kind_, symbol_, block_) \
+    {.symbol = #symbol_,                                       \
+     .operation = SK_LEAF_OPERATION,                           \
+     .route = SK_ROUTE_##route_,                               \
+     .variant = (variant_),                                    \
+     .kind = SK_LEAF_KIND_##kind_,                             \
+     .block = (block_)},
 #define SK_LEAF_KIND_span SK_LEAF_SPAN
 #define SK_LEAF_KIND_strided SK_LEAF_STRIDED
 #define SK_LEAF_KIND_every_other SK_LEAF_EVERY_OTHER

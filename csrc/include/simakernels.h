@@ -97,12 +97,8 @@ enum sk_leaf_kind {
     SK_LEAF_FOLD_PERIODIC = 7
 };
 typedef struct sk_leaf_info {
-    int32_t operation; /* enum sk_operation */
-    int32_t route;     /* enum sk_route: the table that holds the leaf */
-    int32_t variant;
-    int32_t kind;  /* enum sk_leaf_kind */
-    int32_t block; /* elements per vector block */
     const char *symbol;
+    int32_t operation, route, variant, kind, block;
 } sk_leaf_info;
 /* Rows 0 .. sk_leaf_count() - 1; NULL past the end. */
 size_t sk_leaf_count(void);
