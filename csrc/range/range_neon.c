@@ -14,7 +14,7 @@
 
 void sk_range_w32__neon(void *acc, size_t at, const void *src, size_t n) { fold_neon32(acc, at, src, n, 32); }
 void sk_range_w16__neon(void *acc, size_t at, const void *src, size_t n) { fold_neon16(acc, at, src, n, 16); }
-void sk_range_f32_axis__neon(void *acc, size_t at, const void *src, size_t n) { sk_range_axis_f32(acc, at, src, n); }
 void sk_range_bf16_axis__neon(void *acc, size_t at, const void *src, size_t n) { sk_range_axis_bf16(acc, at, src, n); }
+void sk_range_f32_axis__neon(void *acc, size_t at, const void *src, size_t n) { sk_range_axis_f32(acc, at, src, n); }
 void sk_range_f16_axis__neon(void *acc, size_t at, const void *src, size_t n) { sk_range_axis_f16(acc, at, src, n); }
 #endif
