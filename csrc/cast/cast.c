@@ -12,24 +12,19 @@ const sk_kernel sk_cast_kernels[SK_ROUTE_COUNT][SK_CAST_VARIANTS] = {
 #undef SK_LEAF
 };
 
-static int plan_known(const sk_cast_plan *plan) {
-    return plan->kind >= 0 && plan->kind < SK_CAST_VARIANTS && plan->route >= 0 && plan->route < SK_ROUTE_COUNT &&
-           sk_route_compiled(plan->route);
-}
-
 int sk_cast_prepare(sk_cast_plan *plan) {
-    if (!plan_known(plan)) return SK_INVALID_OPERATION;
+    if (plan->kind < 0 || plan->kind >= SK_CAST_VARIANTS || !sk_route_compiled(plan->route))
+        return SK_INVALID_OPERATION;
     sk_walk_decide(&plan->walk, &sk_cast_kernels[plan->route][plan->kind], plan->route);
     return SK_OK;
 }
 
 /* Cast is pure bit manipulation: no FP-environment check is needed. */
 int sk_cast_execute(const sk_cast_plan *plan, const void *src, uint64_t src_len, void *dst, uint64_t dst_len) {
-    if (!plan_known(plan) || !sk_route_usable(plan->route)) return SK_INVALID_OPERATION;
+    if (plan->kind < 0 || plan->kind >= SK_CAST_VARIANTS || !sk_route_usable(plan->route) || !plan->walk.decided)
+        return SK_INVALID_OPERATION;
     const int bound = sk_binding_check(&plan->binding, src, src_len, dst, dst_len);
     if (bound != SK_OK) return bound;
-    if (plan->walk.runs == 0) return SK_OK; /* empty: nothing to compute */
-    if (!plan->walk.decided) return SK_INVALID_OPERATION;
     sk_walk_go(&plan->walk, src, dst, &sk_cast_kernels[plan->route][plan->kind], NULL);
     return SK_OK;
 }
