@@ -8,8 +8,10 @@ itemsize) / 2 bytes, a copy with the operation's memory traffic.
 
 Per-axis rows (layouts ``axis-outer``, ``axis-inner``; see
 :mod:`simakernels.bench.cases`) are the same op and size with one scale or
-multiplier and zero point per channel; the report sets each against the
-dense (per-tensor) row of the same op and size from the same run.
+multiplier and zero point per channel; blocked rows (``block32-inner``,
+``block128-inner``, ``block32-outer``) one per block of the axis.  The
+report sets each against the dense (per-tensor) row of the same op and size
+from the same run.
 """
 from __future__ import annotations
 
@@ -73,9 +75,9 @@ def _mismatches(runners: Dict[str, cases.Runner]) -> Dict[str, int]:
 def run_case(op: Op, layout: str, n: int, found: Sequence[Any], budget_s: float) -> Dict[str, Any]:
     parent = cases.make_parent(op.src, cases.parent_shape(n, layout))
     x = cases.apply_layout(parent, layout)
-    axis = cases.axis_of(layout)
-    ours, route = cases.ours(op, x, axis=axis)
-    runners = {"ours": ours, "memcpy": cases.memcpy(n, op), "numpy": cases.numpy_expression(op, x, axis)}
+    axis, block = cases.axis_of(layout), cases.block_of(layout)
+    ours, route = cases.ours(op, x, axis=axis, block_size=block)
+    runners = {"ours": ours, "memcpy": cases.memcpy(n, op), "numpy": cases.numpy_expression(op, x, axis, block)}
     for peer in found:
         runner = peer.runner(op, layout, x, parent)
         if runner is not None:
@@ -91,6 +93,7 @@ def run_case(op: Op, layout: str, n: int, found: Sequence[Any], budget_s: float)
         "op": op.key, "label": op.label, "rounding": op.rounding, "layout": layout,
         "size": cases.size_label(n), "n": n, "shape": list(cases.out_shape(n, layout)),
         "axis": axis, "channels": cases.out_shape(n, layout)[axis] if axis is not None else None,
+        "block_size": block,
         "bytes": n * (op.src.itemsize + op.dst.itemsize), "route": route,
         "ns_per_elem": ns, "mismatches": mismatches,
         "samples_s": {name: s for name, s in samples.items()},

@@ -12,6 +12,13 @@ channels with one scale (multiplier) and zero point per channel:
 run), ``axis-inner`` has shape (n/C, C) and axis 1 (the parameters vary
 along every run).  C (:func:`channels`) is the largest divisor of n up to
 ``min(256, sqrt(n))``: 256 from 64K elements up, 64 at 4K, 8 at 64.
+
+Blocked (group-wise) layouts of Dequant and Quant, one scale (multiplier)
+and zero point per block of B elements along the axis: ``block32-inner``
+and ``block128-inner`` have shape (n/K, K) and axis 1 (LLM weights: the
+parameters change every B elements of a run; K = :func:`row_length`, 4096
+from 64K up), ``block32-outer`` has shape (n/C, C) and axis 0 (blocks of
+32 rows: each run takes a row of parameters).
 """
 from __future__ import annotations
 
@@ -29,7 +36,9 @@ from ..core import DType, Error, Strided, TensorSpec
 DEFAULT_SIZES = ("64", "4K", "256K", "16M", "64M")
 VIEW_LAYOUTS = ("strided", "transposed")     # views of a larger parent: only from 4K up
 AXIS_LAYOUTS = {"axis-outer": 0, "axis-inner": 1}  # per-axis parameters: the channel axis
-LAYOUTS = ("dense", *VIEW_LAYOUTS, *AXIS_LAYOUTS)
+BLOCK_LAYOUTS = {"block32-inner": (1, 32), "block128-inner": (1, 128), "block32-outer": (0, 32)}  # (axis, block)
+LAYOUTS = ("dense", *VIEW_LAYOUTS, *AXIS_LAYOUTS, *BLOCK_LAYOUTS)
+MAX_ROW = 4096               # blocked inner layouts: elements per row, at most
 MIN_LAYOUT_N = 4096          # strided/transposed: only from 4K up
 MAX_CHANNELS = 256           # per-axis layouts: channels, at most (fewer for n < 64K)
 ROUNDINGS = ("nearest_even", "toward_zero", "toward_positive", "toward_negative")
@@ -109,6 +118,10 @@ def skip_reason(op: Op, layout: str, n: int) -> Optional[str]:
     """None when the case runs, else why the layout does not apply."""
     if layout in AXIS_LAYOUTS and op.kind == "cast":
         return f"{' and '.join(AXIS_LAYOUTS)} (per-axis parameters) apply to dequant and quant only"
+    if layout in BLOCK_LAYOUTS and op.kind == "cast":
+        return f"{', '.join(BLOCK_LAYOUTS)} (blocked parameters) apply to dequant and quant only"
+    if layout in BLOCK_LAYOUTS and n < 4 * BLOCK_LAYOUTS[layout][1]:
+        return f"{layout} runs from {4 * BLOCK_LAYOUTS[layout][1]} elements up (four blocks)"
     if layout in VIEW_LAYOUTS and n < MIN_LAYOUT_N:
         return (f"{' and '.join(VIEW_LAYOUTS)} run from {size_label(MIN_LAYOUT_N)} ({MIN_LAYOUT_N} elements) up; "
                 f"add a size of at least {size_label(MIN_LAYOUT_N)} or another layout")
@@ -130,7 +143,20 @@ def apply_layout(parent: Any, layout: str) -> Any:
     return parent
 
 
+def row_length(n: int, block: int) -> int:
+    """The blocked inner layouts' row length for n elements: n/16 (at least
+    one block), at most MAX_ROW: 4096 from 64K up."""
+    return max(block, min(MAX_ROW, n // 16))
+
+
 def parent_shape(n: int, layout: str) -> Tuple[int, ...]:
+    if layout in BLOCK_LAYOUTS:
+        axis, block = BLOCK_LAYOUTS[layout]
+        if axis == 1:
+            k = row_length(n, block)
+            return (n // k, k)
+        c = channels(n)
+        return (n // c, c)
     if layout in AXIS_LAYOUTS:
         c = channels(n)
         return (c, n // c) if AXIS_LAYOUTS[layout] == 0 else (n // c, c)
@@ -139,14 +165,25 @@ def parent_shape(n: int, layout: str) -> Tuple[int, ...]:
 
 
 def out_shape(n: int, layout: str) -> Tuple[int, ...]:
-    if layout in AXIS_LAYOUTS:
+    if layout in AXIS_LAYOUTS or layout in BLOCK_LAYOUTS:
         return parent_shape(n, layout)
     return (n,) if layout == "dense" else grid(n)
 
 
 def axis_of(layout: str) -> Optional[int]:
-    """The channel axis of a per-axis layout; None for per-tensor ones."""
-    return AXIS_LAYOUTS.get(layout)
+    """The channel axis of a per-axis layout, the block axis of a blocked
+    one; None for per-tensor ones."""
+    return BLOCK_LAYOUTS[layout][0] if layout in BLOCK_LAYOUTS else AXIS_LAYOUTS.get(layout)
+
+
+def block_of(layout: str) -> Optional[int]:
+    """The block size of a blocked layout; None for the others."""
+    return BLOCK_LAYOUTS[layout][1] if layout in BLOCK_LAYOUTS else None
+
+
+def block_shape(shape: Tuple[int, ...], axis: int, block: int) -> Tuple[int, ...]:
+    """The parameters' shape of a blocked tensor: ceil(extent / block) along the axis."""
+    return tuple(-(-e // block) if a == axis else e for a, e in enumerate(shape))
 
 
 @dataclass(frozen=True)
@@ -166,11 +203,22 @@ class ChannelParams:
         return self.values.reshape(shape), self.zero_points.astype(np.float32).reshape(shape)
 
 
-def channel_params(op: Op, count: int) -> ChannelParams:
+def channel_params(op: Op, count: int, period: Optional[int] = None) -> ChannelParams:
+    """``period``: the values repeat every so many entries (blocked
+    parameters, whose count can be large; default: the count)."""
     base, zp = (SCALE, DEQUANT_ZP) if op.kind == "dequant" else (MULTIPLIER, QUANT_ZP)
-    spread = np.float32(0.5) + np.arange(count, dtype=np.float32) / np.float32(count)
+    period = period or count
+    spread = np.float32(0.5) + (np.arange(count) % period).astype(np.float32) / np.float32(period)
     values = (base * spread).astype(np.float32)
     return ChannelParams(values, zp + np.arange(count, dtype=np.int64) % 7 - 3)
+
+
+def block_params(op: Op, shape: Tuple[int, ...], axis: int, block: int) -> ChannelParams:
+    """One op's blocked parameters for a tensor of ``shape``: channel_params
+    over the entries, shaped as :func:`block_shape`."""
+    pshape = block_shape(shape, axis, block)
+    flat = channel_params(op, int(np.prod(pshape)), period=256)
+    return ChannelParams(flat.values.reshape(pshape), flat.zero_points.reshape(pshape))
 
 
 def make_parent(dtype: DType, shape: Tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -192,13 +240,22 @@ class Runner:
     result: Callable[[], Optional[np.ndarray]] = field(default=lambda: None)
 
 
-def request(op: Op, x: np.ndarray, out: np.ndarray, axis: Optional[int] = None) -> Any:
+def request(op: Op, x: np.ndarray, out: np.ndarray, axis: Optional[int] = None,
+            block_size: Optional[int] = None) -> Any:
     """The op's request for ``x`` into ``out``: per-tensor parameters, or
-    with ``axis`` the per-axis ones of :func:`channel_params`."""
+    with ``axis`` the per-axis ones of :func:`channel_params`, with
+    ``block_size`` too the blocked ones of :func:`block_params`."""
     specs = [TensorSpec(x.shape, op.src, Strided(x.strides))], [TensorSpec(out.shape, op.dst)]
     if op.kind == "cast":
         return ops.cast.Request(*specs)
     rounding = ops.quant.Rounding.parse(op.rounding)
+    if axis is not None and block_size is not None:
+        blocked = block_params(op, x.shape, axis, block_size)
+        if op.kind == "dequant":
+            return ops.dequant.Request(*specs, ops.dequant.BlockParams(axis, block_size, blocked.values,
+                                                                       blocked.zero_points))
+        return ops.quant.Request(*specs, ops.quant.BlockParams(axis, block_size, blocked.values, blocked.zero_points,
+                                                               rounding))
     if axis is not None:
         per_axis = channel_params(op, x.shape[axis])
         if op.kind == "dequant":
@@ -209,13 +266,14 @@ def request(op: Op, x: np.ndarray, out: np.ndarray, axis: Optional[int] = None) 
     return ops.quant.Request(*specs, ops.quant.Params(MULTIPLIER, QUANT_ZP, rounding))
 
 
-def ours(op: Op, x: np.ndarray, route: Optional[str] = None, axis: Optional[int] = None) -> Tuple[Runner, str]:
+def ours(op: Op, x: np.ndarray, route: Optional[str] = None, axis: Optional[int] = None,
+         block_size: Optional[int] = None) -> Tuple[Runner, str]:
     """The runner for ``sk.a65.<op>.execute`` and the route its plan chose
     (``route``, else the default choice); ``axis``: per-axis parameters
-    (:func:`channel_params`) along it."""
+    (:func:`channel_params`) along it, with ``block_size`` blocked ones."""
     backend = getattr(a65, op.kind)
     out = np.empty(x.shape, numpy_dtype(op.dst))
-    plan = backend.check_inference(request(op, x, out, axis), route)
+    plan = backend.check_inference(request(op, x, out, axis, block_size), route)
     if isinstance(plan, Error):
         raise RuntimeError(f"{op.label}: no plan: {plan}")
     if x.flags.c_contiguous:
@@ -245,39 +303,49 @@ def memcpy(n: int, op: Op) -> Runner:
 _ROUND = {"nearest_even": np.rint, "toward_zero": np.trunc, "toward_positive": np.ceil, "toward_negative": np.floor}
 
 
-def numpy_expression(op: Op, x: np.ndarray, axis: Optional[int] = None) -> Runner:
+def numpy_expression(op: Op, x: np.ndarray, axis: Optional[int] = None,
+                     block_size: Optional[int] = None) -> Runner:
     """NumPy's expression at its best: staged float32 ufuncs into
     preallocated arrays (BF16 ends converted by ml_dtypes' casts); with
-    ``axis``, the per-channel parameters broadcast along it."""
+    ``axis``, the per-channel parameters broadcast along it; with
+    ``block_size`` too (a divisor of the axis's extent), the blocked ones
+    broadcast over the axis split into (blocks, block_size)."""
     out = np.empty(x.shape, numpy_dtype(op.dst))
     if op.kind == "cast":
         return Runner(lambda: np.copyto(out, x, casting="unsafe"), lambda: out)
-    tmp = np.empty(x.shape, np.float32)
     factor: Any
     zp: Any
-    if axis is not None:
+    src, dst = x, out
+    if axis is not None and block_size is not None:
+        split = x.shape[:axis] + (x.shape[axis] // block_size, block_size) + x.shape[axis + 1:]
+        src, dst = x.reshape(split), out.reshape(split)
+        blocked = block_params(op, x.shape, axis, block_size)
+        factor = np.expand_dims(blocked.values, axis + 1)
+        zp = np.expand_dims(blocked.zero_points.astype(np.float32), axis + 1)
+    elif axis is not None:
         factor, zp = channel_params(op, x.shape[axis]).shaped(axis, x.ndim)
     else:
         factor = SCALE if op.kind == "dequant" else MULTIPLIER
         zp = np.float32(DEQUANT_ZP if op.kind == "dequant" else QUANT_ZP)
+    tmp = np.empty(src.shape, np.float32)
     if op.kind == "dequant":
-        final = out if op.dst == DType.FLOAT32 else tmp
+        final = dst if op.dst == DType.FLOAT32 else tmp
 
         def dequant() -> object:
-            np.subtract(x, zp, out=tmp, dtype=np.float32)
+            np.subtract(src, zp, out=tmp, dtype=np.float32)
             np.multiply(tmp, factor, out=final)
             if final is tmp:
-                np.copyto(out, tmp, casting="unsafe")
+                np.copyto(dst, tmp, casting="unsafe")
             return out
         return Runner(dequant, lambda: out)
     rounder = _ROUND[op.rounding]
 
     def quant() -> object:
-        np.multiply(x, factor, out=tmp, dtype=np.float32)
+        np.multiply(src, factor, out=tmp, dtype=np.float32)
         rounder(tmp, out=tmp)
         np.add(tmp, zp, out=tmp)
         np.clip(tmp, -128, 127, out=tmp)
-        np.copyto(out, tmp, casting="unsafe")
+        np.copyto(dst, tmp, casting="unsafe")
         return out
     return Runner(quant, lambda: out)
 

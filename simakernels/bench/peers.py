@@ -14,7 +14,8 @@ import numpy as np
 
 from ..arrays import numpy_dtype
 from ..core import DType
-from .cases import DEQUANT_ZP, MULTIPLIER, QUANT_ZP, SCALE, Op, Runner, apply_layout, axis_of, channel_params
+from .cases import (DEQUANT_ZP, MULTIPLIER, QUANT_ZP, SCALE, Op, Runner, apply_layout, axis_of, block_of,
+                    block_params, channel_params)
 
 OPTIONAL = ("torch", "onnxruntime")
 
@@ -37,7 +38,8 @@ class Torch:
     zero points, made outside the timed region) and
     ``torch.quantize_per_channel(x, 1/m, zp, axis, torch.qint8)``; its
     ``int_repr()`` (untimed, as for the per-tensor rows) is the result
-    checked."""
+    checked.  torch has no blocked (group-wise) Dequant or Quant of its own:
+    absent from the blocked rows."""
 
     name = "torch"
 
@@ -55,6 +57,8 @@ class Torch:
     def runner(self, op: Op, layout: str, x: np.ndarray, parent: np.ndarray) -> Optional[Runner]:
         torch = self.torch
         last: Dict[str, Any] = {}
+        if block_of(layout) is not None:
+            return None
         if op.kind == "cast" or (op.kind == "dequant" and op.dst == DType.BFLOAT16):
             out = np.empty(x.shape, numpy_dtype(op.dst))
             dst = self._tensor(out)
@@ -104,8 +108,10 @@ class OnnxRuntime:
     wrap the preallocated NumPy arrays.  Dense and per-axis layouts only
     (ORT tensors are contiguous); the per-axis ones run with the nodes'
     ``axis`` attribute and 1-D scales and INT8 zero points (per-axis since
-    opset 13; the models are opset 21).  QuantizeLinear divides by its scale
-    1/m (in the input's type for FP16)."""
+    opset 13; the models are opset 21), the blocked ones with ``axis`` and
+    ``block_size`` and scales and zero points of the blocks' shape (opset
+    21).  QuantizeLinear divides by its scale 1/m (in the input's type for
+    FP16)."""
 
     name = "onnxruntime"
 
@@ -117,16 +123,18 @@ class OnnxRuntime:
         except ImportError as exc:
             raise ImportError(f"onnxruntime is installed but onnx is not ({exc})") from exc
         self.ort, self.version = onnxruntime, onnxruntime.__version__
-        self._sessions: Dict[Tuple[str, str, Optional[int], int], Any] = {}
+        self._sessions: Dict[Tuple[Any, ...], Any] = {}
 
-    def _session(self, op: Op, axis: Optional[int] = None, channels: int = 0) -> Any:
-        key = (op.key, op.rounding, axis, channels)
+    def _session(self, op: Op, axis: Optional[int] = None, channels: int = 0, block: Optional[int] = None,
+                 shape: Tuple[int, ...] = ()) -> Any:
+        key = (op.key, op.rounding, axis, channels, block, shape)
         if key not in self._sessions:
             options = self.ort.SessionOptions()
             options.intra_op_num_threads = options.inter_op_num_threads = 1
             options.execution_mode = self.ort.ExecutionMode.ORT_SEQUENTIAL
             self._sessions[key] = self.ort.InferenceSession(
-                _model(op, axis, channels).SerializeToString(), options, providers=["CPUExecutionProvider"])
+                _model(op, axis, channels, block, shape).SerializeToString(), options,
+                providers=["CPUExecutionProvider"])
         return self._sessions[key]
 
     def _value(self, array: np.ndarray) -> Any:
@@ -140,7 +148,8 @@ class OnnxRuntime:
         axis = axis_of(layout)
         if (layout != "dense" and axis is None) or op.rounding != "nearest_even":
             return None
-        session = self._session(op, axis, x.shape[axis] if axis is not None else 0)
+        block = block_of(layout)
+        session = self._session(op, axis, x.shape[axis] if axis is not None else 0, block, x.shape)
         out = np.empty(x.shape, numpy_dtype(op.dst))
         binding = session.io_binding()
         binding.bind_ortvalue_input("x", self._value(x))
@@ -152,22 +161,28 @@ class OnnxRuntime:
         return Runner(run, lambda: out)
 
 
-def _model(op: Op, axis: Optional[int] = None, channels: int = 0) -> Any:
+def _model(op: Op, axis: Optional[int] = None, channels: int = 0, block: Optional[int] = None,
+           shape: Tuple[int, ...] = ()) -> Any:
     """The op's single-node model; with ``axis``, per-axis parameters
-    (cases.channel_params for ``channels``) along it."""
+    (cases.channel_params for ``channels``) along it; with ``block`` too,
+    blocked ones (cases.block_params for an input of ``shape``)."""
     from onnx import TensorProto, helper
 
     onnx_type = {DType.INT8: TensorProto.INT8, DType.FLOAT32: TensorProto.FLOAT,
                  DType.FLOAT16: TensorProto.FLOAT16, DType.BFLOAT16: TensorProto.BFLOAT16}
     nodes, inits, mid = [], [], "x"
-    per_axis = channel_params(op, channels) if axis is not None and op.kind != "cast" else None
-    dims = [channels] if per_axis is not None else []
-    axis_attr = {"axis": axis} if per_axis is not None else {}
+    per_axis = None
+    if axis is not None and op.kind != "cast":
+        per_axis = block_params(op, shape, axis, block) if block else channel_params(op, channels)
+    dims = list(per_axis.values.shape) if per_axis is not None else []
+    axis_attr: Dict[str, int] = {"axis": axis} if per_axis is not None and axis is not None else {}
+    if block and per_axis is not None:
+        axis_attr["block_size"] = block
     if op.kind == "cast":
         nodes.append(helper.make_node("Cast", ["x"], ["y"], to=onnx_type[op.dst]))
     elif op.kind == "dequant":
-        scales = per_axis.values.tolist() if per_axis is not None else [float(SCALE)]
-        zero_points = per_axis.zero_points.tolist() if per_axis is not None else [DEQUANT_ZP]
+        scales = per_axis.values.ravel().tolist() if per_axis is not None else [float(SCALE)]
+        zero_points = per_axis.zero_points.ravel().tolist() if per_axis is not None else [DEQUANT_ZP]
         inits = [helper.make_tensor("s", TensorProto.FLOAT, dims, scales),
                  helper.make_tensor("z", TensorProto.INT8, dims, zero_points)]
         last = "y" if op.dst == DType.FLOAT32 else "f"
@@ -179,9 +194,9 @@ def _model(op: Op, axis: Optional[int] = None, channels: int = 0) -> Any:
         if op.src == DType.BFLOAT16:  # no BF16 QuantizeLinear on the CPU provider
             nodes.append(helper.make_node("Cast", ["x"], ["f"], to=TensorProto.FLOAT))
             mid = "f"
-        scales = (1.0 / per_axis.values.astype(np.float64)).tolist() if per_axis is not None else [
+        scales = (1.0 / per_axis.values.astype(np.float64)).ravel().tolist() if per_axis is not None else [
             1.0 / float(MULTIPLIER)]
-        zero_points = per_axis.zero_points.tolist() if per_axis is not None else [QUANT_ZP]
+        zero_points = per_axis.zero_points.ravel().tolist() if per_axis is not None else [QUANT_ZP]
         inits = [helper.make_tensor("s", scale_type, dims, scales),
                  helper.make_tensor("z", TensorProto.INT8, dims, zero_points)]
         nodes.append(helper.make_node("QuantizeLinear", [mid, "s", "z"], ["y"], **axis_attr))

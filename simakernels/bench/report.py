@@ -12,15 +12,17 @@ import ml_dtypes
 import numpy as np
 
 from .. import __version__, a65
-from .cases import AXIS_LAYOUTS, MIN_LAYOUT_N, parse_size
+from .cases import AXIS_LAYOUTS, BLOCK_LAYOUTS, MIN_LAYOUT_N, parse_size
 
 OURS = "sk.a65.<op>.execute(plan, [x], [out]) with a prepared plan and a preallocated output"
 REFERENCES = ("ours", "memcpy", "numpy")
 
-# The per-axis targets (x86 host, one thread): ours per-axis over ours
+# The per-axis and blocked targets (x86 host, one thread): ours over ours
 # per-tensor (dense) for the same op and size, at these sizes; and faster than
-# each peer's per-axis Dequant/Quant at every size from 4K.
-AXIS_RATIO_TARGETS = {"axis-outer": 1.15, "axis-inner": 1.6}
+# each peer's per-axis or blocked Dequant/Quant at every size from 4K.
+AXIS_RATIO_TARGETS = {"axis-outer": 1.15, "axis-inner": 1.6, "block32-inner": 1.3, "block128-inner": 1.3,
+                      "block32-outer": 1.3}
+PARAM_LAYOUTS = (*AXIS_LAYOUTS, *BLOCK_LAYOUTS)  # the rows with parameters per channel or per block
 AXIS_TARGET_SIZES = ("256K", "16M")
 AXIS_PEER_FROM = MIN_LAYOUT_N
 
@@ -63,14 +65,14 @@ def document(options: Any, results: List[Dict[str, Any]], per_call: List[Dict[st
 
 
 def per_axis(results: List[Dict[str, Any]]) -> Dict[str, Any]:
-    """Each per-axis row against the dense (per-tensor) row of the same op,
+    """Each per-axis or blocked row against the dense (per-tensor) row of the same op,
     rounding and size (ours both, same run), and the targets the run has
     data for: {"comparisons": [...], "targets": [...]}."""
     dense = {(r["op"], r["rounding"], r["n"]): r for r in results if r["layout"] == "dense"}
     comparisons = []
     for r in results:
         base = dense.get((r["op"], r["rounding"], r["n"]))
-        if r["layout"] in AXIS_LAYOUTS and base is not None:
+        if r["layout"] in PARAM_LAYOUTS and base is not None:
             comparisons.append({"op": r["op"], "label": r["label"], "rounding": r["rounding"], "size": r["size"],
                                 "n": r["n"], "layout": r["layout"], "channels": r["channels"], "shape": r["shape"],
                                 "dense_ns": base["ns_per_elem"]["ours"], "axis_ns": r["ns_per_elem"]["ours"],
@@ -81,13 +83,13 @@ def per_axis(results: List[Dict[str, Any]]) -> Dict[str, Any]:
 
 
 def axis_targets(results: List[Dict[str, Any]]) -> List[Tuple[str, float, float, bool]]:
-    """(what, measured, limit, met): per-axis over per-tensor time at the
+    """(what, measured, limit, met): per-axis or blocked over per-tensor time at the
     target sizes (limit: the largest ratio allowed), and, per op, layout and
     peer, the smallest peer-time-over-ours from 4K up (limit: more than 1)."""
     out = []
     dense = {(r["op"], r["rounding"], r["n"]): r for r in results if r["layout"] == "dense"}
     target_ns = {parse_size(s) for s in AXIS_TARGET_SIZES}
-    rows = [r for r in results if r["layout"] in AXIS_LAYOUTS]
+    rows = [r for r in results if r["layout"] in PARAM_LAYOUTS]
     for r in rows:
         base = dense.get((r["op"], r["rounding"], r["n"]))
         if base is not None and r["n"] in target_ns:
@@ -171,32 +173,36 @@ def tables(data: Dict[str, Any]) -> str:
 
 
 def _per_axis_lines(data: Dict[str, Any]) -> List[str]:
-    """The per-axis section: ours per-axis against ours per-tensor, and the
-    targets (none when the run has no per-axis row with its dense row)."""
+    """The per-axis and blocked section: ours against ours per-tensor, and
+    the targets (none when the run has no such row with its dense row)."""
     comparisons = data.get("per_axis", {}).get("comparisons", [])
     if not comparisons:
         return []
     keys = list(dict.fromkeys((c["label"], c["size"]) for c in comparisons))
+    layouts = [lay for lay in PARAM_LAYOUTS if any(c["layout"] == lay for c in comparisons)]
     by = {(c["label"], c["size"], c["layout"]): c for c in comparisons}
     rows = []
     for label, size in keys:
-        cells = [label, size]
-        first = next(by[(label, size, lay)] for lay in AXIS_LAYOUTS if (label, size, lay) in by)
-        cells += [str(first["channels"]), f"{first['dense_ns']:.3f}"]
-        for layout in AXIS_LAYOUTS:
+        first = next(by[(label, size, lay)] for lay in layouts if (label, size, lay) in by)
+        cells = [label, size, f"{first['dense_ns']:.3f}"]
+        for layout in layouts:
             c = by.get((label, size, layout))
             cells += [f"{c['axis_ns']:.3f}", f"{c['ratio']:.2f}x"] if c else ["-", "-"]
         rows.append(cells)
-    outer, inner = (f"{AXIS_RATIO_TARGETS[k]:g}x" for k in AXIS_LAYOUTS)
-    lines = ["", "Per-axis (per-channel) parameters against per-tensor, ours, same run: C channels; axis-outer",
-             "(C, n/C) axis 0, axis-inner (n/C, C) axis 1; / dense: that time over the dense per-tensor time:", ""]
-    lines += _grid(("op", "size", "C", "dense ns", "axis-outer ns", "/ dense", "axis-inner ns", "/ dense"), rows, 2)
+    limits = ", ".join(f"{AXIS_RATIO_TARGETS[k]:g}x {k}" for k in layouts)
+    lines = ["", "Per-axis and blocked parameters against per-tensor, ours, same run: axis-outer (C, n/C) axis 0,",
+             "axis-inner (n/C, C) axis 1, C channels (256 from 64K); block32-inner and block128-inner (n/K, K)",
+             "axis 1, K up to 4096; block32-outer (n/C, C) axis 0; / dense: that time over the dense per-tensor",
+             "time:", ""]
+    columns = ["op", "size", "dense ns"]
+    for layout in layouts:
+        columns += [f"{layout} ns", "/ dense"]
+    lines += _grid(columns, rows, 2)
     checks = data["per_axis"]["targets"]
     if checks:
         met = sum(1 for c in checks if c["met"])
-        lines += ["", f"targets (per-axis, one thread; / per-tensor at most {outer} axis-outer and {inner} "
-                      f"axis-inner at {' and '.join(AXIS_TARGET_SIZES)}; faster than each peer from 4K): "
-                      f"{met} of {len(checks)} met"]
+        lines += ["", f"targets (one thread; / per-tensor at most {limits} at {' and '.join(AXIS_TARGET_SIZES)}; "
+                      f"faster than each peer from 4K): {met} of {len(checks)} met"]
         lines += [f"  {'met ' if c['met'] else 'OPEN'} {c['what']}: {c['value']:.2f}x "
                   f"({'limit' if c['limit'] != 1.0 else 'need >'} {c['limit']:g}x)" for c in checks]
     return lines
