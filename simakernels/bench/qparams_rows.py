@@ -38,11 +38,12 @@ def run(sizes: Sequence[int], budget_s: float) -> List[Dict[str, Any]]:
 def numpy_dynamic(x: np.ndarray, axis: Optional[int], block: Optional[int]) -> Callable[[], object]:
     """The range then the quantize expression in NumPy (asymmetric INT8,
     the range widened to include 0), per tensor, per axis or per block."""
-    if block is not None and axis is not None:
-        split = x.shape[:axis] + (x.shape[axis] // block, block) + x.shape[axis + 1:]
-        x, axis = x.reshape(split), axis + 1
-    keep = None if axis is None else tuple(a for a in range(x.ndim) if a != axis)
-    reduce_over = keep if keep is None else axis
+    reduce_over: Any = None  # per tensor
+    if block is not None and axis is not None:  # the axis split into (blocks, block): over each block
+        x = x.reshape(x.shape[:axis] + (x.shape[axis] // block, block) + x.shape[axis + 1:])
+        reduce_over = axis + 1
+    elif axis is not None:  # over every other axis
+        reduce_over = tuple(a for a in range(x.ndim) if a != axis)
 
     def run() -> object:
         least = np.minimum(x.min(axis=reduce_over, keepdims=True), 0)
