@@ -24,7 +24,12 @@ Layouts: dense, every-other (x[:, ::2]), transposed (x.T) and padded rows
 Dequant and Quant only, per-axis (per-channel) parameters on a C-contiguous
 tensor of C channels (``simakernels.bench.cases``: C = 8 at 64 elements,
 64 at 4K, 256 from 64K): axis-outer, shape (C, n/C) and axis 0; axis-inner,
-shape (n/C, C) and axis 1.
+shape (n/C, C) and axis 1; blocked (group-wise) parameters, blocks of 32 or
+128 along axis 1 of (n/K, K) (block32-inner, block128-inner; K up to 4096)
+and blocks of 32 rows along axis 0 of (n/C, C) (block32-outer).  Quant only:
+``sk.quantize_dynamic`` (the range, the parameters and the quantization in
+one call), per tensor on the dense layout (dynamic) and blocked as
+block32-inner (dynamic-block32), on the default route.
 """
 from __future__ import annotations
 
@@ -47,8 +52,13 @@ OPS = ("cast-fp32-bf16", "cast-bf16-fp32", "dequant-int8-fp32", "dequant-int8-bf
 # The range pass of choose_qparams (sk_range_execute, csrc/range): its input
 # type; per tensor on the per-tensor layouts, per channel on the per-axis ones.
 RANGE_OPS = {"range-fp32": "FLOAT32", "range-bf16": "BFLOAT16", "range-fp16": "FLOAT16"}
-LAYOUTS = ("dense", "every-other", "transposed", "padded", "axis-outer", "axis-inner")
+LAYOUTS = ("dense", "every-other", "transposed", "padded", "axis-outer", "axis-inner", "block32-inner",
+           "block128-inner", "block32-outer", "dynamic", "dynamic-block32")
 AXIS_LAYOUTS = {"axis-outer": 0, "axis-inner": 1}  # per-axis parameters: Dequant and Quant only
+BLOCK_LAYOUTS = ("block32-inner", "block128-inner", "block32-outer")  # simakernels.bench.cases: Dequant and Quant
+# sk.quantize_dynamic, Quant only, on the default route: the layout whose
+# shape, axis and block size it takes (None: per tensor, dense).
+DYNAMIC_LAYOUTS = {"dynamic": None, "dynamic-block32": "block32-inner"}
 SIZES = ("64", "4K", "64K", "1M")
 ROUTES = ("neon", "scalar")
 CLASSES = ("ldst", "branch", "simd", "scalar")
@@ -61,7 +71,10 @@ PAD = 16  # padded rows: each input row is followed by PAD unused elements
 DENSE_TARGETS = {"cast-fp32-bf16": 1.2, "cast-bf16-fp32": 0.65, "dequant-int8-fp32": 1.2,
                  "dequant-int8-bf16": 2.0, "quant-fp32-int8": 1.4, "quant-bf16-int8": 1.55,
                  "quant-fp16-int8": 1.55, "range-fp32": 1.0}  # range-bf16 and -fp16: reported
-LAYOUT_RATIO_TARGETS = {"every-other": 1.3, "transposed": 2.0, "axis-outer": 1.3, "axis-inner": 2.0}
+LAYOUT_RATIO_TARGETS = {"every-other": 1.3, "transposed": 2.0, "axis-outer": 1.3, "axis-inner": 2.0,
+                        "block32-inner": 1.3, "block128-inner": 1.15, "block32-outer": 1.1}
+# quantize_dynamic over quantize with the same parameter layout (64K).
+DYNAMIC_TARGET = 2.2
 CALL_TARGET = 400
 TARGET_SIZES = ("4K", "64K")
 
@@ -100,18 +113,22 @@ def _guest(cases: Sequence[Dict[str, Any]]) -> None:
     for index, case in enumerate(cases):
         op, n, layout = ops[case["op"]], case["n"], case["layout"]
         rows, cols = bench.grid(n)
-        axis = AXIS_LAYOUTS.get(layout)
-        shape = bench.parent_shape(n, layout) if axis is not None else {
+        like = DYNAMIC_LAYOUTS[layout] if layout in DYNAMIC_LAYOUTS else layout
+        axis, block = bench.axis_of(like) if like else None, bench.block_of(like) if like else None
+        shape = bench.parent_shape(n, like) if axis is not None else {
             "dense": (n,), "every-other": (rows, 2 * cols), "transposed": (cols, rows),
-            "padded": (rows, cols + PAD)}[layout]
+            "padded": (rows, cols + PAD)}[like or "dense"]
         parent = bench.make_parent(op.src, shape, seed=index)
-        x = (parent if layout == "dense" or axis is not None else parent[:, ::2] if layout == "every-other"
+        x = (parent if like in (None, "dense") or axis is not None else parent[:, ::2] if layout == "every-other"
              else parent.T if layout == "transposed" else parent[:, :cols])
-        if op.kind == "range":
+        if layout in DYNAMIC_LAYOUTS:
+            runner, route = _DynamicRun(x, axis, block), sk.a65.available_routes()[0]
+            runner.call()
+        elif op.kind == "range":
             runner, route = _range_runner(x, axis, case["route"]), case["route"]
             runner.call()  # untimed, as the other runners' first call
         elif axis is not None:  # its first call is untimed
-            runner, route = bench.ours(op, x, case["route"], axis=axis)
+            runner, route = bench.ours(op, x, case["route"], axis=axis, block_size=block)
         else:
             runner, route = bench.ours(op, x, case["route"])
         assert route == case["route"], (route, case)
@@ -161,6 +178,22 @@ def _range_runner(x: Any, axis: Any, route: str) -> _RangeRun:
     return _RangeRun(x, axis, route)
 
 
+class _DynamicRun:
+    """``sk.quantize_dynamic(x, out=...)`` on the default route: returns None."""
+
+    def __init__(self, x: Any, axis: Any, block: Any) -> None:
+        import numpy as np
+
+        import simakernels as sk
+
+        self.x, self.axis, self.block = x, axis, block
+        self.out, self.dynamic = np.empty(x.shape, np.int8), sk.quantize_dynamic
+
+    def call(self) -> Any:
+        self.dynamic(self.x, axis=self.axis, block_size=self.block, out=self.out)
+        return None
+
+
 # ---- on the host ---------------------------------------------------------------
 
 def _size(text: str) -> int:
@@ -208,9 +241,14 @@ def run_cases(
     return info, rows
 
 
-def applies(op: str, layout: str) -> bool:
+def applies(op: str, layout: str, route: str) -> bool:
     """Whether the layout is measured for the op: per-axis parameters are
-    Dequant's and Quant's only."""
+    Dequant's, Quant's and the range pass's, blocked ones Dequant's and
+    Quant's, dynamic quantization Quant's on the default (NEON) route."""
+    if layout in DYNAMIC_LAYOUTS:
+        return op.startswith("quant-") and route == "neon"
+    if layout in BLOCK_LAYOUTS:
+        return op.startswith(("quant-", "dequant-"))
     return layout not in AXIS_LAYOUTS or not op.startswith("cast-")
 
 
@@ -226,9 +264,10 @@ def measure(args: argparse.Namespace) -> Dict[str, Any]:
     cases = [{"op": op, "layout": layout, "size": size, "n": _size(size), "route": route,
               "profile": bool(args.profile)}
              for route in args.routes for op in args.ops for layout in args.layouts for size in args.sizes
-             if applies(op, layout)]
+             if applies(op, layout, route) and (layout not in BLOCK_LAYOUTS + tuple(DYNAMIC_LAYOUTS) or size != "64")]
     if not cases:
-        raise SystemExit("bench-aarch64: no case: the per-axis layouts apply to dequant and quant ops only")
+        raise SystemExit("bench-aarch64: no case: the per-axis and blocked layouts apply to dequant and quant ops, "
+                         "the dynamic ones to quant ops on the neon route")
     plugin = build_plugin(ROOT / "build" / "bench-aarch64")
     pkg = pathlib.Path(args.pkg).resolve()
     info, rows = run_cases(cases, plugin, pkg, args.cpu)
@@ -327,9 +366,16 @@ def targets(result: Dict[str, Any]) -> List[Tuple[str, float, float, bool]]:
                 if op in RANGE_OPS:
                     break
                 c = _find(result, op=op, layout=layout, route="neon", size=size)
-                if c:
+                if c and (layout not in BLOCK_LAYOUTS or size == "64K"):  # blocked: the issue's 64K
                     r = c["per_element"] / v
                     out.append((f"{op} {layout} {size} / dense", r, limit, r <= limit))
+            for layout, like in DYNAMIC_LAYOUTS.items():
+                c = _find(result, op=op, layout=layout, route="neon", size=size)
+                base = _find(result, op=op, layout=like or "dense", route="neon", size=size)
+                if c and base and size == "64K":
+                    r = c["per_element"] / base["per_element"]
+                    out.append((f"{op} {layout} {size} / quantize {like or 'dense'}", r, DYNAMIC_TARGET,
+                                r <= DYNAMIC_TARGET))
         call = _find(result, op=op, layout="dense", route="neon", size="64")
         if call and op not in RANGE_OPS:
             out.append((f"{op} 64-element call, instr", call["instructions"], CALL_TARGET,
@@ -345,6 +391,10 @@ def report(result: Dict[str, Any]) -> str:
         counts = ", ".join(f"{channels(n)} at {_label(n)}" for n in axis_sizes)
         parts.append(f"per-axis layouts (dequant, quant): axis-outer (C, n/C) axis 0, axis-inner (n/C, C) axis 1; "
                      f"C channels: {counts}; (x): over the per-tensor dense figure")
+    if any(c["layout"] in BLOCK_LAYOUTS or c["layout"] in DYNAMIC_LAYOUTS for c in result["cases"]):
+        parts.append("blocked layouts (dequant, quant): block32-inner, block128-inner (n/K, K) axis 1, K up to 4096; "
+                     "block32-outer (n/C, C) axis 0, blocks of 32 rows; dynamic, dynamic-block32: "
+                     "sk.quantize_dynamic per tensor and as block32-inner")
     for route in ROUTES:
         if any(c["route"] == route for c in result["cases"]):
             parts += ["", f"route {route}:", "", table(result, route)]
