@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Callable, List, Tuple
+from typing import Any, Callable, List, Tuple
 
 import ml_dtypes
 import numpy as np
@@ -98,16 +98,16 @@ _ROUNDERS = {
 }
 
 
-def _quant_expected(x32: np.ndarray, multiplier_bits: int, zp: int, rounding: ops_quant.Rounding) -> np.ndarray:
+def _quant_expected(x32: np.ndarray, multiplier_bits: Any, zp: Any, rounding: ops_quant.Rounding) -> np.ndarray:
     """The ordered contract in NumPy: binary32 product (IEEE nearest-even,
-    gradual underflow), integer rounding, zero point, saturation."""
+    gradual underflow), integer rounding, zero point, saturation (the
+    parameters: scalars, or arrays of x32's shape, one per element)."""
     m = np.array(multiplier_bits, np.uint32).view(np.float32)
     with np.errstate(over="ignore", invalid="ignore"):
         product = x32 * m
         rounded = _ROUNDERS[rounding](product).astype(np.float64) + zp
     result = np.clip(np.nan_to_num(rounded, nan=0.0, posinf=127, neginf=-128), -128, 127)
-    result[np.isnan(product)] = zp
-    return result.astype(np.int8)
+    return np.where(np.isnan(product), zp, result).astype(np.int8)
 
 
 def _quant(route: str) -> bool:
@@ -139,11 +139,55 @@ def _quant(route: str) -> bool:
     return True
 
 
+def _per_element(params: np.ndarray, axis: int, block: int, shape: Tuple[int, ...]) -> np.ndarray:
+    """Blocked parameters spread to one per element: element i takes the
+    entry at i with i[axis] // block."""
+    return np.take(params, np.arange(shape[axis]) // block, axis=axis)
+
+
+# (shape, axis, block size): blocks along the inner axis (whole and partial)
+# and along the outer one.
+_BLOCKED = (((6, 96), 1, 32), ((5, 100), 1, 17), ((9, 40), 0, 4))
+
+
+def _blocked(route: str) -> bool:
+    rng = np.random.default_rng(11)
+    for shape, axis, block in _BLOCKED:
+        pshape = tuple(-(-e // block) if a == axis else e for a, e in enumerate(shape))
+        x = (rng.standard_normal(shape) * 16).astype(np.float32)
+        x.flat[::37] = np.float32("nan")
+        multipliers = rng.uniform(0.25, 8.0, pshape).astype(np.float32)
+        zero_points = rng.integers(-128, 128, pshape)
+        for rounding in ops_quant.Rounding:
+            request = ops_quant.Request([TensorSpec(shape, DType.FLOAT32)], [TensorSpec(shape, DType.INT8)],
+                                        ops_quant.BlockParams(axis, block, multipliers, zero_points, rounding))
+            out = np.empty(shape, np.int8)
+            if a65.quant.execute(a65.quant.check_inference(request, route), [x], [out]) is not None:  # type: ignore
+                return False
+            expected = _quant_expected(x, _per_element(multipliers.view(np.uint32), axis, block, shape),
+                                       _per_element(zero_points, axis, block, shape), rounding)
+            if not np.array_equal(out, expected):
+                return False
+        q = rng.integers(-128, 128, shape).astype(np.int8)
+        scales = rng.uniform(0.001, 2.0, pshape).astype(np.float32)
+        staged = ((q.astype(np.float32) - _per_element(zero_points, axis, block, shape).astype(np.float32))
+                  * _per_element(scales, axis, block, shape))
+        request = ops_dequant.Request([TensorSpec(shape, DType.INT8)], [TensorSpec(shape, DType.FLOAT32)],
+                                      ops_dequant.BlockParams(axis, block, scales, zero_points))
+        out32 = np.empty(shape, np.float32)
+        if a65.dequant.execute(a65.dequant.check_inference(request, route), [q], [out32]) is not None:  # type: ignore
+            return False
+        if not np.array_equal(out32.view(np.uint32), staged.view(np.uint32)):
+            return False
+    return True
+
+
 CHECKS: List[Check] = [
     ("cast bf16->fp32, all 65,536 patterns", _bf16_to_f32),
     ("cast fp32->bf16, 2^18 random + NaN rule", _f32_to_bf16),
     ("dequant int8->fp32/bf16, all 256 x 9 parameter sets", _dequant),
     ("quant bf16/fp16 (all 65,536) + fp32 x 7 multipliers x 4 modes", _quant),
+    ("blocked quant (4 modes) and dequant, blocks of 32, 17 and 4", _blocked),
 ]
 
 
