@@ -414,6 +414,7 @@ def store_blocks(params: Any) -> None:
     if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
         object.__setattr__(params, values_name, bits.view(np.float32))
     object.__setattr__(params, "zero_points", integer_array(params.zero_points))
+    object.__setattr__(params, "block_size", _binary32.as_int(params.block_size))  # NumPy integers as int
 
 
 def _object_array(values: Any) -> Optional[np.ndarray]:
