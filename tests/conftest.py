@@ -59,6 +59,7 @@ HOST_ONLY = frozenset({
     "ev74/test_ev74_case_example.py", "ev74/test_ev74_lanes.py", "ev74/test_ev74_kernel.py",
     "ev74/test_ev74_device.py",
     "hurray/test_hurray_descriptor.py", "arrays/test_array_plan_cache.py", "blocked/test_blocked_admission.py",
+    "blocked/test_blocked_dask.py",
     "tools/test_docs.py", "tools/test_cli.py", "tools/test_metadata.py", "tools/test_bench.py", "tools/test_typing.py",
     "tools/test_bench_aarch64.py", "tools/test_neon_estimate.py", "tools/test_floor.py",
     "dask/test_dask_arrays.py", "dask/test_dask_qparams.py", "dask/test_dask_import.py",

@@ -34,7 +34,6 @@ def layouts(shape):
     """(name, element strides) of one port: dense (None), every other
     element along the last axis (x[..., ::2]), transposed (axes reversed
     in memory), padded (rows and planes apart)."""
-    rank = len(shape)
     padded, step = [], 1
     for extent in reversed(shape):
         padded.append(step)
