@@ -302,3 +302,24 @@ def test_ev74_refuses_blocked_quant(src):
         got = sk.ev74.quant.check_inference(given)
         assert isinstance(got, sk.Error) and got.code is E.DEVICE_LIMIT, got
         assert "blocked" in got.message and "sk.a65.quant" in got.message
+
+
+def test_vectorised_conversion_is_numpys_float32():
+    """BlockParams convert float64 and integer arrays to binary32 with
+    integer operations only (vectorised); the bits are NumPy's float32
+    conversion in the default state for random doubles across binary32's
+    whole range (normal, subnormal, overflowing, below half the smallest
+    subnormal), exact ties at every exponent and integers up to 2**53."""
+    rng = np.random.default_rng(0xB32)
+    raw = rng.integers(0, 1 << 64, size=100_000, dtype=np.uint64)
+    exponents = rng.integers(1023 - 160, 1023 + 132, size=raw.size).astype(np.uint64)
+    doubles = ((raw & np.uint64((1 << 63) | ((1 << 52) - 1))) | (exponents << np.uint64(52))).view(np.float64)
+    floats = rng.integers(0, 0x7F800000, size=20_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    ties = (floats.astype(np.float64).view(np.uint64) | np.uint64(1 << 28)).view(np.float64)   # halfway above
+    ints = np.concatenate([rng.integers(-(1 << 53), 1 << 53, size=20_000), np.arange(-70_000, 70_000, 7)])
+    for values in (doubles, ties, floats.astype(np.float64), ints):
+        with np.errstate(over="ignore"):
+            want = values.astype(np.float32).view(np.uint32)
+        got = DBlock(0, 1, values).scale_bits
+        bad = np.flatnonzero(got != want)
+        assert not bad.size, [(values[i], hex(got[i]), hex(want[i])) for i in bad[:5]]
