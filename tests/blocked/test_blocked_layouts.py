@@ -120,3 +120,59 @@ def test_random_layouts(route):
         cases.append(make_case(route, shape, src, dst, axis, block, mode, random_layout(rng, shape, ITEMSIZE[src]),
                                random_layout(rng, shape, ITEMSIZE[dst]), k=k))
     fail_if(run_all(cases))
+
+
+# --------------------------------------------------------------- guard pages
+
+GUARDED_LENGTHS = (1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 129, 2049)
+
+
+def guarded_layouts(n: int):
+    """(name, shape, axis, block, input strides, output strides) in elements."""
+    return [
+        ("1-D", (n,), 0, 16, None, None),
+        ("inner", (3, n), -1, 32, None, None),
+        ("inner partial", (3, n), 1, 7, None, None),
+        ("outer", (n, 3), 0, 16, None, None),
+        ("in[:, ::2] inner", (3, n), 1, 32, (2 * n, 2), None),
+        ("in.T inner", (n, 3), 0, 5, (1, n), None),
+        ("out.T outer", (3, n), 0, 2, None, (1, 3)),
+    ]
+
+
+def guarded_main(route: str) -> None:
+    """Child process: every guarded layout of every operation on ``route``,
+    both ports flush against an inaccessible page at either end (a stray
+    access faults and kills the child, which the parent reports)."""
+    from support import guarded
+    from support.axis_helpers import byte_strides, draw
+    from support.blocked_helpers import block_entries, expected, parameter_shape, plan_for
+    from axis.test_axis_layouts import run_guarded
+    log, regions = guarded.Log(), guarded.Regions()
+    k = 0
+    for n in GUARDED_LENGTHS:
+        for name, shape, axis, block, in_el, out_el in guarded_layouts(n):
+            for op, (src, dst) in OPS.items():
+                k += 1
+                mode = None if src is I8 else MODES[k % len(MODES)]
+                bits, zps = block_entries(src, parameter_shape(shape, axis, block), k)
+                si, so = ITEMSIZE[src], ITEMSIZE[dst]
+                s_in = byte_strides(in_el, src) or guarded.c_strides(shape, si)
+                s_out = byte_strides(out_el, dst) or guarded.c_strides(shape, so)
+                what = f"{op} {route} {name} shape {shape} axis {axis} block {block} in {s_in} out {s_out}"
+                plan = plan_for(route, shape, src, dst, axis, block, bits, zps, mode, s_in, s_out)
+                need = (guarded.span(shape, s_in, si), guarded.span(shape, s_out, so))
+                values = draw(src, shape, np.random.default_rng(k))
+                want = expected(src, dst, values, axis, block, bits, zps, mode)
+                for flush in guarded.FLUSHES:
+                    log.announce(f"{what} flush {flush}")
+                    log.problem(run_guarded(plan, src, dst, regions, flush, shape, s_in, s_out, need, values,
+                                            want, f"{what} flush {flush}"))
+    log.finish()
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_no_access_beyond_either_port(route):
+    from support import guarded
+    child = guarded.run_child(guarded.call("blocked.test_blocked_layouts", "guarded_main", route))
+    guarded.assert_child_clean(child, f"blocked guard pages on {route}")
