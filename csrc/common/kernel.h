@@ -149,7 +149,11 @@ static inline void sk_walk_go(const sk_walk *walk, const void *src, void *dst, c
  * converts packed elements whose parameters repeat every `period`
  * positions (a multiple of the channel count).  Runs shorter than
  * SK_AXIS_SHORT_RUN (axis.h) packed one after another along the channel
- * axis go to the runs leaf (NULL where the route has none). */
+ * axis go to the runs leaf (NULL where the route has none).
+ * Blocked walks (walk->block, sk_walk_prepare_blocked) read the periodic
+ * and runs leaves and the table only (every route has both): a leaf's
+ * channel or position is an entry of the walk-ordered table
+ * (walk->param_step), and `period` is the entry count. */
 typedef struct sk_channels {
     const sk_kernel *const *kernels; /* per channel; NULL: `kernel` serves every channel */
     const sk_kernel *kernel;
@@ -180,7 +184,12 @@ typedef struct sk_reducer {
 
 /* Runs `reducer` over every element of the walk, per channel when
  * walk->channel >= 0; non-packed runs are gathered in chunks by `route`'s
- * staging.  Reads no byte outside the walk's elements. */
+ * staging.  Reads no byte outside the walk's elements.  A blocked walk
+ * (sk_walk_prepare_blocked with the input's strides for both ports) folds
+ * at entries of its table order (walk->param_step): `fold` a block
+ * axis's segment at its entry, `periodic` a run along which the entries
+ * advance by one per element from the run's first entry;
+ * sk_walk_params_scatter puts per-entry results in the caller's order. */
 void sk_walk_reduce(const sk_walk *walk, const void *src, const sk_reducer *reducer, int route, void *acc);
 
 /* The binding rules (rules.h) for an entry's host pointers: SK_OK or the

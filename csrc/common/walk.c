@@ -16,9 +16,12 @@
 typedef struct axes {
     int n;
     int channel; /* the position of the channel axis (-1: none) */
+    int block;   /* blocked walks: the position of the block axis (-1: none) */
+    int blocked; /* param must chain for a merge */
     int64_t extent[SK_MAX_RANK];
     int64_t in_stride[SK_MAX_RANK];
     int64_t out_stride[SK_MAX_RANK];
+    int64_t param[SK_MAX_RANK]; /* blocked walks: the step in the caller's parameter array */
 } axes;
 
 /* Orders considered for the inner run. */
@@ -39,12 +42,14 @@ static void sort_by_stride(axes *a, const int64_t *key_primary, const int64_t *k
         }
         order[j + 1] = v;
     }
-    axes sorted = {.n = a->n, .channel = -1};
+    axes sorted = {.n = a->n, .channel = -1, .block = -1, .blocked = a->blocked};
     for (int i = 0; i < a->n; ++i) {
         if (order[i] == a->channel) sorted.channel = i;
+        if (order[i] == a->block) sorted.block = i;
         sorted.extent[i] = a->extent[order[i]];
         sorted.in_stride[i] = a->in_stride[order[i]];
         sorted.out_stride[i] = a->out_stride[order[i]];
+        sorted.param[i] = a->param[order[i]];
     }
     *a = sorted;
 }
@@ -54,18 +59,25 @@ static void sort_by_stride(axes *a, const int64_t *key_primary, const int64_t *k
  * so the products cannot overflow.  The channel axis is never merged into a
  * faster one (its channel would then change inside a step of the merged
  * axis); slower axes merge into it, and its channel is the merged index
- * modulo the channel count. */
+ * modulo the channel count.  In a blocked walk the block axis merges with
+ * nothing (an index's block is then one division per run), and other axes
+ * merge only if their parameter steps chain as well (a run's entries then
+ * advance by one step per index). */
 static void coalesce(axes *a) {
     if (a->n == 0) return;
-    axes merged = {.n = 1, .channel = -1};
+    axes merged = {.n = 1, .channel = -1, .block = -1, .blocked = a->blocked};
     int last = SK_MAX_RANK - 1; /* build from the fastest axis backwards */
     merged.extent[last] = a->extent[a->n - 1];
     merged.in_stride[last] = a->in_stride[a->n - 1];
     merged.out_stride[last] = a->out_stride[a->n - 1];
+    merged.param[last] = a->param[a->n - 1];
     if (a->channel == a->n - 1) merged.channel = last;
+    if (a->block == a->n - 1) merged.block = last;
     for (int i = a->n - 2; i >= 0; --i) {
         int64_t e = merged.extent[last];
-        if (i != a->channel && a->in_stride[i] == merged.in_stride[last] * e &&
+        const int params_chain =
+            !a->blocked || (i != a->block && merged.block != last && a->param[i] == merged.param[last] * e);
+        if (i != a->channel && params_chain && a->in_stride[i] == merged.in_stride[last] * e &&
             a->out_stride[i] == merged.out_stride[last] * e) {
             merged.extent[last] = e * a->extent[i];
         } else {
@@ -74,32 +86,25 @@ static void coalesce(axes *a) {
             merged.extent[last] = a->extent[i];
             merged.in_stride[last] = a->in_stride[i];
             merged.out_stride[last] = a->out_stride[i];
+            merged.param[last] = a->param[i];
             if (i == a->channel) merged.channel = last;
+            if (i == a->block) merged.block = last;
         }
     }
-    axes out = {.n = merged.n, .channel = merged.channel < 0 ? -1 : merged.channel - last};
+    axes out = {.n = merged.n,
+                .channel = merged.channel < 0 ? -1 : merged.channel - last,
+                .block = merged.block < 0 ? -1 : merged.block - last,
+                .blocked = a->blocked};
     memcpy(out.extent, merged.extent + last, sizeof(int64_t) * (size_t)merged.n);
     memcpy(out.in_stride, merged.in_stride + last, sizeof(int64_t) * (size_t)merged.n);
     memcpy(out.out_stride, merged.out_stride + last, sizeof(int64_t) * (size_t)merged.n);
+    memcpy(out.param, merged.param + last, sizeof(int64_t) * (size_t)merged.n);
     *a = out;
 }
 
-int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride, const int64_t *out_stride,
-                    int64_t in_size, int64_t out_size, int channel_axis, sk_walk *walk) {
-    if (rank < 0 || rank > SK_MAX_RANK || in_size <= 0 || in_size > SK_MAX_ELEMENT || out_size <= 0 ||
-        out_size > SK_MAX_ELEMENT || channel_axis < -1 || channel_axis >= rank)
-        return SK_INVALID_SHAPE;
-    axes logical = {.n = 0, .channel = -1};
-    for (int i = 0; i < rank; ++i) {
-        if (extent[i] <= 0) return SK_INVALID_SHAPE; /* empty tensors never walk */
-        if (extent[i] == 1) continue;                /* singleton axes are inert (one channel too) */
-        if (i == channel_axis) logical.channel = logical.n;
-        logical.extent[logical.n] = extent[i];
-        logical.in_stride[logical.n] = in_stride[i];
-        logical.out_stride[logical.n] = out_stride[i];
-        ++logical.n;
-    }
-
+/* The walk from the logical axes (singletons dropped): the axis order,
+ * the coalescing, and the fields every walk has. */
+static void build(axes logical, int64_t in_size, int64_t out_size, sk_walk *walk, axes *chosen) {
     /* Reorder only when another order gives a strictly longer inner run;
      * between equal runs, prefer one that is packed on both ports. */
     axes best = logical;
@@ -136,13 +141,7 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride, c
     walk->out_size = (int32_t)out_size;
     walk->runs = 1;
     walk->outer_rank = best.n > 0 ? best.n - 1 : 0;
-    if (best.channel < 0)
-        walk->channel = -1;
-    else if (best.channel == best.n - 1)
-        walk->channel = walk->outer_rank; /* the inner run */
-    else
-        walk->channel = best.n - 2 - best.channel; /* outer axes are stored fastest first */
-    walk->channels = best.channel < 0 ? 1 : extent[channel_axis];
+    walk->channel = walk->block_at = -1;
     for (int a = 0; a < walk->outer_rank; ++a) {
         int src = best.n - 2 - a; /* fastest outer axis first */
         walk->extent[a] = best.extent[src];
@@ -150,7 +149,117 @@ int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride, c
         walk->out_stride[a] = best.out_stride[src];
         walk->runs *= best.extent[src];
     }
+    *chosen = best;
+}
+
+/* A position of the chosen axes as the walk numbers its axes: the inner
+ * run is outer_rank, outer axes fastest first. */
+static int32_t walk_axis_of(const axes *best, int position) {
+    if (position < 0) return -1;
+    return position == best->n - 1 ? best->n - 1 : best->n - 2 - position;
+}
+
+static int check_arguments(int rank, int64_t in_size, int64_t out_size) {
+    return rank >= 0 && rank <= SK_MAX_RANK && in_size > 0 && in_size <= SK_MAX_ELEMENT && out_size > 0 &&
+           out_size <= SK_MAX_ELEMENT;
+}
+
+int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride, const int64_t *out_stride,
+                    int64_t in_size, int64_t out_size, int channel_axis, sk_walk *walk) {
+    if (!check_arguments(rank, in_size, out_size) || channel_axis < -1 || channel_axis >= rank) return SK_INVALID_SHAPE;
+    axes logical = {.n = 0, .channel = -1, .block = -1};
+    for (int i = 0; i < rank; ++i) {
+        if (extent[i] <= 0) return SK_INVALID_SHAPE; /* empty tensors never walk */
+        if (extent[i] == 1) continue;                /* singleton axes are inert (one channel too) */
+        if (i == channel_axis) logical.channel = logical.n;
+        logical.extent[logical.n] = extent[i];
+        logical.in_stride[logical.n] = in_stride[i];
+        logical.out_stride[logical.n] = out_stride[i];
+        ++logical.n;
+    }
+    axes best;
+    build(logical, in_size, out_size, walk, &best);
+    walk->channel = walk_axis_of(&best, best.channel);
+    walk->channels = best.channel < 0 ? 1 : extent[channel_axis];
     return SK_OK;
+}
+
+/* Entries along a blocked walk's axis (outer_rank: the inner run). */
+static int64_t param_extent(const sk_walk *w, int a) {
+    const int64_t e = a == w->outer_rank ? w->run_length : w->extent[a];
+    return a == w->block_at ? (e + w->block - 1) / w->block : e;
+}
+
+int sk_walk_prepare_blocked(int rank, const int64_t *extent, const int64_t *in_stride, const int64_t *out_stride,
+                            int64_t in_size, int64_t out_size, int axis, int64_t block, sk_walk *walk) {
+    if (!check_arguments(rank, in_size, out_size) || axis < 0 || axis >= rank || block < 1) return SK_INVALID_SHAPE;
+    /* The caller's parameter steps: C order of the parameter shape. */
+    int64_t param[SK_MAX_RANK], count = 1;
+    for (int i = rank - 1; i >= 0; --i) {
+        if (extent[i] <= 0) return SK_INVALID_SHAPE;
+        param[i] = count;
+        count *= i == axis ? (extent[i] + block - 1) / block : extent[i];
+    }
+    axes logical = {.n = 0, .channel = -1, .block = -1, .blocked = 1};
+    for (int i = 0; i < rank; ++i) {
+        if (extent[i] == 1) continue; /* singleton axes are inert (one entry along them) */
+        if (i == axis) logical.block = logical.n;
+        logical.extent[logical.n] = extent[i];
+        logical.in_stride[logical.n] = in_stride[i];
+        logical.out_stride[logical.n] = out_stride[i];
+        logical.param[logical.n] = param[i];
+        ++logical.n;
+    }
+    axes best;
+    build(logical, in_size, out_size, walk, &best);
+    walk->block = block;
+    walk->block_at = walk_axis_of(&best, best.block);
+    walk->channels = count;
+    const int inner = walk->outer_rank;
+    walk->param_source[inner] = best.n > 0 ? best.param[best.n - 1] : 1;
+    for (int a = 0; a < inner; ++a) walk->param_source[a] = best.param[best.n - 2 - a];
+    int64_t step = 1; /* the table: the inner run fastest, then the outer axes fastest first */
+    walk->param_step[inner] = 1;
+    step = param_extent(walk, inner);
+    for (int a = 0; a < inner; ++a) {
+        walk->param_step[a] = step;
+        step *= param_extent(walk, a);
+    }
+    return SK_OK;
+}
+
+/* Copies records between the caller's order and the walk's table order:
+ * the table's entries in order, the caller's offset carried along. */
+static void params_copy(const sk_walk *w, const char *from, char *to, size_t size, int gather) {
+    const int inner = w->outer_rank;
+    const int64_t run = param_extent(w, inner);
+    int64_t index[SK_MAX_RANK] = {0}, caller = 0;
+    const int64_t total = w->channels;
+    for (int64_t at = 0; at < total; at += run) {
+        for (int64_t j = 0; j < run; ++j) {
+            const int64_t c = caller + j * w->param_source[inner];
+            if (gather)
+                memcpy(to + (size_t)(at + j) * size, from + (size_t)c * size, size);
+            else
+                memcpy(to + (size_t)c * size, from + (size_t)(at + j) * size, size);
+        }
+        for (int a = 0; a < inner; ++a) {
+            if (++index[a] < param_extent(w, a)) {
+                caller += w->param_source[a];
+                break;
+            }
+            caller -= w->param_source[a] * (index[a] - 1);
+            index[a] = 0;
+        }
+    }
+}
+
+void sk_walk_params_gather(const sk_walk *walk, const void *caller, void *ordered, size_t size) {
+    params_copy(walk, caller, ordered, size, 1);
+}
+
+void sk_walk_params_scatter(const sk_walk *walk, const void *ordered, void *caller, size_t size) {
+    params_copy(walk, ordered, caller, size, 0);
 }
 
 /* ---- Running a walk ----------------------------------------------------
@@ -270,10 +379,18 @@ void sk_walk_decide(sk_walk *walk, const sk_kernel *kernel, int route) {
     walk->ordered = walk->stream = 0;
     walk->tiles = (sk_tile_axes){0, 0, 0, 0};
     const size_t n = (size_t)walk->run_length;
+    if (walk->block) { /* parameters change along every axis: no tiles; staged where not packed */
+        walk->run_kind = walk->dense ? SK_RUN_DENSE : SK_RUN_STAGED;
+        walk->decided = 1;
+        return;
+    }
     /* Short runs of consecutive channels, packed: one runs-leaf call for
-     * every channel, per step of the next axis. */
-    if (per_run && walk->dense && !wraps && kernel->runs && walk->channel == 0 && n < SK_AXIS_SHORT_RUN &&
-        walk->in_stride[0] == (int64_t)n * walk->in_size && walk->out_stride[0] == (int64_t)n * walk->out_size) {
+     * every channel, per step of the next axis.  (On x86 the dense leaves
+     * per channel serve them: the runs leaves there exist for blocked
+     * plans, and per-axis short runs were measured on the dense leaves.) */
+    if (per_run && walk->dense && !wraps && kernel->runs && route == SK_ROUTE_NEON && walk->channel == 0 &&
+        n < SK_AXIS_SHORT_RUN && walk->in_stride[0] == (int64_t)n * walk->in_size &&
+        walk->out_stride[0] == (int64_t)n * walk->out_size) {
         walk->run_kind = SK_RUN_CHANNEL_RUNS;
     } else if (per_run && walk->dense && !wraps) {
         walk->run_kind = SK_RUN_CHANNEL_DENSE; /* packed runs, one channel each */
@@ -409,8 +526,105 @@ void sk_walk_run(const sk_walk *walk, const void *src, void *dst, const sk_kerne
     walk_runs(walk, src, dst, kernel, ctx, NULL);
 }
 
+/* ---- Blocked walks --------------------------------------------------------
+ * Each run starts at its entry (param_step).  The block axis in the inner
+ * run: segments of `block` elements take consecutive entries (the runs
+ * leaf, whole segments in one call, a partial one with count 1); else the
+ * run's entries advance by one per element (the periodic leaf from the
+ * run's entry; the table's period is the entry count, so it never wraps
+ * inside a run).  Non-packed runs are staged through the same adapters,
+ * whose position carries across the chunks. */
+typedef struct block_position {
+    size_t entry; /* the current segment's */
+    size_t left;  /* its elements not yet converted */
+    size_t block;
+} block_position;
+
+/* Splits n elements at the position into segments: `each(arg, entry, offset,
+ * length, count)` for `count` consecutive segments of `length` elements
+ * from element `offset`, entries from `entry` on. */
+static inline __attribute__((always_inline)) void
+block_segments(block_position *p, size_t n, void (*each)(void *, size_t, size_t, size_t, size_t), void *arg) {
+    size_t offset = 0;
+    while (offset < n) {
+        const size_t rest = n - offset;
+        if (p->left == p->block && rest >= p->block) {
+            const size_t m = rest / p->block;
+            each(arg, p->entry, offset, p->block, m);
+            p->entry += m;
+            offset += m * p->block;
+        } else {
+            const size_t k = rest < p->left ? rest : p->left;
+            each(arg, p->entry, offset, k, 1);
+            offset += k;
+            p->left -= k;
+            if (p->left == 0) {
+                ++p->entry;
+                p->left = p->block;
+            }
+        }
+    }
+}
+
+/* A run's first entry. */
+static inline size_t block_entry(const sk_walk *w, const int64_t *index) {
+    int64_t entry = 0;
+    for (int a = 0; a < w->outer_rank; ++a)
+        entry += (a == w->block_at ? index[a] / w->block : index[a]) * w->param_step[a];
+    return (size_t)entry;
+}
+
+typedef struct segment_call {
+    const sk_channels *ch;
+    const char *src;
+    char *dst;
+    size_t in_size, out_size;
+} segment_call;
+
+static inline __attribute__((always_inline)) void segment_runs(void *arg, size_t entry, size_t offset, size_t length,
+                                                               size_t count) {
+    const segment_call *c = arg;
+    c->ch->runs(c->ch->table, entry, c->src + offset * c->in_size, c->dst + offset * c->out_size, length, count);
+}
+
+/* The block axis inner, as a span: ctx is the walk's block_span_state. */
+typedef struct block_span_state {
+    const sk_channels *ch;
+    block_position position;
+    size_t in_size, out_size;
+} block_span_state;
+
+static void block_span(const void *state, const void *src, void *dst, size_t n) {
+    block_span_state *s = (block_span_state *)state; /* the walk's own local */
+    segment_call call = {s->ch, src, dst, s->in_size, s->out_size};
+    block_segments(&s->position, n, segment_runs, &call);
+}
+
+static void walk_blocked(const sk_walk *walk, const char *src, char *dst, const sk_channels *ch) {
+    const sk_stage *stage = sk_routes[walk->staging].staging;
+    const size_t n = (size_t)walk->run_length, block = (size_t)walk->block;
+    const int inner = walk->block_at == walk->outer_rank;
+    block_span_state segments = {ch, {0, block, block}, (size_t)walk->in_size, (size_t)walk->out_size};
+    periodic_position along = {ch, 0, (size_t)walk->in_size, (size_t)walk->out_size};
+    const sk_span_fn span = inner ? block_span : periodic_span;
+    void *ctx = inner ? (void *)&segments : (void *)&along;
+    int64_t index[SK_MAX_RANK] = {0};
+    for (int64_t r = 0; r < walk->runs; ++r) {
+        const size_t entry = block_entry(walk, index);
+        segments.position = (block_position){entry, block, block};
+        along.at = entry;
+        if (walk->run_kind == SK_RUN_DENSE)
+            span(ctx, src, dst, n);
+        else
+            staged_run(walk, src, dst, n, span, ctx, stage);
+        carry(walk, index, 0, &src, &dst);
+    }
+}
+
 void sk_walk_channels(const sk_walk *walk, const void *src, void *dst, const sk_channels *ch) {
-    if (walk->channel < 0) /* one channel: the per-tensor walk with its parameters */
+    if (walk->block)
+        walk_blocked(walk, src, dst, ch);
+    else if (walk->channel < 0) /* one channel: the per-tensor walk with its parameters */
         sk_walk_go(walk, src, dst, ch->kernels ? ch->kernels[0] : ch->kernel, ch->ctx);
     else
         walk_runs(walk, src, dst, NULL, NULL, ch);
@@ -438,7 +652,64 @@ static size_t fold_packed(const sk_reducer *r, void *acc, int inner, size_t chan
     return at;
 }
 
+/* Blocked walks: k packed elements at the position, folded per segment
+ * (block axis inner) or from the position's entry on (else). */
+typedef struct segment_fold {
+    const sk_reducer *r;
+    void *acc;
+    const char *in;
+    size_t size;
+} segment_fold;
+
+static inline __attribute__((always_inline)) void segment_folds(void *arg, size_t entry, size_t offset, size_t length,
+                                                                size_t count) {
+    const segment_fold *f = arg;
+    for (size_t i = 0; i < count; ++i) f->r->fold(f->acc, entry + i, f->in + (offset + i * length) * f->size, length);
+}
+
+static void fold_blocked(const sk_reducer *r, void *acc, int inner, block_position *p, const char *in, size_t k,
+                         size_t size) {
+    if (inner) {
+        segment_fold f = {r, acc, in, size};
+        block_segments(p, k, segment_folds, &f);
+    } else {
+        r->periodic(acc, p->entry, in, k);
+        p->entry += k;
+    }
+}
+
+/* The blocked reduction: each run from its entry, gathered in chunks where
+ * not packed (the position carries across them). */
+static void reduce_blocked(const sk_walk *walk, const void *src, const sk_reducer *reducer, int route, void *acc) {
+    const sk_stage *stage = sk_routes[route].staging;
+    const size_t size = (size_t)walk->in_size, n = (size_t)walk->run_length, block = (size_t)walk->block;
+    const int inner = walk->block_at == walk->outer_rank, packed = walk->in_step == walk->in_size;
+    _Alignas(64) char chunk[SK_STAGE_CHUNK * SK_MAX_ELEMENT];
+    int64_t index[SK_MAX_RANK] = {0};
+    const char *in = src;
+    char *shadow = (char *)(uintptr_t)src; /* the output port: the input again, never written */
+    for (int64_t r = 0; r < walk->runs; ++r) {
+        block_position p = {block_entry(walk, index), block, block};
+        if (packed) {
+            fold_blocked(reducer, acc, inner, &p, in, n, size);
+        } else {
+            for (size_t done = 0; done < n;) {
+                const size_t k = n - done < SK_STAGE_CHUNK ? n - done : SK_STAGE_CHUNK;
+                sk_stage_count(stage, SK_MOVE_GATHER);
+                stage->gather(in + walk->in_step * (int64_t)done, (ptrdiff_t)walk->in_step, chunk, k, size);
+                fold_blocked(reducer, acc, inner, &p, chunk, k, size);
+                done += k;
+            }
+        }
+        carry(walk, index, 0, &in, &shadow);
+    }
+}
+
 void sk_walk_reduce(const sk_walk *walk, const void *src, const sk_reducer *reducer, int route, void *acc) {
+    if (walk->block) {
+        reduce_blocked(walk, src, reducer, route, acc);
+        return;
+    }
     const sk_stage *stage = sk_routes[route].staging;
     const size_t size = (size_t)walk->in_size, n = (size_t)walk->run_length, channels = (size_t)walk->channels;
     const int per_run = walk->channel >= 0 && walk->channel < walk->outer_rank;

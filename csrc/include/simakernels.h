@@ -184,11 +184,25 @@ typedef struct sk_walk {
      * then repeat along it with period `channels`), else an outer axis
      * (fastest first; its index modulo `channels` is the run's channel). */
     int32_t channel;
-    int32_t reserved;
-    int64_t channels;
+    /* Blocked plans (sk_walk_prepare_blocked): the walk axis that holds the
+     * block axis, numbered as `channel`; -1 when the block axis has extent
+     * 1 (or the plan is not blocked). */
+    int32_t block_at;
+    int64_t channels; /* per-axis: the channel count; blocked: the entries (prod of the parameter shape) */
     int64_t extent[6];
     int64_t in_stride[6];
     int64_t out_stride[6];
+    /* Blocked plans: B, the block size (0: not blocked), and per walk axis
+     * ([0, outer_rank) the outer axes fastest first, [outer_rank] the inner
+     * run) its step in entries, per index step (the block axis: per block),
+     * in the walk-ordered parameter table (C-contiguous with the inner run
+     * fastest: param_step[outer_rank] is 1) and in the caller's parameter
+     * array (C order of the parameter shape).  A run's first entry is the
+     * sum over the outer axes of index (index / block on the block axis)
+     * times param_step. */
+    int64_t block;
+    int64_t param_step[6];
+    int64_t param_source[6];
     /* How execute runs it, decided once by the operation's prepare
      * (sk_walk_decide, internal): the kind of every run, whose staging
      * moves the non-packed ones (enum sk_route), whether tiled planes go
@@ -210,6 +224,22 @@ typedef struct sk_walk {
  * SK_INVALID_SHAPE for arguments out of contract. */
 int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride, const int64_t *out_stride,
                     int64_t in_size, int64_t out_size, int channel_axis, sk_walk *walk);
+
+/* The same for blocked parameters: `axis` (0..rank-1) is the block axis,
+ * `block` >= 1 its block size; the parameter shape is the shape with
+ * ceil(extent[axis] / block) along the axis, its entries numbered in C
+ * order (the caller's order).  The block axis is never merged with another
+ * axis, and two other axes merge only if their steps in the caller's
+ * parameter array chain too, so that every walk axis steps the entries by
+ * one param_source.  walk->channel is -1; walk->channels the entry count. */
+int sk_walk_prepare_blocked(int rank, const int64_t *extent, const int64_t *in_stride, const int64_t *out_stride,
+                            int64_t in_size, int64_t out_size, int axis, int64_t block, sk_walk *walk);
+
+/* A blocked walk's parameter orders: copies `size`-byte records from the
+ * caller's order (C order of the parameter shape) to the walk's table
+ * order (gather), or back (scatter); walk->channels records each. */
+void sk_walk_params_gather(const sk_walk *walk, const void *caller, void *ordered, size_t size);
+void sk_walk_params_scatter(const sk_walk *walk, const void *ordered, void *caller, size_t size);
 
 /* ---- Layout and binding rules ------------------------------------------ */
 /* One checker serves every entry: execute (bindings), the EV74 decoder
@@ -346,9 +376,14 @@ int sk_cast_execute(const sk_cast_plan *plan, const void *src, uint64_t src_len,
  * in prepare and the workspace for as long as it is used; it frees
  * nothing. */
 typedef struct sk_axis {
-    int32_t axis; /* the channel axis of the plan's shape */
+    int32_t axis; /* the channel axis of the plan's shape; blocked: the block axis */
     int32_t reserved;
-    int64_t count;              /* channels, the axis's extent; 0: per tensor (the plan's scalars) */
+    int64_t count; /* channels, the axis's extent; 0: per tensor (the plan's scalars); blocked: the entries */
+    /* 0: per-axis; >= 1: blocked parameters, blocks of this many elements
+     * along `axis`; the plan's walk is then sk_walk_prepare_blocked's with
+     * the same axis and block, and bits and zero_points hold one entry per
+     * parameter-shape index in C order. */
+    int64_t block;
     const uint32_t *bits;       /* count scale (Dequant) or multiplier (Quant) bits */
     const int32_t *zero_points; /* count zero points */
     void *space;

@@ -1,0 +1,2 @@
+"""Blocked (group-wise) parameters: admission, numerics, layouts, plans,
+the array layer and Dask."""
