@@ -198,3 +198,56 @@ def as_int(value: Any) -> Any:
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         return value
     return value.__index__()
+
+
+_F64_FRACTION = (1 << 52) - 1
+
+
+def bits_of_array(values: np.ndarray) -> Optional[np.ndarray]:
+    """The binary32 bits (a new uint32 array of ``values``' shape) of a
+    NumPy array of binary32, binary64 or integers of magnitude at most
+    2**53, rounded nearest-even as :func:`bits_of` rounds each entry,
+    with integer arithmetic only (vectorised); None for any other dtype
+    or larger integers (the caller converts entry by entry)."""
+    if values.dtype == np.float32:
+        return np.array(values, np.float32).view(np.uint32)
+    if values.dtype.kind in "iu":
+        wide = values.astype(np.int64) if values.dtype != np.uint64 else values
+        if wide.size and (int(wide.max()) > 1 << 53 or int(wide.min()) < -(1 << 53)):
+            return None
+        signs = (wide < 0).astype(np.uint64) << np.uint64(63)
+        magnitudes = np.abs(wide.astype(np.int64)).astype(np.uint64)
+        return _binary64_magnitudes(signs, magnitudes, np.zeros(values.shape, np.int64))
+    if values.dtype != np.float64:
+        return None
+    raw = np.ascontiguousarray(values).view(np.uint64)
+    biased = ((raw >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.int64)
+    fraction = raw & np.uint64(_F64_FRACTION)
+    significand = np.where(biased > 0, fraction | np.uint64(1 << 52), fraction)
+    bits = _binary64_magnitudes(raw & np.uint64(1 << 63), significand, np.maximum(biased, 1) - 1075)
+    special = biased == 0x7FF
+    bits[special] = ((raw[special] >> np.uint64(32)).astype(np.uint32) & np.uint32(0x80000000)) | np.where(
+        fraction[special] != 0, np.uint32(0x7FC00000), np.uint32(0x7F800000))
+    return bits
+
+
+def _binary64_magnitudes(signs: np.ndarray, significands: np.ndarray, exponents: np.ndarray) -> np.ndarray:
+    """``sign | nearest-even binary32(significand * 2**exponent)`` for
+    significands below 2**54 (uint64, int64 exponents), the signs in bit
+    63 of ``signs``; integer operations only."""
+    one = np.uint64(1)
+    width = np.zeros(significands.shape, np.int64)          # floor(log2(significand)), by bisection
+    for step in (32, 16, 8, 4, 2, 1):
+        wider = significands >= (one << (width + step).astype(np.uint64))
+        width += np.where(wider, step, 0)
+    top = width + exponents                                  # the value lies in [2**top, 2**(top + 1))
+    highest = np.maximum(top, _EMIN)
+    shift = np.minimum(highest - (_PRECISION - 1) - exponents, 55)  # to binary32's quantum; from 55 on all is lost
+    right = np.maximum(shift, 0).astype(np.uint64)
+    kept = (significands >> right) << np.maximum(-shift, 0).astype(np.uint64)
+    lost = significands & ((one << right) - one)
+    half = np.where(shift > 0, one << (np.maximum(shift, 1) - 1).astype(np.uint64), np.uint64(0))
+    up = (shift > 0) & ((lost > half) | ((lost == half) & ((kept & one) == one)))
+    magnitude = ((highest + 126).astype(np.uint64) << np.uint64(23)) + kept + up.astype(np.uint64)
+    magnitude = np.where(significands == 0, np.uint64(0), np.minimum(magnitude, np.uint64(0x7F800000)))
+    return ((signs >> np.uint64(32)) | magnitude).astype(np.uint32)

@@ -26,6 +26,7 @@ from .a65 import _backend
 from .buffers import ConstHostBuffer, HostBuffer, bind
 from .core import Error, ErrorCode, KernelError, describe
 from .fenv import describe_unmet
+from .ops import _base
 
 
 #: The fewest elements a slab may hold: enough work on the slowest route to
@@ -55,22 +56,26 @@ def check_workers(workers: Any) -> int:
     return value
 
 
-def thread_count(workers: int, shape: Tuple[int, ...]) -> int:
+def thread_count(workers: int, shape: Tuple[int, ...], unit: int = 1) -> int:
     """How many threads ``workers`` gives for a tensor of ``shape``: at most
-    ``workers``, the usable CPUs, the outermost extent and one per
-    :data:`MIN_SLAB_ELEMENTS` elements; at least 1."""
+    ``workers``, the usable CPUs, the outermost extent (in slabs of
+    ``unit`` rows: the block size when it is the block axis of blocked
+    parameters) and one per :data:`MIN_SLAB_ELEMENTS` elements; at least 1."""
     if not shape or workers == 1:
         return 1
     count = 1
     for extent in shape:
         count *= extent
-    return max(1, min(workers, usable_cpus(), shape[0], count // MIN_SLAB_ELEMENTS))
+    return max(1, min(workers, usable_cpus(), -(-shape[0] // unit), count // MIN_SLAB_ELEMENTS))
 
 
-def slabs(extent: int, workers: int) -> List[Tuple[int, int]]:
-    """[start, stop) ranges of the outermost axis, sizes differing by <= 1."""
-    count = min(workers, extent)
-    return [(extent * i // count, extent * (i + 1) // count) for i in range(count)]
+def slabs(extent: int, workers: int, unit: int = 1) -> List[Tuple[int, int]]:
+    """[start, stop) ranges of the outermost axis, each starting at a
+    multiple of ``unit`` (a block of the block axis), sizes in units
+    differing by <= 1 (the last may hold a partial unit)."""
+    units = -(-extent // unit)
+    count = min(workers, units)
+    return [(unit * (units * i // count), min(extent, unit * (units * (i + 1) // count))) for i in range(count)]
 
 
 def _check_whole_call(plan: Any, operation: str, x: np.ndarray, out: np.ndarray) -> None:
@@ -93,6 +98,15 @@ def _check_whole_call(plan: Any, operation: str, x: np.ndarray, out: np.ndarray)
                                 f"{operation}: {describe_unmet(unmet)}; nothing was written"))
 
 
+def row_unit(plan: Any) -> int:
+    """The rows a slab of ``plan`` holds a multiple of: the block size when
+    the outermost axis is the block axis of blocked parameters, else 1."""
+    if isinstance(plan, Error):
+        return 1
+    shared = plan.shared
+    return _base.row_unit(shared.params, len(shared.shape)) if hasattr(shared, "params") else 1
+
+
 def run(plan: Any, x: np.ndarray, out: np.ndarray, workers: int,
         execute: Callable[[Any, np.ndarray, np.ndarray], Any]) -> np.ndarray:
     """Runs ``execute(slab_plan, x_slab, out_slab)`` (the array layer's
@@ -100,7 +114,7 @@ def run(plan: Any, x: np.ndarray, out: np.ndarray, workers: int,
     the calling thread; each slab's plan is made once from ``plan``
     (:func:`simakernels.a65._backend.slab`)."""
     _check_whole_call(plan, plan._operation, x, out)
-    ranges = slabs(x.shape[0], workers)
+    ranges = slabs(x.shape[0], workers, row_unit(plan))
     plans = [_backend.slab(plan, start, stop) for start, stop in ranges]
     failures: List[BaseException] = []
 

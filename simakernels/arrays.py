@@ -252,7 +252,7 @@ def _split_run(plan: Any, x: np.ndarray, out: np.ndarray, workers: Any) -> np.nd
     """``workers=N``: the outermost axis in at most N slabs, one thread each
     (bounded by :func:`simakernels._split.thread_count`), each on a plan of
     its rows made from ``plan``; one slab, or an error, runs as usual."""
-    threads = _split.thread_count(_split.check_workers(workers), x.shape)
+    threads = _split.thread_count(_split.check_workers(workers), x.shape, _split.row_unit(plan))
     if isinstance(plan, Error) or threads == 1:
         return _execute(plan, x, out, _ONE_WORKER)
     return _split.run(plan, x, out, threads, _execute)
@@ -325,7 +325,8 @@ def cast(x: InArray, dtype: Optional[DTypeSpec] = None, *, out: Optional[OutArra
 
 def dequantize(
     x: InArray, scale: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
-    dtype: Optional[DTypeSpec] = None, out: Optional[OutArray] = None, workers: int = 1,
+    block_size: Optional[int] = None, dtype: Optional[DTypeSpec] = None, out: Optional[OutArray] = None,
+    workers: int = 1,
 ) -> np.ndarray:
     """Dequantizes INT8 to FLOAT32 (default) or BFLOAT16.
 
@@ -343,6 +344,13 @@ def dequantize(
     below with ``scale[i]`` and its zero point (a negative ``axis`` counts
     from the end).  ``None`` (default): one scale and zero point for the
     whole tensor.
+
+    ``block_size`` (with ``axis``): blocked (group-wise) parameters.
+    ``scale`` is then an array of ``x``'s rank and shape, except
+    ``ceil(x.shape[axis] / block_size)`` along ``axis``, and ``zero_point``
+    an integer or such an array; element ``i`` takes the parameters at
+    ``i`` with ``i[axis]`` replaced by ``i[axis] // block_size`` (the last
+    block may be partial).
 
     Returns a new C-contiguous array of ``x``'s shape,
     or ``out`` (same shape, the output dtype; any non-negative strides)
@@ -365,7 +373,8 @@ def dequantize(
     binary32, ``zero_point`` not an integer in the INT32 range, ``workers``
     not a positive integer; with ``axis``: an axis outside the rank, a
     length other than ``x.shape[axis]`` or a bad entry, named by index and
-    value), ``UNSUPPORTED_DTYPE`` (``x`` not INT8, an output
+    value; ``block_size`` without ``axis`` or not a positive integer, a
+    parameter shape other than the blocks'), ``UNSUPPORTED_DTYPE`` (``x`` not INT8, an output
     dtype other than FLOAT32/BFLOAT16, ``out`` of the wrong dtype),
     ``INVALID_SHAPE``, ``UNSUPPORTED_LAYOUT`` (negative or broadcast
     strides), ``INVALID_BINDING`` (read-only or overlapping ``out``, masked
@@ -379,18 +388,22 @@ def dequantize(
     >>> sk.dequantize(np.int8([[4, 4], [-4, 8]]), [0.5, 0.25], zero_point=[0, 4], axis=1)
     array([[ 2.,  0.],
            [-2.,  1.]], dtype=float32)
+    >>> sk.dequantize(np.int8([[4, 4, 4], [8, 8, 8]]), [[0.5, 1.0], [0.25, 2.0]], axis=1, block_size=2)
+    array([[ 2.,  2.,  4.],
+           [ 2.,  2., 16.]], dtype=float32)
     """
     if type(x) is not np.ndarray:
         x = _input(x)
     if type(scale) is QParams:
-        scale, zero_point, axis = _unpack(scale, "scale", zero_point, axis)
+        scale, zero_point, axis, block_size = _unpack(scale, "scale", zero_point, axis, block_size)
     if not (out is None or isinstance(out, np.ndarray)):  # a DLPack array: written in place, returned
-        dequantize(x, scale, zero_point, axis=axis, dtype=dtype, out=_out_array(out), workers=workers)
+        dequantize(x, scale, zero_point, axis=axis, block_size=block_size, dtype=dtype, out=_out_array(out),
+                   workers=workers)
         return typing.cast(np.ndarray, out)
     if dtype is None:  # out's dtype, else FLOAT32
         dtype = DType.FLOAT32 if out is None else _FROM_NUMPY.get(out.dtype, DType.FLOAT32)
-    if axis is not None:
-        return _dequantize_axis(x, scale, zero_point, axis, dtype, out, workers)
+    if axis is not None or block_size is not None:
+        return _dequantize_axis(x, scale, zero_point, axis, dtype, out, workers, block_size)
     key = ("dequant", x.shape, x.strides, x.dtype,
            _FLOAT32_KEY if dtype is DType.FLOAT32 else _param_key(dtype),
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
@@ -406,7 +419,8 @@ def dequantize(
 
 def quantize(
     x: InArray, multiplier: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
-    rounding: Union[ops_quant.Rounding, str] = "nearest_even", out: Optional[OutArray] = None, workers: int = 1,
+    block_size: Optional[int] = None, rounding: Union[ops_quant.Rounding, str] = "nearest_even",
+    out: Optional[OutArray] = None, workers: int = 1,
 ) -> np.ndarray:
     """Quantizes FLOAT32, BFLOAT16 or FLOAT16 to INT8.
 
@@ -458,7 +472,8 @@ def quantize(
     > 0 as binary32, ``zero_point`` not an integer in [-128, 127], an unknown
     ``rounding``, ``workers`` not a positive integer; with ``axis``: an axis
     outside the rank, a length other than ``x.shape[axis]`` or a bad entry,
-    named by index and value), ``UNSUPPORTED_DTYPE``
+    named by index and value; ``block_size`` without ``axis`` or not a
+    positive integer, a parameter shape other than the blocks'), ``UNSUPPORTED_DTYPE``
     (``x`` not FLOAT32/BFLOAT16/FLOAT16, ``out`` not ``int8``),
     ``INVALID_SHAPE``, ``UNSUPPORTED_LAYOUT`` (negative or broadcast
     strides), ``INVALID_BINDING`` (read-only or overlapping ``out``, masked
@@ -480,12 +495,13 @@ def quantize(
     if type(x) is not np.ndarray:
         x = _input(x)
     if type(multiplier) is QParams:
-        multiplier, zero_point, axis = _unpack(multiplier, "multiplier", zero_point, axis)
+        multiplier, zero_point, axis, block_size = _unpack(multiplier, "multiplier", zero_point, axis, block_size)
     if not (out is None or isinstance(out, np.ndarray)):  # a DLPack array: written in place, returned
-        quantize(x, multiplier, zero_point, axis=axis, rounding=rounding, out=_out_array(out), workers=workers)
+        quantize(x, multiplier, zero_point, axis=axis, block_size=block_size, rounding=rounding, out=_out_array(out),
+                 workers=workers)
         return typing.cast(np.ndarray, out)
-    if axis is not None:
-        return _quantize_axis(x, multiplier, zero_point, axis, rounding, out, workers)
+    if axis is not None or block_size is not None:
+        return _quantize_axis(x, multiplier, zero_point, axis, rounding, out, workers, block_size)
     key = ("quant", x.shape, x.strides, x.dtype,
            (out.shape, out.strides, out.dtype) if type(out) is np.ndarray else _out_key(out),
            _param_key(multiplier), zero_point if type(zero_point) is int else _param_key(zero_point),
@@ -496,14 +512,16 @@ def quantize(
     return _execute(plan, x, out, workers)
 
 
-def _unpack(qp: QParams, value: str, zero_point: Any, axis: Any) -> Tuple[Any, Any, Any]:
-    """(the scale or multiplier, the zero point, the axis) a QParams holds;
-    a zero point or axis given beside it is refused (which would win?)."""
-    for name, given, unset in (("zero_point", zero_point, 0), ("axis", axis, None)):
+def _unpack(qp: QParams, value: str, zero_point: Any, axis: Any, block_size: Any = None
+            ) -> Tuple[Any, Any, Any, Any]:
+    """(the scale or multiplier, the zero point, the axis, the block size) a
+    QParams holds; a zero point, axis or block size given beside it is
+    refused (which would win?)."""
+    for name, given, unset in (("zero_point", zero_point, 0), ("axis", axis, None), ("block_size", block_size, None)):
         if given is not unset and not (type(given) is int and given == unset):
             raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"{name}={describe(given)} given with a QParams, which "
                                                               f"holds the {name}: pass one or the other"))
-    return getattr(qp, value), qp.zero_point, qp.axis
+    return getattr(qp, value), qp.zero_point, qp.axis, getattr(qp, "block_size", None)
 
 
 def _quant_plan(x: np.ndarray, out: np.ndarray, multiplier: Any, zero_point: Any, rounding: Any) -> Any:
@@ -518,12 +536,14 @@ def _quant_plan(x: np.ndarray, out: np.ndarray, multiplier: Any, zero_point: Any
 # ---- Per-axis parameters (axis=) ------------------------------------------
 
 def _vector_key(values: Any) -> Any:
-    """Per-axis parameters' part of a plan key, by representation: an array
-    by its dtype, shape and bytes; a list or tuple entry by entry."""
+    """Per-axis and blocked parameters' part of a plan key, by
+    representation: an array by its dtype, shape and bytes (an object array
+    is never cached: its bytes are addresses); a list or tuple entry by
+    entry (nested ones too)."""
     if type(values) is np.ndarray:
-        return values.dtype.str, values.shape, values.tobytes()
+        return [values] if values.dtype == object else (values.dtype.str, values.shape, values.tobytes())
     if type(values) in (list, tuple):
-        return type(values), tuple(_param_key(v) for v in values)
+        return type(values), tuple(_vector_key(v) for v in values)
     return _param_key(values)
 
 
@@ -531,15 +551,25 @@ def _axis_index(axis: Any) -> Any:
     return axis if type(axis) is int else _param_key(axis)
 
 
+def _needs_axis(block_size: Any) -> KernelError:
+    return KernelError(Error(ErrorCode.INVALID_PARAMS, f"block_size={describe(block_size)} needs axis= (the axis "
+                                                       f"along which the blocks run)"))
+
+
 def _dequantize_axis(x: np.ndarray, scale: Any, zero_point: Any, axis: Any, dtype: Any, out: Optional[np.ndarray],
-                     workers: Any) -> np.ndarray:
+                     workers: Any, block_size: Any = None) -> np.ndarray:
+    """Per-axis parameters, or blocked ones with ``block_size``."""
+    if axis is None:
+        raise _needs_axis(block_size)
     out = _output(x, to_dtype(dtype), out)
     key = ("dequant-axis", x.shape, x.strides, x.dtype, out.shape, out.strides, out.dtype, _axis_index(axis),
-           _vector_key(scale), _vector_key(zero_point), _forced_route())
+           _vector_key(scale), _vector_key(zero_point), _forced_route(),
+           None if block_size is None else _axis_index(block_size))
 
     def build() -> Any:
-        request = ops_dequant.Request([_spec(x, "input 0")], [_spec(out, "output 0")],
-                                      ops_dequant.AxisParams(axis, scale, zero_point))
+        params = (ops_dequant.AxisParams(axis, scale, zero_point) if block_size is None
+                  else ops_dequant.BlockParams(axis, block_size, scale, zero_point))
+        request = ops_dequant.Request([_spec(x, "input 0")], [_spec(out, "output 0")], params)
         return a65.dequant.check_inference(request)
 
     plan = _plan(key, build)
@@ -547,14 +577,19 @@ def _dequantize_axis(x: np.ndarray, scale: Any, zero_point: Any, axis: Any, dtyp
 
 
 def _quantize_axis(x: np.ndarray, multiplier: Any, zero_point: Any, axis: Any, rounding: Any,
-                   out: Optional[np.ndarray], workers: Any) -> np.ndarray:
+                   out: Optional[np.ndarray], workers: Any, block_size: Any = None) -> np.ndarray:
+    """Per-axis parameters, or blocked ones with ``block_size``."""
+    if axis is None:
+        raise _needs_axis(block_size)
     out = _output(x, DType.INT8, out)
     key = ("quant-axis", x.shape, x.strides, x.dtype, out.shape, out.strides, _axis_index(axis),
-           _vector_key(multiplier), _vector_key(zero_point), _param_key(rounding), _forced_route())
+           _vector_key(multiplier), _vector_key(zero_point), _param_key(rounding), _forced_route(),
+           None if block_size is None else _axis_index(block_size))
 
     def build() -> Any:
         try:
-            params = ops_quant.AxisParams(axis, multiplier, zero_point, rounding)
+            params: Any = (ops_quant.AxisParams(axis, multiplier, zero_point, rounding) if block_size is None
+                           else ops_quant.BlockParams(axis, block_size, multiplier, zero_point, rounding))
         except ValueError as exc:
             return Error(ErrorCode.INVALID_PARAMS, str(exc))
         request = ops_quant.Request([_spec(x, "input 0")], [_spec(out, "output 0")], params)

@@ -168,10 +168,10 @@ class QParams:
     (binary32, for ``sk.dequantize``), ``zero_point`` (int) and
     ``multiplier`` (binary32, the reciprocal of ``scale``, for
     ``sk.quantize``); NumPy arrays along ``axis`` (float32, int32, float32)
-    when ``axis`` is not None, of the parameter shape (``x``'s, with
-    ``ceil(n / block_size)`` along ``axis``) when ``block_size`` is set.
-    ``sk.quantize(x, qp)`` and ``sk.dequantize(q, qp)`` take the whole
-    object."""
+    when ``axis`` is not None, of the blocks' shape (the tensor's, with
+    ``ceil(shape[axis] / block_size)`` along ``axis``) when ``block_size``
+    is not None (None: per tensor or per axis).  ``sk.quantize(x, qp)`` and
+    ``sk.dequantize(q, qp)`` take the whole object."""
 
     scale: Any
     zero_point: Any
@@ -181,9 +181,9 @@ class QParams:
     block_size: Optional[int] = None
 
     def __repr__(self) -> str:
-        blocked = "" if self.block_size is None else f", block_size={self.block_size}"
+        blocks = "" if self.block_size is None else f", block_size={self.block_size}"
         return (f"QParams(scale={describe(self.scale)}, zero_point={describe(self.zero_point)}, "
-                f"multiplier={describe(self.multiplier)}, axis={self.axis}, symmetric={self.symmetric}{blocked})")
+                f"multiplier={describe(self.multiplier)}, axis={self.axis}{blocks}, symmetric={self.symmetric})")
 
 
 _SHOWN = 3      # entries of an array or sequence a message shows

@@ -57,6 +57,7 @@ _map_blocks: Callable[..., da.Array] = da.map_blocks
 _blockwise: Callable[..., da.Array] = da.blockwise
 _from_array: Callable[..., da.Array] = da.from_array
 _min: Callable[..., da.Array] = da.min
+_rechunk: Callable[..., da.Array] = da.rechunk
 _compute: Callable[..., Tuple[Any, ...]] = dask.base.compute
 
 
@@ -86,7 +87,7 @@ def cast(x: da.Array, dtype: DTypeSpec) -> da.Array:
 
 
 def dequantize(x: da.Array, scale: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
-               dtype: DTypeSpec = DType.FLOAT32) -> da.Array:
+               block_size: Optional[int] = None, dtype: DTypeSpec = DType.FLOAT32) -> da.Array:
     """Dequantizes INT8 to FLOAT32 (default) or BFLOAT16: a lazy Dask array,
     each block dequantized by ``sk.dequantize`` (its docstring has the
     arithmetic and the parameters' forms).
@@ -96,8 +97,11 @@ def dequantize(x: da.Array, scale: ParamValues, zero_point: ZeroPoints = 0, *, a
     arrays: admission checks every value before the graph is built).  With
     ``axis`` (negative counts from the end) ``scale`` and a per-channel
     ``zero_point`` are 1-D with ``x.shape[axis]`` entries; each block gets
-    the entries of its own indices along ``axis``.  The result has ``x``'s
-    shape and chunks.
+    the entries of its own indices along ``axis``.  With ``block_size`` as
+    well, they are blocked (``sk.dequantize`` says how): ``x`` is first
+    rechunked along ``axis`` to multiples of ``block_size`` where its chunks
+    are not, and each Dask block gets the parameters of its own blocks.
+    The result has ``x``'s shape and (so rechunked) chunks.
 
     Raises, before anything is computed, the :class:`~simakernels.KernelError`
     ``sk.dequantize`` would raise on the whole array (``INVALID_PARAMS``
@@ -116,21 +120,25 @@ def dequantize(x: da.Array, scale: ParamValues, zero_point: ZeroPoints = 0, *, a
     x = _dask_input(x)
     out = to_dtype(dtype)
     if type(scale) is QParams:
-        scale, zero_point, axis = arrays._unpack(scale, "scale", zero_point, axis)
-    if axis is None:
-        params: Any = ops_dequant.Params(_values(scale, "scale"), _values(zero_point, "zero_point"))
+        scale, zero_point, axis, block_size = arrays._unpack(scale, "scale", zero_point, axis, block_size)
+    values, zps = _values(scale, "scale"), _values(zero_point, "zero_point")
+    if block_size is not None:
+        params: Any = ops_dequant.BlockParams(_blocks_axis(axis, block_size), block_size, values, zps)
+    elif axis is None:
+        params = ops_dequant.Params(values, zps)
     else:
-        params = ops_dequant.AxisParams(axis, _values(scale, "scale"), _values(zero_point, "zero_point"))
+        params = ops_dequant.AxisParams(axis, values, zps)
     _admit(ops_dequant, ops_dequant.Request([_port(x, "input 0", x.dtype)], [_port(x, "output 0", numpy_dtype(out))],
                                             params))
     if axis is None:
         return _per_tensor(x, out, "sk-dequantize", _dequantize_block, scale=scale, zero_point=zero_point,
                            to=out)
-    return _per_channel(x, out, "sk-dequantize", _dequantize_block, axis, params.scales, params.zero_points, to=out)
+    return _per_channel(x, out, "sk-dequantize", _dequantize_block, axis, params.scales, params.zero_points,
+                        block_size, to=out)
 
 
 def quantize(x: da.Array, multiplier: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
-             rounding: Union[ops_quant.Rounding, str] = "nearest_even") -> da.Array:
+             block_size: Optional[int] = None, rounding: Union[ops_quant.Rounding, str] = "nearest_even") -> da.Array:
     """Quantizes FLOAT32, BFLOAT16 or FLOAT16 to INT8: a lazy Dask array,
     each block quantized by ``sk.quantize`` (its docstring has the
     arithmetic, the rounding modes and the parameters' forms).
@@ -142,8 +150,12 @@ def quantize(x: da.Array, multiplier: ParamValues, zero_point: ZeroPoints = 0, *
     arrays: admission checks every value before the graph is built).  With
     ``axis`` (negative counts from the end) ``multiplier`` and a
     per-channel ``zero_point`` are 1-D with ``x.shape[axis]`` entries; each
-    block gets the entries of its own indices along ``axis``.  The result
-    has ``x``'s shape and chunks, ``int8``.
+    block gets the entries of its own indices along ``axis``.  With
+    ``block_size`` as well, they are blocked (``sk.quantize`` says how):
+    ``x`` is first rechunked along ``axis`` to multiples of ``block_size``
+    where its chunks are not, and each Dask block gets the parameters of
+    its own blocks.  The result has ``x``'s shape and (so rechunked)
+    chunks, ``int8``.
 
     Raises, before anything is computed, the :class:`~simakernels.KernelError`
     ``sk.quantize`` would raise on the whole array (``INVALID_PARAMS``
@@ -165,19 +177,22 @@ def quantize(x: da.Array, multiplier: ParamValues, zero_point: ZeroPoints = 0, *
     except ValueError as exc:
         raise KernelError(Error(ErrorCode.INVALID_PARAMS, str(exc))) from None
     if type(multiplier) is QParams:
-        multiplier, zero_point, axis = arrays._unpack(multiplier, "multiplier", zero_point, axis)
-    if axis is None:
-        params: Any = ops_quant.Params(_values(multiplier, "multiplier"), _values(zero_point, "zero_point"), mode)
+        multiplier, zero_point, axis, block_size = arrays._unpack(multiplier, "multiplier", zero_point, axis,
+                                                                  block_size)
+    values, zps = _values(multiplier, "multiplier"), _values(zero_point, "zero_point")
+    if block_size is not None:
+        params: Any = ops_quant.BlockParams(_blocks_axis(axis, block_size), block_size, values, zps, mode)
+    elif axis is None:
+        params = ops_quant.Params(values, zps, mode)
     else:
-        params = ops_quant.AxisParams(axis, _values(multiplier, "multiplier"), _values(zero_point, "zero_point"),
-                                      mode)
+        params = ops_quant.AxisParams(axis, values, zps, mode)
     _admit(ops_quant, ops_quant.Request([_port(x, "input 0", x.dtype)], [_port(x, "output 0", np.dtype(np.int8))],
                                         params))
     if axis is None:
         return _per_tensor(x, DType.INT8, "sk-quantize", _quantize_block, multiplier=multiplier,
                            zero_point=zero_point, rounding=mode)
     return _per_channel(x, DType.INT8, "sk-quantize", _quantize_block, axis, params.multipliers, params.zero_points,
-                        rounding=mode)
+                        block_size, rounding=mode)
 
 
 def choose_qparams(x: da.Array, *, symmetric: bool = False, axis: Optional[int] = None,
@@ -277,6 +292,13 @@ def _known_shape(x: da.Array) -> None:
                                                          f"x.compute_chunk_sizes() first"))
 
 
+def _blocks_axis(axis: Any, block_size: Any) -> Any:
+    """The axis of blocked parameters: the array layer's error without one."""
+    if axis is None:
+        raise arrays._needs_axis(block_size)
+    return axis
+
+
 def _values(values: Any, name: str) -> Any:
     """Parameters are checked, value by value, before the graph is built: a
     Dask array of them would have to be computed here, so it is refused."""
@@ -313,22 +335,46 @@ def _per_tensor(x: da.Array, out: DType, token: str, block: Callable[..., np.nda
 
 
 def _per_channel(x: da.Array, out: DType, token: str, block: Callable[..., np.ndarray], axis: Any,
-                 values: np.ndarray, zero_points: Any, **options: Any) -> da.Array:
+                 values: np.ndarray, zero_points: Any, block_size: Optional[int] = None,
+                 **options: Any) -> da.Array:
     """Each block through ``block`` with its channels' parameters (as
     admitted: binary32 values, integer zero points): the vectors become
     Dask arrays chunked as ``x`` is along ``axis``, so each task holds the
     slice of its block's indices; a shared integer zero point stays one
-    value."""
+    value.  Blocked (``block_size``): ``x`` rechunked along ``axis`` to
+    multiples of the block size (:func:`_block_chunks`), the parameter
+    arrays chunked as ``x`` is, in blocks along ``axis``."""
     axis = check_axis(axis, x.shape)  # admitted: an index of the shape
     index = tuple(range(x.ndim))
-    along = (x.chunks[axis],)
-    args: List[Any] = [x, index, _from_array(values, chunks=along), (axis,)]
+    if block_size is None:
+        along: Tuple[Any, ...] = (x.chunks[axis],)
+        where: Tuple[int, ...] = (axis,)
+    else:
+        block_size = int(block_size)
+        chunks = _block_chunks(x.chunks[axis], x.shape[axis], block_size)
+        if chunks != x.chunks[axis]:
+            x = _rechunk(x, {axis: chunks})
+        along = tuple(tuple(-(-n // block_size) for n in c) if d == axis else c for d, c in enumerate(x.chunks))
+        where = index
+        options["block_size"] = block_size
+        options["align_arrays"] = False  # block k of x takes block k of the parameters (other chunk sizes)
+    args: List[Any] = [x, index, _from_array(values, chunks=along), where]
     if isinstance(zero_points, np.ndarray):
-        args += [_from_array(zero_points, chunks=along), (axis,)]
+        args += [_from_array(zero_points, chunks=along), where]
     else:
         args += [zero_points, None]
     return _blockwise(block, index, *args, token=token, dtype=numpy_dtype(out), meta=_meta(x, out), axis=axis,
                       **options)
+
+
+def _block_chunks(chunks: Tuple[int, ...], extent: int, block_size: int) -> Tuple[int, ...]:
+    """Chunks along the block axis, each (but the last) a multiple of
+    ``block_size``: ``chunks`` when they are, else as close to their largest
+    as a multiple allows (at least one block each)."""
+    if all(n % block_size == 0 for n in chunks[:-1]):
+        return chunks
+    size = max(1, (max(chunks) + block_size // 2) // block_size) * block_size
+    return tuple([size] * (extent // size) + ([extent % size] if extent % size else []))
 
 
 def _meta(x: da.Array, out: DType) -> np.ndarray:
@@ -365,13 +411,13 @@ def _cast_block(x: Any, *, to: DType) -> np.ndarray:
 
 
 def _dequantize_block(x: Any, scale: Any, zero_point: Any, *, axis: Optional[int] = None,
-                      to: DType) -> np.ndarray:
-    return arrays.dequantize(_block(x), scale, zero_point, axis=axis, dtype=to)
+                      block_size: Optional[int] = None, to: DType) -> np.ndarray:
+    return arrays.dequantize(_block(x), scale, zero_point, axis=axis, block_size=block_size, dtype=to)
 
 
 def _quantize_block(x: Any, multiplier: Any, zero_point: Any, *, axis: Optional[int] = None,
-                    rounding: Any) -> np.ndarray:
-    return arrays.quantize(_block(x), multiplier, zero_point, axis=axis, rounding=rounding)
+                    block_size: Optional[int] = None, rounding: Any) -> np.ndarray:
+    return arrays.quantize(_block(x), multiplier, zero_point, axis=axis, block_size=block_size, rounding=rounding)
 
 
 def _block_keys(x: Any, *, channel_axis: Optional[int], block: int = 0) -> np.ndarray:

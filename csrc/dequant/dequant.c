@@ -104,7 +104,10 @@ int sk_dequant_prepare(sk_dequant_plan *plan) {
  * get the table leaf and their own 512-byte tables, more take the AVX2
  * leaves), then the repeating table of the inner run's periodic leaf.  Its
  * binary32 values (converted zero points, scaled ones, BF16 tables) are
- * computed in the default FP state. */
+ * computed in the default FP state.  Blocked plans (axis.block): contexts
+ * and table with one position per entry in the walk's table order (the
+ * period is the entry count), read by the periodic and runs leaves only:
+ * no kernel entries or BF16 tables per entry. */
 enum { AXIS_TABLE_CHANNELS = 4096 };
 
 typedef struct axis_space {
@@ -119,17 +122,18 @@ typedef struct axis_space {
 } axis_space;
 
 static int channel_tables(const sk_dequant_plan *plan) {
-    return plan->route == SK_ROUTE_AVX512 && plan->output == SK_DEQUANT_BF16 && plan->axis.count <= AXIS_TABLE_CHANNELS;
+    return plan->route == SK_ROUTE_AVX512 && plan->output == SK_DEQUANT_BF16 && plan->axis.count <= AXIS_TABLE_CHANNELS &&
+           !plan->axis.block;
 }
 
 static uint64_t carve_axis(const sk_dequant_plan *plan, void *base, axis_space *a) {
     const int64_t count = plan->axis.count;
     sk_carve c = {base, 0};
     a->axis = &plan->axis;
-    a->period = sk_axis_period(count);
+    a->period = plan->axis.block ? count : sk_axis_period(count);
     a->channels = sk_carve_take(&c, sizeof(sk_channels)); /* first: executes find it at the workspace's start */
     a->ctx = sk_carve_take(&c, sizeof(sk_dequant_ctx) * (uint64_t)count);
-    a->kernel = sk_carve_take(&c, sizeof(const sk_kernel *) * (uint64_t)count);
+    a->kernel = plan->axis.block ? NULL : sk_carve_take(&c, sizeof(const sk_kernel *) * (uint64_t)count);
     a->bf16_tables = channel_tables(plan) ? sk_carve_take(&c, sizeof(uint8_t[2][256]) * (uint64_t)count) : NULL;
     a->table = sk_carve_take(&c, sizeof(sk_dequant_table));
     a->scale = sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
@@ -139,13 +143,25 @@ static uint64_t carve_axis(const sk_dequant_plan *plan, void *base, axis_space *
 
 uint64_t sk_dequant_axis_space(const sk_dequant_plan *plan) {
     axis_space a;
-    return plan->axis.count < 1 || plan->axis.count > SK_AXIS_MAX_COUNT ? 0 : carve_axis(plan, NULL, &a);
+    return plan->axis.count < 1 || plan->axis.count > SK_AXIS_MAX_COUNT || plan->axis.block < 0
+               ? 0
+               : carve_axis(plan, NULL, &a);
 }
 
 /* The binary32 values of every channel and of the table (in_default_state). */
 static __attribute__((noinline)) void axis_values(void *space) {
     const axis_space *a = space;
     const int64_t count = a->axis->count;
+    if (a->axis->block) { /* the table holds the scales and (as integers) the zero points in walk order */
+        for (int64_t c = 0; c < count; ++c) {
+            sk_dequant_ctx *x = &a->ctx[c];
+            memcpy(&x->zero_point, &a->zp[c], sizeof x->zero_point);
+            x->scale = a->scale[c];
+            x->zp = (float)x->zero_point;
+            a->zp[c] = x->zp;
+        }
+        return;
+    }
     for (int64_t c = 0; c < count; ++c) {
         sk_dequant_ctx *x = &a->ctx[c];
         memcpy(&x->scale, &a->axis->bits[c], sizeof x->scale);
@@ -161,7 +177,9 @@ static __attribute__((noinline)) void axis_values(void *space) {
 
 static int prepare_axis(sk_dequant_plan *plan) {
     const sk_axis *axis = &plan->axis;
-    if (axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points) return SK_INVALID_OPERATION;
+    if (axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points || axis->block < 0 ||
+        axis->block != plan->walk.block || (axis->block && axis->count != plan->walk.channels))
+        return SK_INVALID_OPERATION;
     axis_space a;
     if (!sk_axis_space_ok(axis->space, axis->space_bytes, carve_axis(plan, NULL, &a))) return SK_INVALID_OPERATION;
     sk_fault fault;
@@ -173,11 +191,16 @@ static int prepare_axis(sk_dequant_plan *plan) {
     const int route = plan->route == SK_ROUTE_AVX512 && !a.bf16_tables ? SK_ROUTE_AVX2 : plan->route;
     /* Each run is a slice of the walk's output: whether to stream is the whole walk's question. */
     const size_t elements = (size_t)(plan->walk.runs * plan->walk.run_length);
+    if (axis->block) { /* (zero points as integers in the zp table until axis_values) */
+        sk_walk_params_gather(&plan->walk, axis->bits, a.scale, sizeof(uint32_t));
+        sk_walk_params_gather(&plan->walk, axis->zero_points, a.zp, sizeof(int32_t));
+    }
     for (int64_t c = 0; c < axis->count; ++c) {
         sk_dequant_ctx *x = &a.ctx[c];
         memset(x, 0, sizeof *x);
-        x->zero_point = axis->zero_points[c];
         x->stream_elements = elements;
+        if (axis->block) continue; /* the rest from the table (axis_values) */
+        x->zero_point = axis->zero_points[c];
         x->bf16_table = a.bf16_tables ? (const uint8_t(*)[256])a.bf16_tables[c] : NULL;
         const int form = form_of(axis->bits[c], x->zero_point, &x->exponent);
         a.kernel[c] = &sk_dequant_kernels[route][form_variant(route, plan->output, form, x->exponent)];
@@ -189,6 +212,7 @@ static int prepare_axis(sk_dequant_plan *plan) {
     plan->variant = sk_dequant_variant(plan->output, SK_DEQUANT_WIDE);
     const sk_kernel *entry = &sk_dequant_kernels[plan->route][plan->variant];
     *a.channels = (sk_channels){
+        .kernel = entry,
         .kernels = (const sk_kernel *const *)a.kernel,
         .ctx = (const char *)a.ctx,
         .ctx_size = sizeof *a.ctx,

@@ -81,11 +81,13 @@ typedef struct sk_dequant_table {
 } sk_dequant_table;
 
 /* Elements [i, n) of a periodic leaf one at a time: the staged expression
- * with the table's values (the scalar route and the vector leaves' tails). */
-static inline void sk_dequant_axis_tail(const float *scale, const float *zp, const int8_t *in, void *dst, size_t i,
-                                        size_t n, int bf16) {
+ * with the table's values (the scalar route and the vector leaves' tails);
+ * `per` 1: element i takes position i, 0: every element position 0 (the
+ * runs leaves' one entry per run). */
+static inline void sk_dequant_axis_tail(const float *scale, const float *zp, size_t per, const int8_t *in, void *dst,
+                                        size_t i, size_t n, int bf16) {
     for (; i < n; ++i) {
-        const float r = ((float)in[i] - zp[i]) * scale[i];
+        const float r = ((float)in[i] - zp[i * per]) * scale[i * per];
         if (bf16)
             ((uint16_t *)dst)[i] = sk_bf16_from_f32_bits(sk_f32_bits(r));
         else

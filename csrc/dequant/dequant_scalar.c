@@ -51,10 +51,29 @@ void sk_dequant_i8_bf16_strided__scalar(const void *ctx, const char *src, ptrdif
 #pragma GCC optimize("no-tree-vectorize")
 void sk_dequant_i8_f32_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
     const sk_dequant_table *t = table;
-    sk_dequant_axis_tail(t->scale + at, t->zp + at, src, dst, 0, n, 0);
+    sk_dequant_axis_tail(t->scale + at, t->zp + at, 1, src, dst, 0, n, 0);
 }
 void sk_dequant_i8_bf16_axis__scalar(const void *table, size_t at, const void *src, void *dst, size_t n) {
     const sk_dequant_table *t = table;
-    sk_dequant_axis_tail(t->scale + at, t->zp + at, src, dst, 0, n, 1);
+    sk_dequant_axis_tail(t->scale + at, t->zp + at, 1, src, dst, 0, n, 1);
+}
+/* The reference runs leaves (blocked plans' segments): each run with its
+ * entry's table values. */
+static inline __attribute__((always_inline)) void runs(const void *table, size_t entry, const void *src, void *dst,
+                                                       size_t n, size_t count, int bf16) {
+    const sk_dequant_table *t = table;
+    for (size_t r = 0, c = entry; r < count; ++r) {
+        sk_dequant_axis_tail(t->scale + c, t->zp + c, 0, (const int8_t *)src + r * n,
+                             (char *)dst + r * n * (bf16 ? 2 : 4), 0, n, bf16);
+        c = c + 1 == (size_t)t->channels ? 0 : c + 1;
+    }
+}
+void sk_dequant_i8_f32_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+                                    size_t count) {
+    runs(table, entry, src, dst, n, count, 0);
+}
+void sk_dequant_i8_bf16_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+                                     size_t count) {
+    runs(table, entry, src, dst, n, count, 1);
 }
 #pragma GCC pop_options

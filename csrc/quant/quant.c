@@ -36,20 +36,29 @@ static void decode_multiplier(uint32_t bits, uint64_t *msig, int32_t *mexp, int3
     *exact_only = ((bits >> 23) & 0xffu) == 0;
 }
 
-void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t bits, int32_t zero_point, int input, int flushes) {
-    /* From the smallest normal input (denormals-are-zero would flush a
-     * subnormal one; for FP16 this keeps F16C away from half subnormals). */
-    const uint32_t min_normal = input == SK_QUANT_F32 ? 0x00800000u : input == SK_QUANT_BF16 ? 0x0080u : 0x0400u;
-    const uint32_t infinity = input == SK_QUANT_F32 ? 0x7f800000u : input == SK_QUANT_BF16 ? 0x7f80u : 0x7c00u;
+/* A context without the FTZ/DAZ threshold: fast_min is the infinity's
+ * bits, which sends every block of an x86 dense leaf under flushing to the
+ * exact path (conservative).  Blocked plans take these: their leaves (the
+ * periodic and runs leaves) test each product instead, and a binary search
+ * per entry would cost more than a dynamic quantization's whole prepare
+ * may. */
+static void ctx_fields(sk_quant_ctx *c, uint32_t bits, int32_t zero_point, int input, int flushes) {
     memcpy(&c->multiplier, &bits, sizeof c->multiplier);
     c->multiplier_bits = bits;
     c->zero_point = zero_point;
     c->stream_elements = 0;
     decode_multiplier(bits, &c->msig, &c->mexp, &c->exact_only);
     c->flushes = flushes;
-    c->fast_min = infinity;
+    c->fast_min = input == SK_QUANT_F32 ? 0x7f800000u : input == SK_QUANT_BF16 ? 0x7f80u : 0x7c00u;
+}
+
+void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t bits, int32_t zero_point, int input, int flushes) {
+    /* From the smallest normal input (denormals-are-zero would flush a
+     * subnormal one; for FP16 this keeps F16C away from half subnormals). */
+    const uint32_t min_normal = input == SK_QUANT_F32 ? 0x00800000u : input == SK_QUANT_BF16 ? 0x0080u : 0x0400u;
+    ctx_fields(c, bits, zero_point, input, flushes);
 #if SK_HAVE_SSE2 /* (the NEON leaves test each product's exponent instead) */
-    if (!c->exact_only && flushes) c->fast_min = first_reaching(c, input, min_normal, infinity, -126);
+    if (!c->exact_only && flushes) c->fast_min = first_reaching(c, input, min_normal, c->fast_min, -126);
 #else
     (void)min_normal;
 #endif
@@ -98,7 +107,10 @@ const sk_kernel sk_quant_kernels[SK_ROUTE_COUNT][SK_QUANT_VARIANTS] = {
  * flushes and one that does not (channel axis outside the inner run: the
  * route's leaves run each channel as a tensor of its own), the two tables
  * that execute picks from (sk_quant_table: those contexts, the period),
- * then the repeating parameters of the inner run's periodic leaf. */
+ * then the repeating parameters of the inner run's periodic leaf.
+ * Blocked plans (axis.block): the same pieces with one position per entry
+ * in the walk's table order (the period is the entry count), read by the
+ * periodic and runs leaves only. */
 typedef struct axis_space {
     sk_quant_ctx *ctx[2];  /* [flushes] */
     sk_quant_table *table; /* [flushes] */
@@ -116,9 +128,9 @@ static sk_carve carve_tables(int64_t count, void *base, axis_space *a) {
     return c;
 }
 
-static uint64_t carve_axis(int64_t count, void *base, axis_space *a) {
+static uint64_t carve_axis(int64_t count, int64_t block, void *base, axis_space *a) {
     sk_carve c = carve_tables(count, base, a);
-    a->period = sk_axis_period(count);
+    a->period = block ? count : sk_axis_period(count);
     a->multiplier = sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
     a->zero_point = sk_carve_take(&c, sizeof(int32_t) * (uint64_t)a->period);
     return c.bytes;
@@ -127,26 +139,48 @@ static uint64_t carve_axis(int64_t count, void *base, axis_space *a) {
 uint64_t sk_quant_axis_space(const sk_quant_plan *plan) {
     axis_space a;
     const int64_t count = plan->axis.count;
-    return count < 1 || count > SK_AXIS_MAX_COUNT ? 0 : carve_axis(count, NULL, &a);
+    return count < 1 || count > SK_AXIS_MAX_COUNT || plan->axis.block < 0 ? 0
+                                                                           : carve_axis(count, plan->axis.block, NULL, &a);
+}
+
+/* A blocked plan's entries in the walk's table order: the multipliers'
+ * bits and zero points copied, each entry's pair of contexts. */
+static void prepare_blocked(const sk_quant_plan *plan, const axis_space *a, size_t elements) {
+    const int64_t count = plan->axis.count;
+    sk_walk_params_gather(&plan->walk, plan->axis.bits, a->multiplier, sizeof(uint32_t));
+    sk_walk_params_gather(&plan->walk, plan->axis.zero_points, a->zero_point, sizeof(int32_t));
+    for (int64_t c = 0; c < count; ++c) {
+        uint32_t bits;
+        memcpy(&bits, &a->multiplier[c], sizeof bits);
+        ctx_fields(&a->ctx[0][c], bits, a->zero_point[c], plan->input, 0);
+        ctx_fields(&a->ctx[1][c], bits, a->zero_point[c], plan->input, 1);
+        a->ctx[0][c].stream_elements = a->ctx[1][c].stream_elements = elements;
+    }
 }
 
 static int prepare_axis(sk_quant_plan *plan) {
     const sk_axis *axis = &plan->axis;
-    if (axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points) return SK_INVALID_OPERATION;
+    if (axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points || axis->block < 0 ||
+        axis->block != plan->walk.block || (axis->block && axis->count != plan->walk.channels))
+        return SK_INVALID_OPERATION;
     axis_space a;
-    if (!sk_axis_space_ok(axis->space, axis->space_bytes, carve_axis(axis->count, NULL, &a)))
+    if (!sk_axis_space_ok(axis->space, axis->space_bytes, carve_axis(axis->count, axis->block, NULL, &a)))
         return SK_INVALID_OPERATION;
     sk_fault fault;
     for (int64_t c = 0; c < axis->count; ++c)
         if (sk_params_rules(SK_OP_QUANT, axis->bits[c], axis->zero_points[c], &fault) != SK_OK) return fault.status;
-    carve_axis(axis->count, axis->space, &a);
+    carve_axis(axis->count, axis->block, axis->space, &a);
     /* Each run is a slice of the walk's output: whether to stream is the whole walk's question. */
     const size_t elements = (size_t)(plan->walk.runs * plan->walk.run_length);
-    for (int64_t c = 0; c < axis->count; ++c)
-        prepare_pair(&a.ctx[0][c], &a.ctx[1][c], axis->bits[c], axis->zero_points[c], plan->input, elements);
-    for (int64_t i = 0, c = 0; i < a.period; ++i, c = c + 1 == axis->count ? 0 : c + 1) {
-        a.multiplier[i] = a.ctx[0][c].multiplier; /* bits copied, no arithmetic */
-        a.zero_point[i] = axis->zero_points[c];
+    if (axis->block) {
+        prepare_blocked(plan, &a, elements);
+    } else {
+        for (int64_t c = 0; c < axis->count; ++c)
+            prepare_pair(&a.ctx[0][c], &a.ctx[1][c], axis->bits[c], axis->zero_points[c], plan->input, elements);
+        for (int64_t i = 0, c = 0; i < a.period; ++i, c = c + 1 == axis->count ? 0 : c + 1) {
+            a.multiplier[i] = a.ctx[0][c].multiplier; /* bits copied, no arithmetic */
+            a.zero_point[i] = axis->zero_points[c];
+        }
     }
     a.table[0] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[0], axis->count, a.period, 0};
     a.table[1] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[1], axis->count, a.period, 1};

@@ -1,5 +1,6 @@
 /* Quant's periodic leaves (per-axis plans whose channel axis is the walk's
- * inner run), every route's: each element takes its position's multiplier
+ * inner run; blocked plans), every route's, and the runs leaves of every
+ * route but NEON (blocked plans' segments; NEON's are quant_neon.c's): each element takes its position's multiplier
  * and zero point from the plan's repeating table (sk_quant_table).  The
  * scalar route runs the exact path; each vector route compiles the shared
  * body (quant_axis_body.h: a native vector per block in generic vectors)
@@ -61,6 +62,66 @@ void sk_quant_f16_i8_tn_axis__scalar(const void *table, size_t at, const void *s
     axis_run_scalar(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 
+/* The scalar runs leaves: each run by the exact path with its entry's context. */
+static inline __attribute__((always_inline)) void axis_runs_scalar(const void *table, size_t entry, const void *src,
+                                                                   void *dst, size_t n, size_t count, int input,
+                                                                   int mode) {
+    const sk_quant_table *t = table;
+    const size_t size = input == SK_QUANT_F32 ? 4 : 2;
+    for (size_t r = 0, c = entry; r < count; ++r) {
+        sk_quant_exact_span(&t->ctx[c], (const char *)src + r * n * size, (int8_t *)dst + r * n, 0, n, input, mode);
+        c = c + 1 == (size_t)t->channels ? 0 : c + 1;
+    }
+}
+void sk_quant_f32_i8_ne_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+
 #if SK_HAVE_SSE2
 #include <immintrin.h>
 #define AXIS_ISA sse2
@@ -104,6 +165,54 @@ void sk_quant_f16_i8_tp_axis__sse2(const void *table, size_t at, const void *src
 }
 void sk_quant_f16_i8_tn_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
     axis_run_sse2(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f32_i8_ne_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 #endif
 
@@ -151,6 +260,54 @@ void sk_quant_f16_i8_tp_axis__avx2(const void *table, size_t at, const void *src
 void sk_quant_f16_i8_tn_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
     axis_run_avx2(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
+void sk_quant_f32_i8_ne_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
 SK_TARGET_END
 #endif
 
@@ -197,6 +354,54 @@ void sk_quant_f16_i8_tp_axis__avx512(const void *table, size_t at, const void *s
 }
 void sk_quant_f16_i8_tn_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     axis_run_avx512(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f32_i8_ne_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
+    size_t count) {
+    axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 SK_TARGET_END
 #endif

@@ -191,7 +191,7 @@ def fill_params(native: Any, shared: SharedPlan, space_bytes: Callable[[Any], in
     value's bits is named as the Params' ``BITS``): per tensor the bits and
     the zero point, per axis :func:`fill_axis`, whose workspace is returned."""
     params = shared.params
-    if hasattr(params, "VALUES"):
+    if hasattr(params, "VALUES") or _block_size(params) is not None:
         setattr(native, params.BITS, UNUSED_VALUE_BITS)
         return fill_axis(native, shared, getattr(params, params.BITS), params.zero_points, space_bytes)
     setattr(native, params.BITS, getattr(params, params.BITS))
@@ -199,22 +199,34 @@ def fill_params(native: Any, shared: SharedPlan, space_bytes: Callable[[Any], in
     return None
 
 
+def _block_size(params: Any) -> Optional[int]:
+    """A BlockParams' block size; None for per-tensor and per-axis parameters."""
+    return getattr(params, "block_size", None)
+
+
 def fill_axis(native: Any, shared: SharedPlan, bits: Any, zero_points: Any, space_bytes: Callable[[Any], int]) -> Any:
-    """Per-axis parameters into ``native.axis`` before the native prepare:
-    the normalized channel axis, each channel's value bits and zero point,
-    and a 16-byte aligned workspace of ``space_bytes(native)`` bytes, which
-    is returned for the plan to keep (the native plan points into it).  An
-    empty tensor stays per tensor: nothing will be computed."""
+    """Per-axis or blocked parameters into ``native.axis`` before the native
+    prepare: the normalized channel (block) axis, the block size (0 per
+    axis), each channel's (entry's, in C order of the parameter shape)
+    value bits and zero point, and a 16-byte aligned workspace of
+    ``space_bytes(native)`` bytes, which is returned for the plan to keep
+    (the native plan points into it).  An empty tensor stays per tensor:
+    nothing will be computed."""
     shape = shared.shape
     if shared.empty:
         return None
     axis = shared.params.axis % len(shape)
-    count = shape[axis]
+    block = _block_size(shared.params)
+    if block is None:
+        count, param_shape = shape[axis], (shape[axis],)
+    else:
+        param_shape = tuple(-(-e // block) if i == axis else e for i, e in enumerate(shape))
+        count = int(np.prod(param_shape, dtype=np.int64))
     # (Kept by the returned tuple: a pointer field does not keep its cdata.)
-    bits_in = ffi.from_buffer("uint32_t[]", np.ascontiguousarray(bits, np.uint32))
+    bits_in = ffi.from_buffer("uint32_t[]", np.ascontiguousarray(np.reshape(bits, -1), np.uint32))
     zero_points_in = ffi.from_buffer("int32_t[]", np.ascontiguousarray(
-        np.broadcast_to(np.asarray(zero_points, np.int64), (count,)), np.int32))
-    native.axis.axis, native.axis.count = axis, count
+        np.broadcast_to(np.asarray(zero_points, np.int64), param_shape).reshape(-1), np.int32))
+    native.axis.axis, native.axis.count, native.axis.block = axis, count, block or 0
     nbytes = space_bytes(native)
     raw = ffi.new("char[]", nbytes + 16)
     native.axis.bits, native.axis.zero_points = bits_in, zero_points_in
@@ -246,16 +258,20 @@ def prepare_native(native: Any, admitted: Admitted) -> None:
     binding.out_nbytes, binding.out_alignment = dst.nbytes, dst.dtype.itemsize
     if admitted.empty:
         return
-    status = lib.sk_walk_prepare(
+    geometry = (
         len(admitted.shape),
         ffi.new("int64_t[]", list(admitted.shape) or [0]),
         ffi.new("int64_t[]", list(src.strides) or [0]),
         ffi.new("int64_t[]", list(dst.strides) or [0]),
         src.dtype.itemsize,
         dst.dtype.itemsize,
-        native.axis.axis if hasattr(native, "axis") and native.axis.count else -1,  # per-axis plans' channel axis
-        ffi.addressof(native, "walk"),
     )
+    axis = native.axis if hasattr(native, "axis") else None
+    if axis is not None and axis.count and axis.block:  # blocked plans: the block axis and size
+        status = lib.sk_walk_prepare_blocked(*geometry, axis.axis, axis.block, ffi.addressof(native, "walk"))
+    else:  # per-axis plans' channel axis
+        status = lib.sk_walk_prepare(*geometry, axis.axis if axis is not None and axis.count else -1,
+                                     ffi.addressof(native, "walk"))
     if status != lib.SK_OK:  # admission guarantees the walk's preconditions
         raise AssertionError(f"sk_walk_prepare rejected an admitted shape: status {status}")
 

@@ -115,7 +115,7 @@ def _lower(shared: ops_quant.Plan) -> wire.Geometry:
 def check_inference(request_or_plan: Union[ops_quant.Request, ops_quant.Plan]) -> Union[Plan, Error]:
     """Shared admission (for a request) plus device representability: every
     accessed span must fit the 32-bit device domain, and the parameters must
-    be per tensor (``DEVICE_LIMIT`` otherwise)."""
+    be per tensor, neither per axis nor blocked (``DEVICE_LIMIT`` otherwise)."""
     if isinstance(request_or_plan, ops_quant.Request):
         shared = ops_quant.check_inference(request_or_plan)
         if isinstance(shared, Error):
@@ -132,6 +132,11 @@ def check_inference(request_or_plan: Union[ops_quant.Request, ops_quant.Plan]) -
                      "ev74.quant: per-axis parameters (quant.AxisParams) cannot be encoded: the 224-byte descriptor "
                      "holds one multiplier and one zero point; run per-axis Quant on the A65 (sk.a65.quant) or "
                      "encode one plan per channel slice")
+    if isinstance(shared.params, ops_quant.BlockParams):
+        return Error(ErrorCode.DEVICE_LIMIT,
+                     "ev74.quant: blocked parameters (quant.BlockParams) cannot be encoded: the 224-byte descriptor "
+                     "holds one multiplier and one zero point; run blocked Quant on the A65 (sk.a65.quant) or "
+                     "encode one plan per block")
     admitted = shared.admitted
     for port_index, port in enumerate(admitted.inputs + admitted.outputs):
         span = _rules.layout(port.name, admitted.shape, port.strides, port.dtype.itemsize, port.dtype.name,

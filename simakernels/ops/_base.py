@@ -134,6 +134,18 @@ class AffineAxisParams:
         store_vector(self)
 
 
+class AffineBlockParams:
+    """What Dequant's and Quant's ``BlockParams`` share: the values in the
+    field ``VALUES`` names, their binary32 bits in ``BITS`` (arrays of the
+    parameters' shape), zero points."""
+
+    VALUES: ClassVar[str]
+    BITS: ClassVar[str]
+
+    def __post_init__(self) -> None:
+        store_blocks(self)
+
+
 def store_value(params: Any) -> None:
     """A per-tensor Params' ``__post_init__``: the value (scale or
     multiplier, the field ``VALUE`` names) stored as binary32 with its bits
@@ -149,10 +161,14 @@ def store_value(params: Any) -> None:
 
 
 def check_affine_or_axis(params: Any, shape: Tuple[int, ...] = (), *, operation: str, params_type: Type[Any],
-                         axis_type: Type[Any]) -> Optional[Error]:
+                         axis_type: Type[Any], block_type: Type[Any]) -> Optional[Error]:
     """Dequant's and Quant's parameter rules: per-axis ones (``axis_type``)
-    against the tensor's ``shape``, else the per-tensor ones (``params_type``;
-    each names its value field ``VALUE`` or ``VALUES`` and its bits ``BITS``)."""
+    or blocked ones (``block_type``) against the tensor's ``shape``, else the
+    per-tensor ones (``params_type``; each names its value field ``VALUE`` or
+    ``VALUES`` and its bits ``BITS``)."""
+    if isinstance(params, block_type):
+        return check_block_params(params, shape, block_type.VALUES, getattr(params, block_type.BITS),
+                                  params.zero_points, operation)
     if isinstance(params, axis_type):
         return check_axis_params(params, shape, axis_type.VALUES, getattr(params, axis_type.BITS),
                                  params.zero_points, operation)
@@ -168,7 +184,8 @@ def check_affine_params(params: Any, params_type: Type[Any], operation: str, val
     core's rules, worded here)."""
     if not isinstance(params, params_type):
         return Error(ErrorCode.INVALID_PARAMS,
-                     f"params must be {operation}.Params or {operation}.AxisParams, got {describe(params)}")
+                     f"params must be {operation}.Params, {operation}.AxisParams or {operation}.BlockParams, "
+                     f"got {describe(params)}")
     value = getattr(params, value_name)
     if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value) >= 1:
         return Error(ErrorCode.INVALID_PARAMS,
@@ -202,21 +219,32 @@ def binary32_vector(values: Any) -> Any:
     array of their binary32 bits, rounded nearest-even as
     :func:`_binary32.bits_of` rounds; anything else as given (a tuple for
     sequences), for admission to refuse with the entry at fault."""
-    if isinstance(values, np.ndarray) and values.dtype == np.float32 and values.ndim == 1:
-        bits = values.view(np.uint32).copy()
-    else:
+    converted = _binary32.bits_of_array(values) if isinstance(values, np.ndarray) and values.ndim == 1 else None
+    if converted is None:
         if isinstance(values, (str, bytes)):
             return values
         try:
             entries = tuple(values)
         except TypeError:
             return values
-        if not all(_binary32.is_real(v) for v in entries) or (
-                isinstance(values, np.ndarray) and values.ndim != 1):
+        if isinstance(values, np.ndarray) and values.ndim != 1:
+            return values.copy()
+        converted = _entry_bits(entries)
+        if converted is None:
             return entries if not isinstance(values, np.ndarray) else values.copy()
-        bits = np.array([_binary32.bits_of(v) for v in entries], dtype=np.uint32)
-    bits.flags.writeable = False
-    return bits
+    converted.flags.writeable = False
+    return converted
+
+
+def _entry_bits(entries: Any) -> Optional[np.ndarray]:
+    """The binary32 bits of a sequence (or object array) of real numbers,
+    entry by entry (:func:`_binary32.bits_of`); None when one is not a real
+    number."""
+    flat = list(entries.reshape(-1)) if isinstance(entries, np.ndarray) else entries
+    if not all(_binary32.is_real(v) for v in flat):
+        return None
+    bits = np.array([_binary32.bits_of(v) for v in flat], dtype=np.uint32)
+    return bits.reshape(entries.shape) if isinstance(entries, np.ndarray) else bits
 
 
 def store_vector(params: Any) -> None:
@@ -234,13 +262,26 @@ def store_vector(params: Any) -> None:
 def rows(params: Any, rank: int, start: int, stop: int) -> Any:
     """The parameters of rows ``start:stop`` of the outermost axis: per-axis
     values along that axis (an AxisParams names its values field ``VALUES``)
-    sliced, anything else as it is."""
+    sliced, blocked ones (a ``block_size``) sliced along it too (by blocks
+    when it is the block axis: ``start`` is then a multiple of the block
+    size, :func:`row_unit`), anything else as it is."""
     values_name = getattr(params, "VALUES", None)
-    if values_name is None or params.axis % rank:
+    block = getattr(params, "block_size", None)
+    if values_name is None or (block is None and params.axis % rank):
         return params
+    if block is not None and params.axis % rank == 0:
+        assert start % block == 0, "slabs of the block axis start at a block"
+        start, stop = start // block, -(-stop // block)
     zero_points = params.zero_points
     return dataclasses.replace(params, **{values_name: getattr(params, values_name)[start:stop]},
                                zero_points=zero_points if type(zero_points) is int else zero_points[start:stop])
+
+
+def row_unit(params: Any, rank: int) -> int:
+    """The rows of the outermost axis a slab must hold a multiple of (but
+    for the last): the block size when it is the block axis, else 1."""
+    block = getattr(params, "block_size", None)
+    return block if block is not None and rank and params.axis % rank == 0 else 1
 
 
 def integer_vector(values: Any) -> Any:
@@ -309,16 +350,9 @@ def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bit
         return _length_error(values_name, len(bits), where)
     code = _OPERATION[operation]
     low, high = _rules.ZERO_POINTS[code]
-    fault = _rules.params(code, bits)
-    if fault is not None:
-        i, b = fault[1], int(bits[fault[1]])
-        return Error(ErrorCode.INVALID_PARAMS, f"{values_name}[{i}] {_binary32.text(b)} as "
-                                               f"binary32 (bits {b:#010x}) must be finite and > 0")
-    if type(zero_points) is int:
-        if _rules.params(code, (), (zero_points,)) is not None:
-            return Error(ErrorCode.INVALID_PARAMS,
-                         f"zero_points {describe(zero_points)} must be an integer in [{low}, {high}]")
-        return None
+    error = _value_fault(values_name, bits, code)
+    if error is not None or type(zero_points) is int:
+        return error or _shared_zero_point_fault(zero_points, code)
     if not isinstance(zero_points, (np.ndarray, tuple)) or (isinstance(zero_points, np.ndarray)
                                                            and zero_points.ndim != 1):
         return Error(ErrorCode.INVALID_PARAMS, f"zero_points must be an integer or a 1-D sequence of integers, "
@@ -333,12 +367,194 @@ def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bit
     return None
 
 
+def _value_fault(values_name: str, bits: np.ndarray, code: int) -> Optional[Error]:
+    """The first value (binary32 bits, any shape) the C rules refuse, named
+    by its index (a tuple index for more than one axis), value and bits."""
+    fault = _rules.params(code, bits.reshape(-1))
+    if fault is None:
+        return None
+    b = int(bits.reshape(-1)[fault[1]])
+    return Error(ErrorCode.INVALID_PARAMS, f"{values_name}{_index_text(fault[1], bits.shape)} {_binary32.text(b)} as "
+                                           f"binary32 (bits {b:#010x}) must be finite and > 0")
+
+
+def _shared_zero_point_fault(zero_point: int, code: int) -> Optional[Error]:
+    if _rules.params(code, (), (zero_point,)) is None:
+        return None
+    low, high = _rules.ZERO_POINTS[code]
+    return Error(ErrorCode.INVALID_PARAMS, f"zero_points {describe(zero_point)} must be an integer in [{low}, {high}]")
+
+
+def _index_text(flat: int, shape: Tuple[int, ...]) -> str:
+    """``[i]`` or ``[i, j, ...]``: the entry at C-order position ``flat`` of
+    an array of ``shape``."""
+    return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat, shape)) + "]" if shape else "[]"
+
+
 def _length_error(name: str, length: int, where: str) -> Error:
     return Error(ErrorCode.INVALID_PARAMS, f"{name} has {length} entries, but {where}")
 
 
-def describe_vector(bits: Any) -> str:
-    """A short form of a per-axis value vector for reprs."""
+# ---- Blocked parameters --------------------------------------------------
+# BlockParams hold arrays of the parameters' shape (the tensor's, with
+# ceil(extent / block_size) along the block axis): read-only copies,
+# converted once (vectorised for binary32, binary64 and integer arrays);
+# admission checks them against the tensor's shape and names the entry at
+# fault by its index into the parameter array.
+
+def store_blocks(params: Any) -> None:
+    """A BlockParams' ``__post_init__``: the values' (field ``VALUES``)
+    binary32 bits (``BITS``) as a read-only uint32 array of their shape, and
+    the values as its float32 view, when they all are real numbers (else as
+    :func:`binary32_array` keeps them); the zero points as
+    :func:`integer_array` holds them."""
+    values_name = params.VALUES
+    bits = binary32_array(getattr(params, values_name))
+    object.__setattr__(params, params.BITS, bits)
     if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
-        return np.array2string(bits.view(np.float32), threshold=8, separator=", ")
+        object.__setattr__(params, values_name, bits.view(np.float32))
+    object.__setattr__(params, "zero_points", integer_array(params.zero_points))
+
+
+def _object_array(values: Any) -> Optional[np.ndarray]:
+    """A nested sequence (or an array) of at least one axis as an array of
+    its entries (an object array for sequences), or None (a scalar, a
+    string, a ragged nesting)."""
+    if isinstance(values, np.ndarray):
+        return values if values.ndim else None
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        return None
+    try:
+        array = np.array(values, dtype=object)
+    except (TypeError, ValueError):
+        return None
+    if not array.ndim or any(isinstance(v, (list, tuple, np.ndarray)) for v in array.reshape(-1)[:1]):
+        return None  # ragged: NumPy kept the rows as objects
+    return array
+
+
+def binary32_array(values: Any) -> Any:
+    """``values`` (an array, or nested sequences, of real numbers with at
+    least one axis) as a read-only uint32 array of their binary32 bits,
+    rounded as :func:`_binary32.bits_of` rounds; anything else as given, or
+    a read-only array of its entries (for admission to name the entry at
+    fault)."""
+    array = _object_array(values)
+    if array is None:
+        return values
+    bits = _binary32.bits_of_array(array) if array.dtype != object else None
+    if bits is None:
+        bits = _entry_bits(array)
+    if bits is None:
+        kept = array.copy()
+        kept.flags.writeable = False
+        return kept
+    bits.flags.writeable = False
+    return bits
+
+
+_INT64 = np.iinfo(np.int64)
+
+
+def integer_array(values: Any) -> Any:
+    """Blocked zero points: one integer (shared by every block) as ``int``;
+    an array or nested sequences of integers as a read-only int64 array of
+    its shape; anything else as given, or a read-only array of its entries
+    (for admission to name the entry at fault)."""
+    single = integer_vector(values) if not isinstance(values, (list, tuple, np.ndarray)) else None
+    if type(single) is int:
+        return single
+    array = _object_array(values)
+    if array is None:
+        return values
+    if array.dtype.kind in "iu" and (not array.size or int(array.max()) <= _INT64.max):
+        kept = array.astype(np.int64)
+    elif array.dtype == object and all(type(v) is int or (isinstance(v, np.integer) and not isinstance(v, np.bool_))
+                                       for v in array.reshape(-1)) and all(
+            _INT64.min <= int(v) <= _INT64.max for v in array.reshape(-1)):
+        kept = array.astype(np.int64)
+    else:
+        kept = array.copy()
+    kept.flags.writeable = False
+    return kept
+
+
+def blocked_shape(shape: Tuple[int, ...], axis: int, block_size: int) -> Tuple[int, ...]:
+    """The parameters' shape: ``shape`` with ``ceil(shape[axis] /
+    block_size)`` along the (normalized) ``axis``."""
+    return tuple(-(-e // block_size) if a == axis else e for a, e in enumerate(shape))
+
+
+def check_block_size(block_size: Any) -> Union[int, Error]:
+    """``block_size`` as an int >= 1, or the Error naming it."""
+    if isinstance(block_size, (bool, np.bool_)) or not hasattr(block_size, "__index__") \
+            or block_size.__index__() < 1:
+        return Error(ErrorCode.INVALID_PARAMS, f"block_size {describe(block_size)} ({type(block_size).__name__}) "
+                                               f"must be a positive integer")
+    return int(block_size.__index__())
+
+
+def check_block_params(params: Any, shape: Tuple[int, ...], values_name: str, bits: Any,
+                       zero_points: Any, operation: str) -> Optional[Error]:
+    """Blocked rules: an axis of the shape; a positive integer block size;
+    an array of the parameters' shape (:func:`blocked_shape`) of binary32
+    values (finite, > 0); an integer zero point in the operation's range,
+    or an array of them of the same shape."""
+    axis = check_axis(params.axis, shape)
+    if isinstance(axis, Error):
+        return axis
+    block = check_block_size(params.block_size)
+    if isinstance(block, Error):
+        return Error(block.code, f"{block.message} (elements per block along axis {params.axis})")
+    expected = blocked_shape(shape, axis, block)
+    where = (f"axis {params.axis} of shape {shape} in blocks of {block} gives parameters of shape {expected} "
+             f"({expected[axis]} along the axis)")
+    code = _OPERATION[operation]
+    if not isinstance(bits, np.ndarray) or bits.dtype != np.uint32:
+        if isinstance(bits, np.ndarray) and bits.dtype != object:  # the dtype is at fault
+            return Error(ErrorCode.INVALID_PARAMS, f"{values_name}: an array of dtype {bits.dtype} "
+                                                   f"({describe(bits)}); the entries must be real numbers "
+                                                   f"(an integer or floating dtype, not bool)")
+        if not isinstance(bits, np.ndarray):
+            return Error(ErrorCode.INVALID_PARAMS, f"{values_name} must be an array of real numbers of shape "
+                                                   f"{expected}, got {describe(bits)} ({type_name(bits)}): {where}")
+        flat = bits.reshape(-1)
+        for i, v in enumerate(flat):
+            if not _binary32.is_real(v):
+                return Error(ErrorCode.INVALID_PARAMS, f"{values_name}{_index_text(i, bits.shape)} {describe(v)} "
+                                                       f"({type(v).__name__}) must be {_binary32.REAL_NUMBER}")
+    if bits.shape != expected:
+        return Error(ErrorCode.INVALID_PARAMS, f"{values_name} has shape {bits.shape}, expected {expected}: {where}")
+    error = _value_fault(values_name, bits, code)
+    if error is not None or type(zero_points) is int:
+        return error or _shared_zero_point_fault(zero_points, code)
+    low, high = _rules.ZERO_POINTS[code]
+    if not isinstance(zero_points, np.ndarray):
+        return Error(ErrorCode.INVALID_PARAMS, f"zero_points must be an integer or an array of integers of shape "
+                                               f"{expected}, got {describe(zero_points)} ({type_name(zero_points)})")
+    if zero_points.shape != expected:
+        return Error(ErrorCode.INVALID_PARAMS, f"zero_points has shape {zero_points.shape}, expected {expected}: "
+                                               f"{where}")
+    if zero_points.dtype == np.int64:
+        fault = _rules.params(code, (), zero_points.reshape(-1))
+        at = None if fault is None else fault[1]
+    else:
+        at = next((i for i, z in enumerate(zero_points.reshape(-1))
+                  if not (isinstance(z, (int, np.integer)) and not isinstance(z, (bool, np.bool_))
+                          and low <= int(z) <= high)), None)
+    if at is None:
+        return None
+    z = zero_points.reshape(-1)[at]
+    z = z.item() if isinstance(z, np.generic) else z
+    return Error(ErrorCode.INVALID_PARAMS, f"zero_points{_index_text(at, zero_points.shape)} {describe(z)} must be "
+                                           f"an integer in [{low}, {high}]")
+
+
+def describe_vector(bits: Any) -> str:
+    """A short form (bounded, whatever the size) of per-axis or blocked
+    values (their binary32 bits) or zero points for reprs."""
+    if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
+        return np.array2string(bits.view(np.float32), threshold=8, edgeitems=2, separator=", ")
+    if isinstance(bits, np.ndarray):
+        return np.array2string(bits, threshold=8, edgeitems=2, separator=", ")
     return repr(bits)

@@ -14,8 +14,8 @@ from typing import Any, Union
 from ..fenv import in_default_state
 from .. import _binary32
 from ..core import DType, Error
-from ._base import (AffineAxisParams, AffineParams, RequestBase, SharedPlan, admit, check_affine_or_axis,
-                    describe_vector)
+from ._base import (AffineAxisParams, AffineBlockParams, AffineParams, RequestBase, SharedPlan, admit,
+                    check_affine_or_axis, describe_vector)
 
 OUTPUTS = (DType.FLOAT32, DType.BFLOAT16)
 
@@ -64,11 +64,42 @@ class AxisParams(AffineAxisParams):
                 f"zero_points={self.zero_points!r})")
 
 
+@dataclass(frozen=True, eq=False)
+class BlockParams(AffineBlockParams):
+    """Blocked (group-wise) parameters: element ``i`` takes the scale and
+    zero point at ``i`` with ``i[axis]`` replaced by ``i[axis] //
+    block_size`` (the last block along ``axis`` may be partial), with
+    exactly the per-tensor arithmetic.
+
+    ``axis`` counts from the end when negative; ``block_size`` is an int
+    >= 1; ``scales`` is an array (or nested sequences) of real numbers with
+    the tensor's rank and shape, except ``ceil(shape[axis] / block_size)``
+    along ``axis`` (a 1-D tensor takes a 1-D array), each stored as
+    binary32 (finite and > 0); ``zero_points`` is one integer for every
+    block or an array of the same shape, fitting INT32.  The values are
+    copied (read-only arrays: ``scales`` float32, ``zero_points`` int64 or
+    the shared int); admission checks them against the tensor's shape and
+    names the axis, the block size, the expected and given shapes or the
+    index and value at fault (``INVALID_PARAMS``)."""
+
+    axis: int
+    block_size: int
+    scales: Any
+    zero_points: Any = 0
+    scale_bits: Any = field(init=False, repr=False)
+    VALUES, BITS = "scales", "scale_bits"
+
+    def __repr__(self) -> str:
+        return (f"dequant.BlockParams(axis={self.axis!r}, block_size={self.block_size!r}, "
+                f"scales={describe_vector(self.scale_bits)}, zero_points={describe_vector(self.zero_points)})")
+
+
 @dataclass(frozen=True)
 class Request(RequestBase):
-    """A Dequant request: one input, one output, per-tensor or per-axis parameters."""
+    """A Dequant request: one input, one output, per-tensor, per-axis or
+    blocked parameters."""
 
-    params: Union[Params, AxisParams]
+    params: Union[Params, AxisParams, BlockParams]
 
 
 @dataclass(frozen=True)
@@ -78,7 +109,8 @@ class Plan(SharedPlan):
     request: Request
 
 
-check_params = functools.partial(check_affine_or_axis, operation="dequant", params_type=Params, axis_type=AxisParams)
+check_params = functools.partial(check_affine_or_axis, operation="dequant", params_type=Params,
+                                 axis_type=AxisParams, block_type=BlockParams)
 
 
 @in_default_state

@@ -18,8 +18,8 @@ from ..fenv import in_default_state
 from .. import _binary32
 from .._ffi import lib
 from ..core import DType, Error, describe
-from ._base import (AffineAxisParams, AffineParams, RequestBase, SharedPlan, admit, check_affine_or_axis,
-                    describe_vector)
+from ._base import (AffineAxisParams, AffineBlockParams, AffineParams, RequestBase, SharedPlan, admit,
+                    check_affine_or_axis, describe_vector)
 
 INPUTS = (DType.FLOAT32, DType.BFLOAT16, DType.FLOAT16)
 
@@ -51,7 +51,7 @@ class _Rounded:
     rounding: Rounding
 
     def __post_init__(self) -> None:
-        super().__post_init__()  # type: ignore[misc]  # the value fields' (AffineParams, AffineAxisParams)
+        super().__post_init__()  # type: ignore[misc]  # the value fields' (Affine{,Axis,Block}Params)
         object.__setattr__(self, "rounding", Rounding.parse(self.rounding))
 
 
@@ -105,11 +105,45 @@ class AxisParams(_Rounded, AffineAxisParams):
                 f"zero_points={self.zero_points!r}, rounding={self.rounding})")
 
 
+@dataclass(frozen=True, eq=False)
+class BlockParams(_Rounded, AffineBlockParams):
+    """Blocked (group-wise) parameters: element ``i`` takes the multiplier
+    and zero point at ``i`` with ``i[axis]`` replaced by ``i[axis] //
+    block_size`` (the last block along ``axis`` may be partial), with
+    exactly the per-tensor arithmetic and one ``rounding`` for all.
+
+    ``axis`` counts from the end when negative; ``block_size`` is an int
+    >= 1; ``multipliers`` is an array (or nested sequences) of real
+    numbers with the tensor's rank and shape, except ``ceil(shape[axis] /
+    block_size)`` along ``axis`` (a 1-D tensor takes a 1-D array), each
+    stored as binary32 (finite and > 0: multipliers, the reciprocals of
+    scales); ``zero_points`` is one integer for every block or an array of
+    the same shape, in [-128, 127].  The values are copied (read-only
+    arrays: ``multipliers`` float32, ``zero_points`` int64 or the shared
+    int); admission checks them against the tensor's shape and names the
+    axis, the block size, the expected and given shapes or the index and
+    value at fault (``INVALID_PARAMS``)."""
+
+    axis: int
+    block_size: int
+    multipliers: Any
+    zero_points: Any = 0
+    rounding: Rounding = Rounding.NEAREST_EVEN
+    multiplier_bits: Any = field(init=False, repr=False)
+    VALUES, BITS = "multipliers", "multiplier_bits"
+
+    def __repr__(self) -> str:
+        return (f"quant.BlockParams(axis={self.axis!r}, block_size={self.block_size!r}, "
+                f"multipliers={describe_vector(self.multiplier_bits)}, "
+                f"zero_points={describe_vector(self.zero_points)}, rounding={self.rounding})")
+
+
 @dataclass(frozen=True)
 class Request(RequestBase):
-    """A Quant request: one input, one output, per-tensor or per-axis parameters."""
+    """A Quant request: one input, one output, per-tensor, per-axis or
+    blocked parameters."""
 
-    params: Union[Params, AxisParams]
+    params: Union[Params, AxisParams, BlockParams]
 
 
 @dataclass(frozen=True)
@@ -119,7 +153,8 @@ class Plan(SharedPlan):
     request: Request
 
 
-check_params = functools.partial(check_affine_or_axis, operation="quant", params_type=Params, axis_type=AxisParams)
+check_params = functools.partial(check_affine_or_axis, operation="quant", params_type=Params, axis_type=AxisParams,
+                                 block_type=BlockParams)
 
 
 @in_default_state

@@ -40,6 +40,8 @@ __all__ = [
     "channel_params",
     "dequant_axis",
     "quant_axis",
+    "dequant_entries",
+    "quant_entries",
 ]
 
 ZeroPoints = Union[int, Sequence[int]]
@@ -82,12 +84,13 @@ def channel_params(values: Sequence[int], zero_points: ZeroPoints, low: int, hig
 
 
 def _grouped(params: Tuple[Tuple[int, int], ...], channels: np.ndarray, shape) -> Tuple[list, np.ndarray]:
-    """(distinct parameter pairs, the group of every element)."""
+    """(distinct parameter pairs, the group of every element); ``channels``
+    holds every element's index into ``params``."""
     distinct = sorted(set(params))
     index = {p: g for g, p in enumerate(distinct)}
     group_of_channel = np.array([index[p] for p in params], dtype=np.int64)
     if channels.size and channels.max() >= len(params):
-        raise ValueError(f"{len(params)} channel parameters for an axis of {int(channels.max()) + 1}")
+        raise ValueError(f"{len(params)} parameter pairs, but an element takes pair {int(channels.max())}")
     return distinct, group_of_channel[channels].reshape(shape)
 
 
@@ -100,15 +103,25 @@ def dequant_axis(q: np.ndarray, axis: int, scale_bits: Sequence[int], zero_point
     zero point; each element is :func:`.dequant.dequant_f32` /
     ``dequant_bf16`` of its channel's parameters."""
     q = np.asarray(q)
-    if q.dtype not in (np.int8, np.uint8):
-        raise ValueError(f"Dequant inputs are INT8 bytes, got {q.dtype}")
-    if output not in ("float32", "bfloat16"):
-        raise ValueError(f"output must be 'float32' or 'bfloat16', got {output!r}")
     params = channel_params(scale_bits, zero_points, INT32_MIN, INT32_MAX)
     channels = channel_of(q.shape, axis)
     if len(params) != q.shape[normalize_axis(axis, q.ndim)]:
         raise ValueError(f"{len(params)} scales for an axis of {q.shape[normalize_axis(axis, q.ndim)]}")
-    distinct, groups = _grouped(params, channels, q.shape)
+    return dequant_entries(q, channels, params, output)
+
+
+def dequant_entries(q: np.ndarray, entries: np.ndarray, params: Tuple[Tuple[int, int], ...],
+                    output: str = "float32") -> np.ndarray:
+    """Dequant of INT8 inputs ``q`` where element ``e`` takes the parameter
+    pair (scale bits, zero point) ``params[entries[e]]`` (``entries``: an
+    int64 array of ``q``'s shape): each element is the per-tensor oracle's
+    result under its pair."""
+    q = np.asarray(q)
+    if q.dtype not in (np.int8, np.uint8):
+        raise ValueError(f"Dequant inputs are INT8 bytes, got {q.dtype}")
+    if output not in ("float32", "bfloat16"):
+        raise ValueError(f"output must be 'float32' or 'bfloat16', got {output!r}")
+    distinct, groups = _grouped(params, entries, q.shape)
     table_of, word = (dequant_f32_table, np.uint32) if output == "float32" else (dequant_bf16_table, np.uint16)
     tables = np.array([table_of(s, z) for s, z in distinct], dtype=word).reshape(len(distinct), 256)
     return tables[groups, q.view(np.uint8)]
@@ -141,12 +154,24 @@ def quant_axis(x: np.ndarray, fmt: Format, axis: int, multiplier_bits: Sequence[
     caller's ``table`` / ``many`` must give the per-tensor oracle's results
     (a cache of them)."""
     x = np.asarray(x)
-    rounding = rounding_name(rounding)
     params = channel_params(multiplier_bits, zero_points, INT8_MIN, INT8_MAX)
     a = normalize_axis(axis, x.ndim)
     if len(params) != x.shape[a]:
         raise ValueError(f"{len(params)} multipliers for an axis of {x.shape[a]}")
-    distinct, groups = _grouped(params, channel_of(x.shape, axis), x.shape)
+    return quant_entries(x, fmt, channel_of(x.shape, axis), params, rounding, table=table, many=many)
+
+
+def quant_entries(x: np.ndarray, fmt: Format, entries: np.ndarray, params: Tuple[Tuple[int, int], ...],
+                  rounding: str = "nearest_even", *, table: Optional[TableFn] = None,
+                  many: Optional[ManyFn] = None) -> np.ndarray:
+    """Quant of input patterns ``x`` where element ``e`` takes the pair
+    (multiplier bits, zero point) ``params[entries[e]]`` (``entries``: an
+    int64 array of ``x``'s shape): each element is the per-tensor oracle's
+    result under its pair and the one ``rounding`` (``table`` / ``many``
+    as :func:`quant_axis` takes them)."""
+    x = np.asarray(x)
+    rounding = rounding_name(rounding)
+    distinct, groups = _grouped(params, entries, x.shape)
     if not distinct:                    # an empty channel axis: an empty tensor
         return np.zeros(x.shape, dtype=np.int8)
     if fmt in (BFLOAT16, BINARY16) and (table is not None or many is None):
