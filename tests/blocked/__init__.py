@@ -1,0 +1,3 @@
+"""Per-axis (per-channel) Dequant and Quant: exhaustive numerics per channel,
+layouts around the parameter-vector blocks, table period and staging
+chunks, FP environments, admission messages, plans and the array layer."""
