@@ -210,8 +210,8 @@ def choose_qparams(x: da.Array, *, symmetric: bool = False, axis: Optional[int] 
     the rule once, on the caller's side, on one range per channel.  ``x`` is
     read once.  With ``block_size``, each parameter entry's block of
     elements lies in one Dask chunk: chunks along ``axis`` whose boundaries
-    are not multiples of ``block_size`` are rechunked to such a size first
-    (``x.rechunk``; the result is the same), and the keys of every entry
+    are not multiples of ``block_size`` are rechunked to such sizes first
+    (as :func:`quantize` does; the result is the same), and the keys of every entry
     come back to the caller.
 
     Raises :class:`~simakernels.KernelError` before anything is computed, as
@@ -252,9 +252,9 @@ def _choose_blocked(x: da.Array, symmetric: bool, channel_axis: int, block: int)
     parameter shape (every entry's elements in one chunk, after aligning the
     chunks along the axis to the block size), concatenated by Dask into the
     whole parameter shape; the rule once on them."""
-    along = x.chunks[channel_axis]
-    if any(n % block for n in along[:-1]):  # a block would straddle two chunks
-        x = x.rechunk({channel_axis: max(block, round(max(along) / block) * block)})
+    chunks = _block_chunks(x.chunks[channel_axis], x.shape[channel_axis], block)  # as the blocked quantize's
+    if chunks != x.chunks[channel_axis]:  # a block would straddle two chunks
+        x = _rechunk(x, {channel_axis: chunks})
     shape = qparams._param_shape(x.shape, channel_axis, block)
     if math.prod(shape) == 0:
         empty = np.empty(0, np.int64)

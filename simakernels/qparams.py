@@ -149,7 +149,7 @@ def _outputs(shape: Tuple[int, ...], channel_axis: Optional[int], block: int) ->
         return bits, out, out + 4, out + 8
     count = (shape[channel_axis],) if not block else _param_shape(shape, channel_axis, block)
     fields = np.empty(count, np.uint32), np.empty(count, np.int32), np.empty(count, np.uint32)
-    return (fields,) + tuple(ffi.from_buffer(f, require_writable=True) for f in fields)  # type: ignore[return-value]
+    return (fields,) + tuple(ffi.from_buffer(f, require_writable=True) for f in fields)
 
 
 def _qparams(fields: Any, channel_axis: Optional[int], block: int, symmetric: bool) -> QParams:
@@ -300,9 +300,9 @@ def _from_keys(least: npt.NDArray[np.int64], greatest: npt.NDArray[np.int64], dt
         return QParams(_binary32.from_bits(int(scales[0])), int(zero_points[0]),
                        _binary32.from_bits(int(multipliers[0])), None, symmetric)
     if block:
-        scales, zero_points, multipliers = (a.reshape(shape) for a in (scales, zero_points, multipliers))
-    return QParams(scales.view(np.float32), zero_points, multipliers.view(np.float32), channel_axis, symmetric,
-                   block_size=block or None)
+        return QParams(scales.reshape(shape).view(np.float32), zero_points.reshape(shape),
+                       multipliers.reshape(shape).view(np.float32), channel_axis, symmetric, block_size=block)
+    return QParams(scales.view(np.float32), zero_points, multipliers.view(np.float32), channel_axis, symmetric)
 
 
 # ---- sk.quantize_dynamic ------------------------------------------------------
@@ -376,6 +376,7 @@ def quantize_dynamic(x: InArray, *, axis: Optional[int] = None, block_size: Opti
     if out is None:
         out = _empty(x.shape, _INT8)
     space = _from_buffer(_empty(need, _UINT8), require_writable=True) if need else _NULL
+    fields: Any
     if channel_axis < 0:
         fields = _empty(3, _INT32)  # scale bits, zero point, multiplier bits
         scale = _from_buffer(fields, require_writable=True)

@@ -519,8 +519,7 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
  * when the parameter shape is empty. */
 uint64_t sk_range_space(int input, const sk_layout *layout, int channel_axis, int64_t block);
 int sk_range_execute(int input, int route, const sk_layout *layout, int channel_axis, int64_t block, const void *src,
-                     uint64_t src_len,
-                     void *space, uint64_t space_bytes, int64_t *least, int64_t *greatest);
+                     uint64_t src_len, void *space, uint64_t space_bytes, int64_t *least, int64_t *greatest);
 /* Elements per block a vector route's range leaf folds before it checks the
  * block for non-finite values (a block that has one is folded again without
  * them); the registry gives each leaf's elements per iteration (the scalar
@@ -763,8 +762,8 @@ int sk_qparams_choose(int input, int route, int symmetric, const sk_layout *layo
  * when 0); SK_INVALID_OPERATION when short or for a plan of other
  * parameters. */
 uint64_t sk_quant_dynamic_space(const sk_quant_plan *plan, const sk_layout *layout, int channel_axis, int64_t block);
-int sk_quant_dynamic(const sk_quant_plan *plan, int symmetric, const sk_layout *layout, int channel_axis,
-                     int64_t block, const void *src, uint64_t src_len, void *dst, uint64_t dst_len, void *space,
-                     uint64_t space_bytes, void *scale, void *zero_point, void *multiplier);
+int sk_quant_dynamic(const sk_quant_plan *plan, int symmetric, const sk_layout *layout, int channel_axis, int64_t block,
+                     const void *src, uint64_t src_len, void *dst, uint64_t dst_len, void *space, uint64_t space_bytes,
+                     void *scale, void *zero_point, void *multiplier);
 
 #endif

@@ -19,16 +19,15 @@ uint64_t sk_quant_dynamic_space(const sk_quant_plan *plan, const sk_layout *layo
     return (quant ? quant + 15 : 0) + sk_qparams_space(plan->input, layout, channel_axis, block);
 }
 
-int sk_quant_dynamic(const sk_quant_plan *plan, int symmetric, const sk_layout *layout, int channel_axis,
-                     int64_t block, const void *src, uint64_t src_len, void *dst, uint64_t dst_len, void *space,
-                     uint64_t space_bytes, void *scale, void *zero_point, void *multiplier) {
+int sk_quant_dynamic(const sk_quant_plan *plan, int symmetric, const sk_layout *layout, int channel_axis, int64_t block,
+                     const void *src, uint64_t src_len, void *dst, uint64_t dst_len, void *space, uint64_t space_bytes,
+                     void *scale, void *zero_point, void *multiplier) {
     if (!plan || !plan->prepared) return SK_INVALID_OPERATION;
     /* The plan's parameters must be the ones chosen here: per tensor, or
      * this axis and block (an empty tensor's plan is per tensor: nothing
      * to quantize). */
     const sk_axis *axis = &plan->axis;
-    if (axis->count > 0 ? axis->axis != channel_axis || axis->block != block
-                        : plan->walk.runs > 0 && channel_axis >= 0)
+    if (axis->count > 0 ? axis->axis != channel_axis || axis->block != block : plan->walk.runs > 0 && channel_axis >= 0)
         return SK_INVALID_OPERATION;
     const uint64_t quant = quant_bytes(plan), need = sk_quant_dynamic_space(plan, layout, channel_axis, block);
     if (need && (!space || space_bytes < need)) return SK_INVALID_OPERATION;

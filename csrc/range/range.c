@@ -64,8 +64,8 @@ uint64_t sk_range_space(int input, const sk_layout *layout, int channel_axis, in
 /* The checks every entry makes, in its order: the codes, the layout and the
  * input binding.  Fills `channels`, `port` (the layout as the walk takes
  * it) and its `span`. */
-static int range_check(int input, int route, const sk_layout *layout, int channel_axis, int64_t block,
-                       const void *src, uint64_t src_len, int64_t *channels, sk_layout *port, uint64_t *span) {
+static int range_check(int input, int route, const sk_layout *layout, int channel_axis, int64_t block, const void *src,
+                       uint64_t src_len, int64_t *channels, sk_layout *port, uint64_t *span) {
     const int size = input_size(input);
     *channels = channels_of(layout, channel_axis, block);
     if (!size || *channels < 0 || !sk_route_usable(route)) return SK_INVALID_OPERATION;
@@ -94,9 +94,8 @@ static int caller_ordered(const sk_walk *walk) {
  * blocked, two more after them, where the accumulators are put in the
  * caller's order if the walk's table order is another: acc then points
  * there). */
-static int range_accumulate(int input, int route, const sk_layout *port, uint64_t span, int channel_axis,
-                            int64_t block, const void *src, int64_t channels, char *words, uint64_t half,
-                            sk_range_acc *acc) {
+static int range_accumulate(int input, int route, const sk_layout *port, uint64_t span, int channel_axis, int64_t block,
+                            const void *src, int64_t channels, char *words, uint64_t half, sk_range_acc *acc) {
     const int size = input_size(input);
     const size_t bytes = (size_t)channels * (size_t)size;
     acc->smax = words;
@@ -152,8 +151,7 @@ int sk_range_execute(int input, int route, const sk_layout *layout, int channel_
     if (checked != SK_OK || channels == 0) return checked; /* no channel: no key to write */
     if (!least || !greatest) return SK_INVALID_OPERATION;
     const uint64_t half = channel_axis < 0 ? 64 : half_space(input, channels);
-    if (channel_axis >= 0 &&
-        (!space || space_bytes < words_space(input, channels, block) || (uintptr_t)space % 64))
+    if (channel_axis >= 0 && (!space || space_bytes < words_space(input, channels, block) || (uintptr_t)space % 64))
         return SK_INVALID_OPERATION;
     _Alignas(64) char local[2 * 64];
     sk_range_acc acc;

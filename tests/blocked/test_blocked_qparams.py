@@ -113,7 +113,7 @@ def test_every_route_axis_and_layout(route, key):
         "2-D strided": base[:, 3, ::3],
     }
     with forced(route):
-        for name, x in views.items():
+        for x in views.values():
             for axis in range(x.ndim):
                 for block in (1, 2, 16, 17, 33, 64, 129):
                     check(x, axis, block, symmetric=block % 2 == 1)

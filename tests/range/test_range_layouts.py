@@ -127,7 +127,8 @@ def test_native_refusals(route):
     assert lib.sk_range_execute(0, 99, dense, -1, 0, src, 256, ffi.NULL, 0, least, greatest) == lib.SK_INVALID_OPERATION
     assert lib.sk_range_execute(0, r, dense, 1, 0, src, 256, ffi.NULL, 0, least, greatest) == lib.SK_INVALID_OPERATION
     assert lib.sk_range_execute(0, r, dense, -1, 0, src, 255, ffi.NULL, 0, least, greatest) == lib.SK_INVALID_BINDING
-    assert lib.sk_range_execute(0, r, dense, -1, 0, ffi.NULL, 256, ffi.NULL, 0, least, greatest) == lib.SK_INVALID_BINDING
+    assert lib.sk_range_execute(0, r, dense, -1, 0, ffi.NULL, 256, ffi.NULL, 0, least, greatest) == \
+        lib.SK_INVALID_BINDING
     assert lib.sk_range_execute(0, r, layout((64,), (-4,), 4), -1, 0, src, 256, ffi.NULL, 0, least,
                                 greatest) == lib.SK_UNSUPPORTED_LAYOUT
     assert lib.sk_range_execute(0, r, layout((8, 8), (4, 4), 4), -1, 0, src, 256, ffi.NULL, 0, least,
@@ -138,7 +139,8 @@ def test_native_refusals(route):
     start = -space.ctypes.data % 64
     buf = ffi.from_buffer(space[start:start + need])
     assert lib.sk_range_execute(0, r, dense, 0, 0, src, 256, buf, need - 1, least, greatest) == lib.SK_INVALID_OPERATION
-    assert lib.sk_range_execute(0, r, dense, 0, 0, src, 256, ffi.NULL, need, least, greatest) == lib.SK_INVALID_OPERATION
+    assert lib.sk_range_execute(0, r, dense, 0, 0, src, 256, ffi.NULL, need, least, greatest) == \
+        lib.SK_INVALID_OPERATION
     misaligned = ffi.from_buffer(space[start + 4:start + 4 + need - 4])
     assert lib.sk_range_execute(0, r, dense, 0, 0, src, 256, misaligned, need, least, greatest) == \
         lib.SK_INVALID_OPERATION
