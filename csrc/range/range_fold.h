@@ -5,8 +5,11 @@
  * finite bits, unsigned above the least finite value's) is folded again
  * with non-finite lanes kept as 0; either way its maxima join one signed
  * and one unsigned register.  The last block is the run's last whole
- * iterations (so short runs take the raw fold too), then the rule one
- * element at a time (range.h).  The registers' lanes hold kept bits of
+ * iterations (so short runs take the raw fold too); a tail of at least
+ * SK_RANGE_PADDED elements is copied into one iteration padded with 0
+ * (neutral to both maxima: the blocked pass folds blocks of 16 to 128)
+ * and folded with non-finite lanes kept as 0; a shorter one takes the
+ * rule one element at a time (range.h).  The registers' lanes hold kept bits of
  * elements, or 0: narrowed, they are folded once more at the end.
  *
  * The file that includes this, inside its target region, first defines
@@ -21,7 +24,9 @@
  *                                 (signed) or of u above bottom (unsigned)
  *   vnarrow(s, u, lanes, w)       s's lanes folded by signed maxima into
  *                                 16 bytes at `lanes`, u's by unsigned
- *                                 maxima into the next 16 */
+ *                                 maxima into the next 16, of which the
+ *                                 first RANGE_NARROWED(w) words of each
+ *                                 half are then folded */
 
 /* `iters` iterations from p into s[4], u[4]; masked: non-finite lanes as 0. */
 static inline __attribute__((always_inline)) void RANGE_V(run)(const char *p, size_t iters, RANGE_VEC *s, RANGE_VEC *u,
@@ -69,8 +74,18 @@ static inline __attribute__((always_inline)) void RANGE_V(fold)(const sk_range_a
         S = RANGE_V(vmax_s)(S, sm, w);
         U = RANGE_V(vmax_u)(U, um, w);
     }
+    if (n - i >= SK_RANGE_PADDED) { /* the tail as one iteration padded with 0 (neutral), non-finite lanes as 0 */
+        _Alignas(64) char pad[4 * sizeof(RANGE_VEC)] = {0};
+        memcpy(pad, in + i * size, (n - i) * size);
+        RANGE_VEC s[4] = {zero, zero, zero, zero}, u[4] = {zero, zero, zero, zero};
+        RANGE_V(run)(pad, 1, s, u, 1, magnitude, vinf, w);
+        S = RANGE_V(vmax_s)(S, RANGE_V(max4_s)(s, w), w);
+        U = RANGE_V(vmax_u)(U, RANGE_V(max4_u)(u, w), w);
+        i = n;
+    }
     _Alignas(16) unsigned char lanes[32];
     RANGE_V(vnarrow)(S, U, lanes, w);
-    sk_range_fold(acc, at, lanes, sizeof lanes / size, w);
+    sk_range_fold(acc, at, lanes, RANGE_NARROWED(w), w);
+    sk_range_fold(acc, at, lanes + 16, RANGE_NARROWED(w), w);
     sk_range_fold(acc, at, in + i * size, n - i, w);
 }
