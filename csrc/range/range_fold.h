@@ -17,6 +17,9 @@
  * functions, these and its own) and, so named, its moves on w-bit lanes:
  *   vdup(x, w)                    x in every lane
  *   vload4(p, b)                  four registers from p
+ *   vload4n(p, b, bytes)          (optional, with RANGE_LOAD4N defined)
+ *                                 the same with the lanes from `bytes`
+ *                                 on 0, reading nothing there
  *   vmax_s(a, b, w), vmax_u       lane maxima, signed and unsigned
  *   vkeep(b, magnitude, inf, w)   b, with the lanes whose bits & magnitude
  *                                 reach inf as 0
@@ -75,12 +78,20 @@ static inline __attribute__((always_inline)) void RANGE_V(fold)(const sk_range_a
         U = RANGE_V(vmax_u)(U, um, w);
     }
     if (n - i >= SK_RANGE_PADDED) { /* the tail as one iteration padded with 0 (neutral), non-finite lanes as 0 */
+        RANGE_VEC b[4];
+#ifdef RANGE_LOAD4N /* masked loads: nothing read beyond the tail */
+        RANGE_V(vload4n)(in + i * size, b, (n - i) * size);
+#else
         _Alignas(64) char pad[4 * sizeof(RANGE_VEC)] = {0};
         memcpy(pad, in + i * size, (n - i) * size);
-        RANGE_VEC s[4] = {zero, zero, zero, zero}, u[4] = {zero, zero, zero, zero};
-        RANGE_V(run)(pad, 1, s, u, 1, magnitude, vinf, w);
-        S = RANGE_V(vmax_s)(S, RANGE_V(max4_s)(s, w), w);
-        U = RANGE_V(vmax_u)(U, RANGE_V(max4_u)(u, w), w);
+        RANGE_V(vload4)(pad, b);
+#endif
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) {
+            b[k] = RANGE_V(vkeep)(b[k], magnitude, vinf, w);
+            S = RANGE_V(vmax_s)(S, b[k], w);
+            U = RANGE_V(vmax_u)(U, b[k], w);
+        }
         i = n;
     }
     _Alignas(16) unsigned char lanes[32];

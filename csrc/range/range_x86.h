@@ -89,7 +89,16 @@ static inline __attribute__((always_inline)) void RANGE_V(vnarrow)(RANGE_VEC s, 
 /* Words of each half of `lanes` vnarrow leaves to fold: one. */
 #define RANGE_NARROWED(w) 1
 
-#if RANGE_BITS == 512 /* compares into mask registers */
+#if RANGE_BITS == 512 /* compares into mask registers; masked loads */
+#define RANGE_LOAD4N 1
+static inline __attribute__((always_inline)) void vload4n_avx512(const char *p, __m512i b[4], size_t bytes) {
+#pragma GCC unroll 4
+    for (size_t k = 0; k < 4; ++k) {
+        const size_t rest = bytes > 64 * k ? bytes - 64 * k : 0;
+        const __mmask64 m = rest >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << rest) - 1;
+        b[k] = _mm512_maskz_loadu_epi8(m, p + 64 * k);
+    }
+}
 static inline __attribute__((always_inline)) __m512i vkeep_avx512(__m512i b, __m512i magnitude, __m512i inf, int w) {
     const __m512i m = _mm512_and_si512(b, magnitude);
     return w == 32 ? _mm512_maskz_mov_epi32(_mm512_cmplt_epi32_mask(m, inf), b)
@@ -120,6 +129,7 @@ static inline __attribute__((always_inline)) int RANGE_V(vabove)(RANGE_VEC s, RA
 #include "range_fold.h"
 
 #undef RANGE_NARROWED
+#undef RANGE_LOAD4N
 #undef RX_MAX128
 #undef RX_MAX
 #undef RX_SI
