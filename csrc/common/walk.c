@@ -166,8 +166,7 @@ static int check_arguments(int rank, int64_t in_size, int64_t out_size) {
 
 int sk_walk_prepare(int rank, const int64_t *extent, const int64_t *in_stride, const int64_t *out_stride,
                     int64_t in_size, int64_t out_size, int channel_axis, sk_walk *walk) {
-    if (!check_arguments(rank, in_size, out_size) || channel_axis < -1 || channel_axis >= rank)
-        return SK_INVALID_SHAPE;
+    if (!check_arguments(rank, in_size, out_size) || channel_axis < -1 || channel_axis >= rank) return SK_INVALID_SHAPE;
     axes logical = {.n = 0, .channel = -1, .block = -1};
     for (int i = 0; i < rank; ++i) {
         if (extent[i] <= 0) return SK_INVALID_SHAPE; /* empty tensors never walk */
@@ -390,8 +389,8 @@ void sk_walk_decide(sk_walk *walk, const sk_kernel *kernel, int route) {
      * per channel serve them: the runs leaves there exist for blocked
      * plans, and per-axis short runs were measured on the dense leaves.) */
     if (per_run && walk->dense && !wraps && kernel->runs && route == SK_ROUTE_NEON && walk->channel == 0 &&
-        n < SK_AXIS_SHORT_RUN &&
-        walk->in_stride[0] == (int64_t)n * walk->in_size && walk->out_stride[0] == (int64_t)n * walk->out_size) {
+        n < SK_AXIS_SHORT_RUN && walk->in_stride[0] == (int64_t)n * walk->in_size &&
+        walk->out_stride[0] == (int64_t)n * walk->out_size) {
         walk->run_kind = SK_RUN_CHANNEL_RUNS;
     } else if (per_run && walk->dense && !wraps) {
         walk->run_kind = SK_RUN_CHANNEL_DENSE; /* packed runs, one channel each */
@@ -544,9 +543,8 @@ typedef struct block_position {
 /* Splits n elements at the position into segments: `each(arg, entry, offset,
  * length, count)` for `count` consecutive segments of `length` elements
  * from element `offset`, entries from `entry` on. */
-static inline __attribute__((always_inline)) void block_segments(block_position *p, size_t n,
-                                                                 void (*each)(void *, size_t, size_t, size_t, size_t),
-                                                                 void *arg) {
+static inline __attribute__((always_inline)) void
+block_segments(block_position *p, size_t n, void (*each)(void *, size_t, size_t, size_t, size_t), void *arg) {
     size_t offset = 0;
     while (offset < n) {
         const size_t rest = n - offset;
@@ -666,8 +664,7 @@ typedef struct segment_fold {
 static inline __attribute__((always_inline)) void segment_folds(void *arg, size_t entry, size_t offset, size_t length,
                                                                 size_t count) {
     const segment_fold *f = arg;
-    for (size_t i = 0; i < count; ++i)
-        f->r->fold(f->acc, entry + i, f->in + (offset + i * length) * f->size, length);
+    for (size_t i = 0; i < count; ++i) f->r->fold(f->acc, entry + i, f->in + (offset + i * length) * f->size, length);
 }
 
 static void fold_blocked(const sk_reducer *r, void *acc, int inner, block_position *p, const char *in, size_t k,

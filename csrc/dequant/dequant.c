@@ -122,8 +122,8 @@ typedef struct axis_space {
 } axis_space;
 
 static int channel_tables(const sk_dequant_plan *plan) {
-    return plan->route == SK_ROUTE_AVX512 && plan->output == SK_DEQUANT_BF16 && plan->axis.count <= AXIS_TABLE_CHANNELS &&
-           !plan->axis.block;
+    return plan->route == SK_ROUTE_AVX512 && plan->output == SK_DEQUANT_BF16 &&
+           plan->axis.count <= AXIS_TABLE_CHANNELS && !plan->axis.block;
 }
 
 static uint64_t carve_axis(const sk_dequant_plan *plan, void *base, axis_space *a) {

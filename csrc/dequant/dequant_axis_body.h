@@ -55,12 +55,11 @@ static inline __attribute__((always_inline)) void axis_runs(const void *table, s
 }
 
 #if defined(AXIS_ISA_SSE2)
-void sk_dequant_i8_f32_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+void sk_dequant_i8_f32_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n, size_t count) {
     axis_runs(table, entry, src, dst, n, count, 0);
 }
 void sk_dequant_i8_bf16_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs(table, entry, src, dst, n, count, 1);
 }
 void sk_dequant_i8_f32_axis__sse2(const void *table, size_t at, const void *src, void *dst, size_t n) {
@@ -70,12 +69,11 @@ void sk_dequant_i8_bf16_axis__sse2(const void *table, size_t at, const void *src
     axis_run(table, at, src, dst, n, 1, 0);
 }
 #elif defined(AXIS_ISA_AVX2)
-void sk_dequant_i8_f32_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+void sk_dequant_i8_f32_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n, size_t count) {
     axis_runs(table, entry, src, dst, n, count, 0);
 }
 void sk_dequant_i8_bf16_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs(table, entry, src, dst, n, count, 1);
 }
 void sk_dequant_i8_f32_axis__avx2(const void *table, size_t at, const void *src, void *dst, size_t n) {
@@ -86,11 +84,11 @@ void sk_dequant_i8_bf16_axis__avx2(const void *table, size_t at, const void *src
 }
 #elif defined(AXIS_ISA_AVX512)
 void sk_dequant_i8_f32_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                    size_t count) {
     axis_runs(table, entry, src, dst, n, count, 0);
 }
 void sk_dequant_i8_bf16_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs(table, entry, src, dst, n, count, 1);
 }
 void sk_dequant_i8_f32_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {

@@ -139,8 +139,9 @@ static uint64_t carve_axis(int64_t count, int64_t block, void *base, axis_space 
 uint64_t sk_quant_axis_space(const sk_quant_plan *plan) {
     axis_space a;
     const int64_t count = plan->axis.count;
-    return count < 1 || count > SK_AXIS_MAX_COUNT || plan->axis.block < 0 ? 0
-                                                                           : carve_axis(count, plan->axis.block, NULL, &a);
+    return count < 1 || count > SK_AXIS_MAX_COUNT || plan->axis.block < 0
+               ? 0
+               : carve_axis(count, plan->axis.block, NULL, &a);
 }
 
 /* A blocked plan's entries in the walk's table order: the multipliers'

@@ -74,51 +74,51 @@ static inline __attribute__((always_inline)) void axis_runs_scalar(const void *t
     }
 }
 void sk_quant_f32_i8_ne_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
 }
 void sk_quant_f32_i8_tz_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
 }
 void sk_quant_f32_i8_tp_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_quant_f32_i8_tn_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_quant_bf16_i8_ne_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                      size_t count) {
     axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
 }
 void sk_quant_bf16_i8_tz_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                      size_t count) {
     axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
 }
 void sk_quant_bf16_i8_tp_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                      size_t count) {
     axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_quant_bf16_i8_tn_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                      size_t count) {
     axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_quant_f16_i8_ne_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
 }
 void sk_quant_f16_i8_tz_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
 }
 void sk_quant_f16_i8_tp_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_quant_f16_i8_tn_runs__scalar(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_scalar(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 
@@ -167,51 +167,51 @@ void sk_quant_f16_i8_tn_axis__sse2(const void *table, size_t at, const void *src
     axis_run_sse2(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_quant_f32_i8_ne_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
 }
 void sk_quant_f32_i8_tz_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
 }
 void sk_quant_f32_i8_tp_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_quant_f32_i8_tn_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_quant_bf16_i8_ne_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                    size_t count) {
     axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
 }
 void sk_quant_bf16_i8_tz_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                    size_t count) {
     axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
 }
 void sk_quant_bf16_i8_tp_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                    size_t count) {
     axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_quant_bf16_i8_tn_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                    size_t count) {
     axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_quant_f16_i8_ne_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
 }
 void sk_quant_f16_i8_tz_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
 }
 void sk_quant_f16_i8_tp_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_quant_f16_i8_tn_runs__sse2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_sse2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 #endif
@@ -261,51 +261,51 @@ void sk_quant_f16_i8_tn_axis__avx2(const void *table, size_t at, const void *src
     axis_run_avx2(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_quant_f32_i8_ne_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
 }
 void sk_quant_f32_i8_tz_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
 }
 void sk_quant_f32_i8_tp_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_quant_f32_i8_tn_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_quant_bf16_i8_ne_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                    size_t count) {
     axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
 }
 void sk_quant_bf16_i8_tz_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                    size_t count) {
     axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
 }
 void sk_quant_bf16_i8_tp_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                    size_t count) {
     axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_quant_bf16_i8_tn_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                    size_t count) {
     axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_quant_f16_i8_ne_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
 }
 void sk_quant_f16_i8_tz_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
 }
 void sk_quant_f16_i8_tp_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_quant_f16_i8_tn_runs__avx2(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                   size_t count) {
     axis_runs_avx2(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 SK_TARGET_END
@@ -356,51 +356,51 @@ void sk_quant_f16_i8_tn_axis__avx512(const void *table, size_t at, const void *s
     axis_run_avx512(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_quant_f32_i8_ne_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
 }
 void sk_quant_f32_i8_tz_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
 }
 void sk_quant_f32_i8_tp_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_quant_f32_i8_tn_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_quant_bf16_i8_ne_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                      size_t count) {
     axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
 }
 void sk_quant_bf16_i8_tz_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                      size_t count) {
     axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
 }
 void sk_quant_bf16_i8_tp_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                      size_t count) {
     axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_quant_bf16_i8_tn_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                      size_t count) {
     axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_quant_f16_i8_ne_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
 }
 void sk_quant_f16_i8_tz_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
 }
 void sk_quant_f16_i8_tp_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_quant_f16_i8_tn_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
-    size_t count) {
+                                     size_t count) {
     axis_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 SK_TARGET_END

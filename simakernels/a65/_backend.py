@@ -217,11 +217,8 @@ def fill_axis(native: Any, shared: SharedPlan, bits: Any, zero_points: Any, spac
         return None
     axis = shared.params.axis % len(shape)
     block = _block_size(shared.params)
-    if block is None:
-        count, param_shape = shape[axis], (shape[axis],)
-    else:
-        param_shape = tuple(-(-e // block) if i == axis else e for i, e in enumerate(shape))
-        count = int(np.prod(param_shape, dtype=np.int64))
+    param_shape: Tuple[int, ...] = (shape[axis],) if block is None else _base.blocked_shape(shape, axis, block)
+    count = int(np.prod(param_shape, dtype=np.int64))
     # (Kept by the returned tuple: a pointer field does not keep its cdata.)
     bits_in = ffi.from_buffer("uint32_t[]", np.ascontiguousarray(np.reshape(bits, -1), np.uint32))
     zero_points_in = ffi.from_buffer("int32_t[]", np.ascontiguousarray(

@@ -374,8 +374,8 @@ def _value_fault(values_name: str, bits: np.ndarray, code: int) -> Optional[Erro
     if fault is None:
         return None
     b = int(bits.reshape(-1)[fault[1]])
-    return Error(ErrorCode.INVALID_PARAMS, f"{values_name}{_index_text(fault[1], bits.shape)} {_binary32.text(b)} as "
-                                           f"binary32 (bits {b:#010x}) must be finite and > 0")
+    return Error(ErrorCode.INVALID_PARAMS, f"{values_name}[{_index_text(fault[1], bits.shape)}] {_binary32.text(b)} "
+                                           f"as binary32 (bits {b:#010x}) must be finite and > 0")
 
 
 def _shared_zero_point_fault(zero_point: int, code: int) -> Optional[Error]:
@@ -386,9 +386,9 @@ def _shared_zero_point_fault(zero_point: int, code: int) -> Optional[Error]:
 
 
 def _index_text(flat: int, shape: Tuple[int, ...]) -> str:
-    """``[i]`` or ``[i, j, ...]``: the entry at C-order position ``flat`` of
-    an array of ``shape``."""
-    return "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat, shape)) + "]" if shape else "[]"
+    """``i`` or ``i, j, ...``: the index of the entry at C-order position
+    ``flat`` of an array of ``shape``."""
+    return ", ".join(str(int(i)) for i in np.unravel_index(flat, shape)) if shape else ""
 
 
 def _length_error(name: str, length: int, where: str) -> Error:
@@ -414,6 +414,7 @@ def store_blocks(params: Any) -> None:
     if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
         object.__setattr__(params, values_name, bits.view(np.float32))
     object.__setattr__(params, "zero_points", integer_array(params.zero_points))
+    object.__setattr__(params, "block_size", _binary32.as_int(params.block_size))  # NumPy integers as int
 
 
 def _object_array(values: Any) -> Optional[np.ndarray]:
@@ -485,12 +486,13 @@ def blocked_shape(shape: Tuple[int, ...], axis: int, block_size: int) -> Tuple[i
     return tuple(-(-e // block_size) if a == axis else e for a, e in enumerate(shape))
 
 
-def check_block_size(block_size: Any) -> Union[int, Error]:
-    """``block_size`` as an int >= 1, or the Error naming it."""
+def check_block_size(block_size: Any, axis: Any) -> Union[int, Error]:
+    """``block_size`` as an int >= 1, or the Error naming it (and ``axis``,
+    as given)."""
     if isinstance(block_size, (bool, np.bool_)) or not hasattr(block_size, "__index__") \
             or block_size.__index__() < 1:
         return Error(ErrorCode.INVALID_PARAMS, f"block_size {describe(block_size)} ({type(block_size).__name__}) "
-                                               f"must be a positive integer")
+                                               f"must be a positive integer (elements per block along axis {axis})")
     return int(block_size.__index__())
 
 
@@ -503,9 +505,9 @@ def check_block_params(params: Any, shape: Tuple[int, ...], values_name: str, bi
     axis = check_axis(params.axis, shape)
     if isinstance(axis, Error):
         return axis
-    block = check_block_size(params.block_size)
+    block = check_block_size(params.block_size, params.axis)
     if isinstance(block, Error):
-        return Error(block.code, f"{block.message} (elements per block along axis {params.axis})")
+        return block
     expected = blocked_shape(shape, axis, block)
     where = (f"axis {params.axis} of shape {shape} in blocks of {block} gives parameters of shape {expected} "
              f"({expected[axis]} along the axis)")
@@ -521,7 +523,7 @@ def check_block_params(params: Any, shape: Tuple[int, ...], values_name: str, bi
         flat = bits.reshape(-1)
         for i, v in enumerate(flat):
             if not _binary32.is_real(v):
-                return Error(ErrorCode.INVALID_PARAMS, f"{values_name}{_index_text(i, bits.shape)} {describe(v)} "
+                return Error(ErrorCode.INVALID_PARAMS, f"{values_name}[{_index_text(i, bits.shape)}] {describe(v)} "
                                                        f"({type(v).__name__}) must be {_binary32.REAL_NUMBER}")
     if bits.shape != expected:
         return Error(ErrorCode.INVALID_PARAMS, f"{values_name} has shape {bits.shape}, expected {expected}: {where}")
@@ -546,8 +548,8 @@ def check_block_params(params: Any, shape: Tuple[int, ...], values_name: str, bi
         return None
     z = zero_points.reshape(-1)[at]
     z = z.item() if isinstance(z, np.generic) else z
-    return Error(ErrorCode.INVALID_PARAMS, f"zero_points{_index_text(at, zero_points.shape)} {describe(z)} must be "
-                                           f"an integer in [{low}, {high}]")
+    return Error(ErrorCode.INVALID_PARAMS, f"zero_points[{_index_text(at, zero_points.shape)}] {describe(z)} must "
+                                           f"be an integer in [{low}, {high}]")
 
 
 def describe_vector(bits: Any) -> str:
