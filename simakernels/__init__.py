@@ -16,7 +16,7 @@ from .buffers import ConstHostBuffer, HostBuffer
 from . import fenv, ops, a65, ev74, formats, testing
 from .arrays import cast, dequantize, quantize
 from .core import QParams
-from .qparams import choose_qparams
+from .qparams import choose_qparams, quantize_dynamic
 
 __all__ = [
     "__version__",
@@ -35,6 +35,7 @@ __all__ = [
     "QParams",
     "cast",
     "choose_qparams",
+    "quantize_dynamic",
     "dequantize",
     "quantize",
     "fenv",

@@ -195,24 +195,30 @@ def quantize(x: da.Array, multiplier: ParamValues, zero_point: ZeroPoints = 0, *
                         block_size, rounding=mode)
 
 
-def choose_qparams(x: da.Array, *, symmetric: bool = False, axis: Optional[int] = None) -> QParams:
+def choose_qparams(x: da.Array, *, symmetric: bool = False, axis: Optional[int] = None,
+                   block_size: Optional[int] = None) -> QParams:
     """INT8 parameters from the range of ``x`` (a ``dask.array.Array`` of
-    FLOAT32, FLOAT16 or BFLOAT16), per tensor or per channel along ``axis``
-    (negative counts from the end): the same :class:`~simakernels.QParams`,
-    field for field, as ``sk.choose_qparams`` on the whole array (its
-    docstring and docs/qparams.md have the rule and the guarantees).
+    FLOAT32, FLOAT16 or BFLOAT16), per tensor, per channel along ``axis``
+    (negative counts from the end) or per block of ``block_size`` along
+    ``axis``: the same :class:`~simakernels.QParams`, field for field, as
+    ``sk.choose_qparams`` on the whole array (its docstring and
+    docs/qparams.md have the rule and the guarantees).
 
     Computes, unlike the other functions here: each block's least and
     greatest finite value (as integer keys of the representation bits),
     merged across blocks by min and max (exact), all on the workers; then
     the rule once, on the caller's side, on one range per channel.  ``x`` is
-    read once.
+    read once.  With ``block_size``, each parameter entry's block of
+    elements lies in one Dask chunk: chunks along ``axis`` whose boundaries
+    are not multiples of ``block_size`` are rechunked to such sizes first
+    (as :func:`quantize` does; the result is the same), and the keys of every entry
+    come back to the caller.
 
     Raises :class:`~simakernels.KernelError` before anything is computed, as
     ``sk.choose_qparams`` would: ``UNSUPPORTED_DTYPE``, ``INVALID_PARAMS``
-    for an ``axis`` outside the rank or a ``symmetric`` that is not a bool,
-    ``INVALID_BINDING`` for masked blocks; TypeError when ``x`` is not a Dask
-    array.
+    for an ``axis`` outside the rank, a ``symmetric`` that is not a bool or
+    a bad ``block_size``, ``INVALID_BINDING`` for masked blocks; TypeError
+    when ``x`` is not a Dask array.
 
     >>> import dask.array as da, numpy as np, simakernels.dask as skd
     >>> qp = skd.choose_qparams(da.from_array(np.float32([-1.0, 0.5, 2.0]), chunks=2))
@@ -221,8 +227,11 @@ def choose_qparams(x: da.Array, *, symmetric: bool = False, axis: Optional[int] 
     """
     x = _dask_input(x)
     qparams._check_dtype(x.dtype, x)
-    channel_axis = qparams._check_options(x.shape, symmetric, axis)
+    channel_axis, block = qparams._check_options(x.shape, symmetric, axis, block_size)
     index = tuple(range(x.ndim))
+    if block:
+        assert channel_axis is not None
+        return _choose_blocked(x, symmetric, channel_axis, block)
     # Per block: its (least, -greatest) keys, shaped (2,) + the block's shape
     # with every axis but the channel axis reduced to 1; one min over the
     # blocks then merges both (keys are below 2**31 in magnitude: negating
@@ -236,6 +245,28 @@ def choose_qparams(x: da.Array, *, symmetric: bool = False, axis: Optional[int] 
         merged, = _compute(_min(keys, axis=tuple(1 + d for d in index if d != channel_axis)))
         merged = np.reshape(merged, (2, -1))
     return qparams._from_keys(merged[0], -merged[1], x.dtype, symmetric, channel_axis)
+
+
+def _choose_blocked(x: da.Array, symmetric: bool, channel_axis: int, block: int) -> QParams:
+    """Blocked choose_qparams: each chunk's keys per entry of its own
+    parameter shape (every entry's elements in one chunk, after aligning the
+    chunks along the axis to the block size), concatenated by Dask into the
+    whole parameter shape; the rule once on them."""
+    chunks = _block_chunks(x.chunks[channel_axis], x.shape[channel_axis], block)  # as the blocked quantize's
+    if chunks != x.chunks[channel_axis]:  # a block would straddle two chunks
+        x = _rechunk(x, {channel_axis: chunks})
+    shape = qparams._param_shape(x.shape, channel_axis, block)
+    if math.prod(shape) == 0:
+        empty = np.empty(0, np.int64)
+        return qparams._from_keys(empty, empty, x.dtype, symmetric, channel_axis, block, shape)
+    index = tuple(range(x.ndim))
+    keys = _blockwise(_block_keys, (x.ndim,) + index, x, index, new_axes={x.ndim: 2},
+                      adjust_chunks={channel_axis: lambda n: -(-n // block)}, token="sk-qparams-block-keys",
+                      dtype=np.int64, meta=np.empty((0,) * (x.ndim + 1), np.int64), channel_axis=channel_axis,
+                      block=block)
+    merged, = _compute(keys)
+    merged = np.reshape(merged, (2, -1))
+    return qparams._from_keys(merged[0], -merged[1], x.dtype, symmetric, channel_axis, block, shape)
 
 
 # ---- Checks when the graph is built ------------------------------------------
@@ -389,10 +420,15 @@ def _quantize_block(x: Any, multiplier: Any, zero_point: Any, *, axis: Optional[
     return arrays.quantize(_block(x), multiplier, zero_point, axis=axis, block_size=block_size, rounding=rounding)
 
 
-def _block_keys(x: Any, *, channel_axis: Optional[int]) -> np.ndarray:
+def _block_keys(x: Any, *, channel_axis: Optional[int], block: int = 0) -> np.ndarray:
     """The block's range keys (``sk.choose_qparams``' own reduction), the
-    greatest negated, shaped for the merge across blocks."""
-    block = _block(x)
-    least, greatest = qparams._keys(block, channel_axis)
-    kept = tuple(n if d == channel_axis else 1 for d, n in enumerate(block.shape))
-    return np.stack([least, -greatest]).reshape((2,) + kept)
+    greatest negated, shaped for the merge across blocks (the pair first);
+    blocked, per entry of the chunk's parameter shape."""
+    array = _block(x)
+    least, greatest = qparams._keys(array, channel_axis, block)
+    if block:
+        assert channel_axis is not None
+        kept = qparams._param_shape(array.shape, channel_axis, block)
+    else:
+        kept = tuple(n if d == channel_axis else 1 for d, n in enumerate(array.shape))
+    return np.stack([least.reshape(kept), -greatest.reshape(kept)])

@@ -511,10 +511,15 @@ int sk_quant_execute(const sk_quant_plan *plan, const void *src, uint64_t src_le
  * `src` is bound like an execute's input (src_len bytes); `least` and
  * `greatest` take one key per channel (extent[channel_axis], or 1), all 0
  * for an empty tensor.  `space`: sk_range_space bytes, 64-byte aligned
- * (SK_INVALID_OPERATION when null, short or misaligned; none per tensor). */
-uint64_t sk_range_space(int input, const sk_layout *layout, int channel_axis);
-int sk_range_execute(int input, int route, const sk_layout *layout, int channel_axis, const void *src, uint64_t src_len,
-                     void *space, uint64_t space_bytes, int64_t *least, int64_t *greatest);
+ * (SK_INVALID_OPERATION when null, short or misaligned; none per tensor).
+ * `block` >= 1 (with a channel axis; 0: none) is blocked: one key pair per
+ * entry of the parameter shape (the shape with ceil(extent / block) along
+ * `channel_axis`), in its C order, each the range of the entry's block of
+ * elements (element i's entry: i with i[axis] / block); no entry written
+ * when the parameter shape is empty. */
+uint64_t sk_range_space(int input, const sk_layout *layout, int channel_axis, int64_t block);
+int sk_range_execute(int input, int route, const sk_layout *layout, int channel_axis, int64_t block, const void *src,
+                     uint64_t src_len, void *space, uint64_t space_bytes, int64_t *least, int64_t *greatest);
 /* Elements per block a vector route's range leaf folds before it checks the
  * block for non-finite values (a block that has one is folded again without
  * them); the registry gives each leaf's elements per iteration (the scalar
@@ -731,10 +736,34 @@ int sk_qparams_rule(int input, int symmetric, const int64_t *least, const int64_
  * `multiplier` take uint32_t binary32 bits, `zero_point` int32_t (void
  * pointers, so that the Python layer binds its arrays untyped).  `space`:
  * sk_qparams_space bytes, any alignment (0: none needed, the accumulators
- * fit on the stack; SK_INVALID_OPERATION when null or short). */
-uint64_t sk_qparams_space(int input, const sk_layout *layout, int channel_axis);
-int sk_qparams_choose(int input, int route, int symmetric, const sk_layout *layout, int channel_axis, const void *src,
-                      uint64_t src_len, void *space, uint64_t space_bytes, void *scale, void *zero_point,
-                      void *multiplier);
+ * fit on the stack; SK_INVALID_OPERATION when null or short).  `block`
+ * as sk_range_execute's: one parameter set per entry of the parameter
+ * shape, in its C order. */
+uint64_t sk_qparams_space(int input, const sk_layout *layout, int channel_axis, int64_t block);
+int sk_qparams_choose(int input, int route, int symmetric, const sk_layout *layout, int channel_axis, int64_t block,
+                      const void *src, uint64_t src_len, void *space, uint64_t space_bytes, void *scale,
+                      void *zero_point, void *multiplier);
+
+/* ---- sk.quantize_dynamic: choose_qparams then Quant, in one call ---------- */
+/* `plan` is a prepared Quant plan for the call's input and output layouts
+ * and rounding (its parameters are placeholders; it is only read, so
+ * threads share it): per tensor (axis.count 0), per channel of
+ * `channel_axis` or blocked (axis.axis, axis.block and axis.count as the
+ * parameters will be; an empty tensor's plan is per tensor).  `layout` is
+ * the input's (as sk_qparams_choose takes it), `channel_axis` and `block`
+ * the parameters' (-1 and 0 per tensor).  Runs sk_qparams_choose into
+ * `scale`, `zero_point` and `multiplier` (one entry per tensor, channel or
+ * block entry, C order of the parameter shape), then prepares a copy of
+ * the plan with those multipliers and zero points, in the workspace, and
+ * executes it: the result is bit for bit sk_qparams_choose's followed by
+ * sk_quant_prepare and sk_quant_execute, with their statuses (the range
+ * pass's checks first; nothing is written to dst unless every check
+ * passes).  `space`: sk_quant_dynamic_space bytes, any alignment (null
+ * when 0); SK_INVALID_OPERATION when short or for a plan of other
+ * parameters. */
+uint64_t sk_quant_dynamic_space(const sk_quant_plan *plan, const sk_layout *layout, int channel_axis, int64_t block);
+int sk_quant_dynamic(const sk_quant_plan *plan, int symmetric, const sk_layout *layout, int channel_axis, int64_t block,
+                     const void *src, uint64_t src_len, void *dst, uint64_t dst_len, void *space, uint64_t space_bytes,
+                     void *scale, void *zero_point, void *multiplier);
 
 #endif

@@ -93,10 +93,24 @@ AXIS_OWN(axis_run, AXIS_ISA)(const void *table, size_t at, const void *src, void
     sk_quant_axis_exact(t, at, src, out, i, n, input, mode);
 }
 
+/* One entry's run of at least a block: the blocks, then, for a rest, the
+ * run's last whole block again: its elements before the rest get the same
+ * bytes twice (one entry, lanes independent, input and output never
+ * overlap), which costs less than the exact path per element (blocks of 17
+ * or 33 leave one element per run). */
+static inline __attribute__((always_inline)) void AXIS_OWN(axis_entry_run, AXIS_ISA)(const sk_quant_table *t, size_t c,
+                                                                                     const char *in, int8_t *out,
+                                                                                     size_t n, int input, int mode,
+                                                                                     int flushes) {
+    const size_t size = input == SK_QUANT_F32 ? 4 : 2, last = n - SK_AXIS_LANES;
+    if (AXIS_OWN(axis_blocks, AXIS_ISA)(t, c, in, out, n, input, mode, flushes, 1) < n)
+        AXIS_OWN(axis_blocks, AXIS_ISA)(t, c, in + last * size, out + last, SK_AXIS_LANES, input, mode, flushes, 1);
+}
+
 /* The runs leaves' body (kernel.h sk_runs_leaf): `count` packed runs of n
- * elements, entries from `entry` on, each run by the same blocks with its
- * entry's multiplier and zero point in every lane, then its rest by the
- * exact path with the entry's context. */
+ * elements, entries from `entry` on, each with its entry's multiplier and
+ * zero point in every lane; runs shorter than a block take the exact path
+ * with the entry's context. */
 static inline __attribute__((always_inline)) void AXIS_OWN(axis_runs, AXIS_ISA)(const void *table, size_t entry,
                                                                                 const void *src, void *dst, size_t n,
                                                                                 size_t count, int input, int mode) {
@@ -105,9 +119,12 @@ static inline __attribute__((always_inline)) void AXIS_OWN(axis_runs, AXIS_ISA)(
     int8_t *out = dst;
     const size_t size = input == SK_QUANT_F32 ? 4 : 2;
     for (size_t r = 0, c = entry; r < count; ++r, in += n * size, out += n) {
-        const size_t i = t->flushes ? AXIS_OWN(axis_blocks, AXIS_ISA)(t, c, in, out, n, input, mode, 1, 1)
-                                    : AXIS_OWN(axis_blocks, AXIS_ISA)(t, c, in, out, n, input, mode, 0, 1);
-        sk_quant_exact_span(&t->ctx[c], in, out, i, n, input, mode);
+        if (n < SK_AXIS_LANES)
+            sk_quant_exact_span(&t->ctx[c], in, out, 0, n, input, mode);
+        else if (t->flushes)
+            AXIS_OWN(axis_entry_run, AXIS_ISA)(t, c, in, out, n, input, mode, 1);
+        else
+            AXIS_OWN(axis_entry_run, AXIS_ISA)(t, c, in, out, n, input, mode, 0);
         c = c + 1 == (size_t)t->channels ? 0 : c + 1;
     }
 }

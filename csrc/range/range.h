@@ -9,6 +9,7 @@
  * value the accumulators carry). */
 #ifndef SK_RANGE_H
 #define SK_RANGE_H
+#include <string.h>
 #include "../common/kernel.h"
 
 /* The accumulators: `smax` and `umax` hold one word of the input's width per
@@ -23,6 +24,8 @@ typedef struct sk_range_acc {
 #define SK_RANGE_INF_F32 0x7F800000u
 #define SK_RANGE_INF_BF16 0x7F80u
 #define SK_RANGE_INF_F16 0x7C00u
+/* The shortest tail the vector folds pad to a whole iteration (range_fold.h). */
+#define SK_RANGE_PADDED 8
 /* Words per iteration of the vector routes' per-channel (periodic) leaves. */
 #define SK_RANGE_LANES 16
 

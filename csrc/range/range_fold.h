@@ -5,8 +5,11 @@
  * finite bits, unsigned above the least finite value's) is folded again
  * with non-finite lanes kept as 0; either way its maxima join one signed
  * and one unsigned register.  The last block is the run's last whole
- * iterations (so short runs take the raw fold too), then the rule one
- * element at a time (range.h).  The registers' lanes hold kept bits of
+ * iterations (so short runs take the raw fold too); a tail of at least
+ * SK_RANGE_PADDED elements is copied into one iteration padded with 0
+ * (neutral to both maxima: the blocked pass folds blocks of 16 to 128)
+ * and folded with non-finite lanes kept as 0; a shorter one takes the
+ * rule one element at a time (range.h).  The registers' lanes hold kept bits of
  * elements, or 0: narrowed, they are folded once more at the end.
  *
  * The file that includes this, inside its target region, first defines
@@ -14,6 +17,9 @@
  * functions, these and its own) and, so named, its moves on w-bit lanes:
  *   vdup(x, w)                    x in every lane
  *   vload4(p, b)                  four registers from p
+ *   vload4n(p, b, bytes)          (optional, with RANGE_LOAD4N defined)
+ *                                 the same with the lanes from `bytes`
+ *                                 on 0, reading nothing there
  *   vmax_s(a, b, w), vmax_u       lane maxima, signed and unsigned
  *   vkeep(b, magnitude, inf, w)   b, with the lanes whose bits & magnitude
  *                                 reach inf as 0
@@ -21,7 +27,9 @@
  *                                 (signed) or of u above bottom (unsigned)
  *   vnarrow(s, u, lanes, w)       s's lanes folded by signed maxima into
  *                                 16 bytes at `lanes`, u's by unsigned
- *                                 maxima into the next 16 */
+ *                                 maxima into the next 16, of which the
+ *                                 first RANGE_NARROWED(w) words of each
+ *                                 half are then folded */
 
 /* `iters` iterations from p into s[4], u[4]; masked: non-finite lanes as 0. */
 static inline __attribute__((always_inline)) void RANGE_V(run)(const char *p, size_t iters, RANGE_VEC *s, RANGE_VEC *u,
@@ -69,8 +77,26 @@ static inline __attribute__((always_inline)) void RANGE_V(fold)(const sk_range_a
         S = RANGE_V(vmax_s)(S, sm, w);
         U = RANGE_V(vmax_u)(U, um, w);
     }
+    if (n - i >= SK_RANGE_PADDED) { /* the tail as one iteration padded with 0 (neutral), non-finite lanes as 0 */
+        RANGE_VEC b[4];
+#ifdef RANGE_LOAD4N /* masked loads: nothing read beyond the tail */
+        RANGE_V(vload4n)(in + i * size, b, (n - i) * size);
+#else
+        _Alignas(64) char pad[4 * sizeof(RANGE_VEC)] = {0};
+        memcpy(pad, in + i * size, (n - i) * size);
+        RANGE_V(vload4)(pad, b);
+#endif
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) {
+            b[k] = RANGE_V(vkeep)(b[k], magnitude, vinf, w);
+            S = RANGE_V(vmax_s)(S, b[k], w);
+            U = RANGE_V(vmax_u)(U, b[k], w);
+        }
+        i = n;
+    }
     _Alignas(16) unsigned char lanes[32];
     RANGE_V(vnarrow)(S, U, lanes, w);
-    sk_range_fold(acc, at, lanes, sizeof lanes / size, w);
+    sk_range_fold(acc, at, lanes, RANGE_NARROWED(w), w);
+    sk_range_fold(acc, at, lanes + 16, RANGE_NARROWED(w), w);
     sk_range_fold(acc, at, in + i * size, n - i, w);
 }

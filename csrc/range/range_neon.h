@@ -52,8 +52,12 @@ static inline __attribute__((always_inline)) void RANGE_V(vnarrow)(RANGE_VEC s, 
     RN(vst1q, RN_U)((RN_WORD *)(void *)(lanes + 16), u);
 }
 
+/* Words of each half of `lanes` vnarrow leaves to fold: the whole registers. */
+#define RANGE_NARROWED(w) (128 / (w))
+
 #include "range_fold.h"
 
+#undef RANGE_NARROWED
 #undef RN_UNSIGNED
 #undef RN_SIGNED
 #undef RN

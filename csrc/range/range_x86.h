@@ -52,11 +52,7 @@ static inline __attribute__((always_inline)) __m128i RANGE_V(halves)(RANGE_VEC v
 #endif
     return RX_MAX(_mm, _mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1), w, sign);
 }
-static inline __attribute__((always_inline)) void RANGE_V(vnarrow)(RANGE_VEC s, RANGE_VEC u, unsigned char *lanes,
-                                                                   int w) {
-    _mm_storeu_si128((__m128i *)(void *)lanes, RANGE_V(halves)(s, w, 1));
-    _mm_storeu_si128((__m128i *)(void *)(lanes + 16), RANGE_V(halves)(u, w, 0));
-}
+#define RX_MAX128(a, b, w, sign) RX_MAX(_mm, a, b, w, sign)
 #else /* SSE2 has only the signed 16-bit maximum: the others select by a compare */
 static inline __attribute__((always_inline)) __m128i select_sse2(__m128i m, __m128i a, __m128i b) {
     return _mm_or_si128(_mm_and_si128(m, a), _mm_andnot_si128(m, b));
@@ -69,13 +65,40 @@ static inline __attribute__((always_inline)) __m128i vmax_u_sse2(__m128i a, __m1
     const __m128i flip = _mm_set1_epi32(INT32_MIN);              /* unsigned order as signed */
     return select_sse2(_mm_cmpgt_epi32(_mm_xor_si128(a, flip), _mm_xor_si128(b, flip)), a, b);
 }
-static inline __attribute__((always_inline)) void vnarrow_sse2(__m128i s, __m128i u, unsigned char *lanes, int w) {
-    _mm_storeu_si128((__m128i *)(void *)lanes, s);
-    _mm_storeu_si128((__m128i *)(void *)(lanes + 16), u);
-}
+#define RX_MAX128(a, b, w, sign) ((sign) ? vmax_s_sse2(a, b, w) : vmax_u_sse2(a, b, w))
 #endif
 
-#if RANGE_BITS == 512 /* compares into mask registers */
+/* 128 bits' lanes folded into the lowest (three or four shuffles and
+ * maxima: cheaper than folding the lanes one at a time). */
+static inline __attribute__((always_inline)) __m128i RANGE_V(lane0)(__m128i v, int w, int sign) {
+    v = RX_MAX128(v, _mm_shuffle_epi32(v, 0x4E), w, sign);
+    v = RX_MAX128(v, _mm_shuffle_epi32(v, 0xB1), w, sign);
+    if (w == 16) v = RX_MAX128(v, _mm_srli_epi32(v, 16), w, sign); /* (the low word: its high neighbour's) */
+    return v;
+}
+static inline __attribute__((always_inline)) void RANGE_V(vnarrow)(RANGE_VEC s, RANGE_VEC u, unsigned char *lanes,
+                                                                   int w) {
+#if RANGE_BITS >= 256
+    _mm_storeu_si128((__m128i *)(void *)lanes, RANGE_V(lane0)(RANGE_V(halves)(s, w, 1), w, 1));
+    _mm_storeu_si128((__m128i *)(void *)(lanes + 16), RANGE_V(lane0)(RANGE_V(halves)(u, w, 0), w, 0));
+#else
+    _mm_storeu_si128((__m128i *)(void *)lanes, RANGE_V(lane0)(s, w, 1));
+    _mm_storeu_si128((__m128i *)(void *)(lanes + 16), RANGE_V(lane0)(u, w, 0));
+#endif
+}
+/* Words of each half of `lanes` vnarrow leaves to fold: one. */
+#define RANGE_NARROWED(w) 1
+
+#if RANGE_BITS == 512 /* compares into mask registers; masked loads */
+#define RANGE_LOAD4N 1
+static inline __attribute__((always_inline)) void vload4n_avx512(const char *p, __m512i b[4], size_t bytes) {
+#pragma GCC unroll 4
+    for (size_t k = 0; k < 4; ++k) {
+        const size_t rest = bytes > 64 * k ? bytes - 64 * k : 0;
+        const __mmask64 m = rest >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << rest) - 1;
+        b[k] = _mm512_maskz_loadu_epi8(m, p + 64 * k);
+    }
+}
 static inline __attribute__((always_inline)) __m512i vkeep_avx512(__m512i b, __m512i magnitude, __m512i inf, int w) {
     const __m512i m = _mm512_and_si512(b, magnitude);
     return w == 32 ? _mm512_maskz_mov_epi32(_mm512_cmplt_epi32_mask(m, inf), b)
@@ -105,6 +128,9 @@ static inline __attribute__((always_inline)) int RANGE_V(vabove)(RANGE_VEC s, RA
 
 #include "range_fold.h"
 
+#undef RANGE_NARROWED
+#undef RANGE_LOAD4N
+#undef RX_MAX128
 #undef RX_MAX
 #undef RX_SI
 #undef RX

@@ -8,7 +8,7 @@ import pytest
 import simakernels as sk
 
 FUNCTIONS = {"cast": sk.cast, "dequantize": sk.dequantize, "quantize": sk.quantize,
-             "choose_qparams": sk.choose_qparams}
+             "choose_qparams": sk.choose_qparams, "quantize_dynamic": sk.quantize_dynamic}
 
 # Facts each docstring must state (lower case), from the specification.
 FACTS = {
@@ -16,7 +16,9 @@ FACTS = {
     "dequantize": ["float32(q) - z", "never", "fused", "16777217", "bfloat16", "unsupported_environment",
                    "invalid_params", "workers"],
     "choose_qparams": ["reciprocal", "saturates", "half a scale step", "nan", "symmetric", "unsupported_dtype",
-                       "invalid_params"],
+                       "invalid_params", "block_size", "ceil(x.shape[axis] / block_size)"],
+    "quantize_dynamic": ["bit for bit", "choose_qparams", "block_size", "nan", "zero point", "saturate",
+                         "unsupported_environment", "invalid_params", "unsupported_dtype", "dequantize"],
     "quantize": ["reciprocal", "numpy.float32(1) / numpy.float32(scale)", "nan", "zero_point", "saturated",
                  "infinity", "15 * 0.3", "unsupported_environment", "invalid_params", "workers"],
 }

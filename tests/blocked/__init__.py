@@ -1,2 +1,2 @@
 """Blocked (group-wise) parameters: admission, numerics, layouts, plans,
-the array layer and Dask."""
+the array layer and Dask; blocked choose_qparams and quantize_dynamic."""

@@ -121,28 +121,30 @@ def test_native_refusals(route):
     least, greatest = ffi.new("int64_t[64]"), ffi.new("int64_t[64]")
     src = ffi.from_buffer(x)
     dense = layout((64,), (4,), 4)
-    assert lib.sk_range_execute(0, r, dense, -1, src, 256, ffi.NULL, 0, least, greatest) == lib.SK_OK
+    assert lib.sk_range_execute(0, r, dense, -1, 0, src, 256, ffi.NULL, 0, least, greatest) == lib.SK_OK
     assert (least[0], greatest[0]) == (0, 0x427C0000)  # 63.0
-    assert lib.sk_range_execute(7, r, dense, -1, src, 256, ffi.NULL, 0, least, greatest) == lib.SK_INVALID_OPERATION
-    assert lib.sk_range_execute(0, 99, dense, -1, src, 256, ffi.NULL, 0, least, greatest) == lib.SK_INVALID_OPERATION
-    assert lib.sk_range_execute(0, r, dense, 1, src, 256, ffi.NULL, 0, least, greatest) == lib.SK_INVALID_OPERATION
-    assert lib.sk_range_execute(0, r, dense, -1, src, 255, ffi.NULL, 0, least, greatest) == lib.SK_INVALID_BINDING
-    assert lib.sk_range_execute(0, r, dense, -1, ffi.NULL, 256, ffi.NULL, 0, least, greatest) == lib.SK_INVALID_BINDING
-    assert lib.sk_range_execute(0, r, layout((64,), (-4,), 4), -1, src, 256, ffi.NULL, 0, least,
+    assert lib.sk_range_execute(7, r, dense, -1, 0, src, 256, ffi.NULL, 0, least, greatest) == lib.SK_INVALID_OPERATION
+    assert lib.sk_range_execute(0, 99, dense, -1, 0, src, 256, ffi.NULL, 0, least, greatest) == lib.SK_INVALID_OPERATION
+    assert lib.sk_range_execute(0, r, dense, 1, 0, src, 256, ffi.NULL, 0, least, greatest) == lib.SK_INVALID_OPERATION
+    assert lib.sk_range_execute(0, r, dense, -1, 0, src, 255, ffi.NULL, 0, least, greatest) == lib.SK_INVALID_BINDING
+    assert lib.sk_range_execute(0, r, dense, -1, 0, ffi.NULL, 256, ffi.NULL, 0, least, greatest) == \
+        lib.SK_INVALID_BINDING
+    assert lib.sk_range_execute(0, r, layout((64,), (-4,), 4), -1, 0, src, 256, ffi.NULL, 0, least,
                                 greatest) == lib.SK_UNSUPPORTED_LAYOUT
-    assert lib.sk_range_execute(0, r, layout((8, 8), (4, 4), 4), -1, src, 256, ffi.NULL, 0, least,
+    assert lib.sk_range_execute(0, r, layout((8, 8), (4, 4), 4), -1, 0, src, 256, ffi.NULL, 0, least,
                                 greatest) == lib.SK_UNSUPPORTED_LAYOUT
-    need = lib.sk_range_space(0, dense, 0)
+    need = lib.sk_range_space(0, dense, 0, 0)
     assert need >= 2 * 64 * 4
     space = np.zeros(need + 64, np.uint8)
     start = -space.ctypes.data % 64
     buf = ffi.from_buffer(space[start:start + need])
-    assert lib.sk_range_execute(0, r, dense, 0, src, 256, buf, need - 1, least, greatest) == lib.SK_INVALID_OPERATION
-    assert lib.sk_range_execute(0, r, dense, 0, src, 256, ffi.NULL, need, least, greatest) == lib.SK_INVALID_OPERATION
-    misaligned = ffi.from_buffer(space[start + 4:start + 4 + need - 4])
-    assert lib.sk_range_execute(0, r, dense, 0, src, 256, misaligned, need, least, greatest) == \
+    assert lib.sk_range_execute(0, r, dense, 0, 0, src, 256, buf, need - 1, least, greatest) == lib.SK_INVALID_OPERATION
+    assert lib.sk_range_execute(0, r, dense, 0, 0, src, 256, ffi.NULL, need, least, greatest) == \
         lib.SK_INVALID_OPERATION
-    assert lib.sk_range_execute(0, r, dense, 0, src, 256, buf, need, least, greatest) == lib.SK_OK
+    misaligned = ffi.from_buffer(space[start + 4:start + 4 + need - 4])
+    assert lib.sk_range_execute(0, r, dense, 0, 0, src, 256, misaligned, need, least, greatest) == \
+        lib.SK_INVALID_OPERATION
+    assert lib.sk_range_execute(0, r, dense, 0, 0, src, 256, buf, need, least, greatest) == lib.SK_OK
     assert [greatest[i] for i in range(64)] == x.view(np.uint32).tolist()
 
 

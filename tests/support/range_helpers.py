@@ -86,6 +86,9 @@ def edges(route: str, name: str) -> Tuple[int, ...]:
     if check_block:
         sizes |= {check_block + iteration - 1, check_block + iteration, check_block + iteration + 1,
                   check_block - iteration + 1}
+    if iteration > 1:  # the tails the vector folds pad to an iteration, and the shorter ones they fold one by one
+        padded = 8  # SK_RANGE_PADDED (csrc/range/range.h)
+        sizes |= {padded - 1, padded, padded + 1, iteration + padded - 1, iteration + padded, 2 * iteration - 1}
     return tuple(sorted(s for s in sizes if s >= 0))
 
 

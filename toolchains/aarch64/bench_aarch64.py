@@ -159,7 +159,7 @@ class _RangeRun:
         self.layout.rank, self.layout.item = x.ndim, x.itemsize
         self.layout.extent, self.layout.stride = x.shape, x.strides
         self.axis, self.kind = -1 if axis is None else axis, qparams._INPUTS[x.dtype]
-        self.need = int(lib.sk_range_space(self.kind, self.layout, self.axis))
+        self.need = int(lib.sk_range_space(self.kind, self.layout, self.axis, 0))
         self.words = np.empty(self.need + 64, np.uint8)
         start = -self.words.ctypes.data % 64
         self.space = ffi.from_buffer(self.words[start:start + self.need]) if self.need else ffi.NULL
@@ -169,7 +169,7 @@ class _RangeRun:
         self.out = (ffi.from_buffer("int64_t[]", self.least), ffi.from_buffer("int64_t[]", self.greatest))
 
     def call(self) -> Any:
-        status = self.lib.sk_range_execute(self.kind, self.route, self.layout, self.axis, self.src, self.span,
+        status = self.lib.sk_range_execute(self.kind, self.route, self.layout, self.axis, 0, self.src, self.span,
                                            self.space, self.need, *self.out)
         return None if status == 0 else status
 
