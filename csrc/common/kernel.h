@@ -149,7 +149,8 @@ static inline void sk_walk_go(const sk_walk *walk, const void *src, void *dst, c
  * converts packed elements whose parameters repeat every `period`
  * positions (a multiple of the channel count).  Runs shorter than
  * SK_AXIS_SHORT_RUN (axis.h) packed one after another along the channel
- * axis go to the runs leaf (NULL where the route has none).
+ * axis go to the runs leaf on NEON (the other routes run such channels
+ * through their dense leaves, as measured).
  * Blocked walks (walk->block, sk_walk_prepare_blocked) read the periodic
  * and runs leaves and the table only (every route has both): a leaf's
  * channel or position is an entry of the walk-ordered table

@@ -229,12 +229,20 @@ int sk_walk_prepare_blocked(int rank, const int64_t *extent, const int64_t *in_s
 }
 
 /* Copies records between the caller's order and the walk's table order:
- * the table's entries in order, the caller's offset carried along. */
-static void params_copy(const sk_walk *w, const char *from, char *to, size_t size, int gather) {
+ * the table's entries in order, the caller's offset carried along; one
+ * copy where the orders agree (an (N, K) tensor blocked along K, packed). */
+static inline __attribute__((always_inline)) void params_copy(const sk_walk *w, const char *from, char *to, size_t size,
+                                                              int gather) {
     const int inner = w->outer_rank;
     const int64_t run = param_extent(w, inner);
     int64_t index[SK_MAX_RANK] = {0}, caller = 0;
     const int64_t total = w->channels;
+    int same = 1;
+    for (int a = 0; a <= inner; ++a) same &= w->param_source[a] == w->param_step[a];
+    if (same) {
+        memcpy(to, from, (size_t)total * size);
+        return;
+    }
     for (int64_t at = 0; at < total; at += run) {
         for (int64_t j = 0; j < run; ++j) {
             const int64_t c = caller + j * w->param_source[inner];
@@ -254,12 +262,20 @@ static void params_copy(const sk_walk *w, const char *from, char *to, size_t siz
     }
 }
 
+/* (The records the operations copy, 4 bytes, with a constant size: a
+ * copy per record is then a move, not a call.) */
 void sk_walk_params_gather(const sk_walk *walk, const void *caller, void *ordered, size_t size) {
-    params_copy(walk, caller, ordered, size, 1);
+    if (size == 4)
+        params_copy(walk, caller, ordered, 4, 1);
+    else
+        params_copy(walk, caller, ordered, size, 1);
 }
 
 void sk_walk_params_scatter(const sk_walk *walk, const void *ordered, void *caller, size_t size) {
-    params_copy(walk, ordered, caller, size, 0);
+    if (size == 4)
+        params_copy(walk, ordered, caller, 4, 0);
+    else
+        params_copy(walk, ordered, caller, size, 0);
 }
 
 /* ---- Running a walk ----------------------------------------------------
