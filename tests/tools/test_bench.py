@@ -121,9 +121,10 @@ def test_json_document(capsys):
     assert status == 0, err
     per_tensor = (("dense", "64"), ("dense", "4K"), ("strided", "4K"), ("transposed", "4K"))
     per_axis = tuple((layout, size) for layout in ("axis-outer", "axis-inner") for size in ("64", "4K"))
-    assert keys(doc) == sorted(  # the per-axis layouts: dequant and quant only, from 64 elements up
+    blocked = tuple((layout, "4K") for layout in cases.BLOCK_LAYOUTS)  # four blocks at least: not at 64
+    assert keys(doc) == sorted(  # the per-axis and blocked layouts: dequant and quant only
         [("cast-fp32-bf16", "nearest_even", layout, size) for layout, size in per_tensor]
-        + [("dequant-int8-fp32", "nearest_even", layout, size) for layout, size in per_tensor + per_axis])
+        + [("dequant-int8-fp32", "nearest_even", layout, size) for layout, size in per_tensor + per_axis + blocked])
     assert doc["machine"]["routes"] == list(sk.a65.available_routes())
     assert doc["versions"]["simakernels"] == sk.__version__ and doc["versions"]["numpy"] == np.__version__
     assert doc["peers"] == {"requested": [], "found": [], "missing": {}}
@@ -282,7 +283,8 @@ def test_channels_and_the_per_axis_layouts():
         c = cases.channels(n)
         assert cases.parent_shape(n, "axis-outer") == cases.out_shape(n, "axis-outer") == (c, n // c)
         assert cases.parent_shape(n, "axis-inner") == cases.out_shape(n, "axis-inner") == (n // c, c)
-    assert [cases.axis_of(layout) for layout in cases.LAYOUTS] == [None, None, None, 0, 1]
+    assert [cases.axis_of(layout) for layout in cases.LAYOUTS] == [None, None, None, 0, 1, 1, 1, 0]
+    assert [cases.block_of(layout) for layout in cases.LAYOUTS] == [None] * 5 + [32, 128, 32]
     parent = cases.make_parent(DType.INT8, cases.parent_shape(1 << 13, "axis-inner"))
     assert cases.apply_layout(parent, "axis-inner") is parent and parent.flags.c_contiguous
     dequant = next(op for op in cases.OPS if op.key == "dequant-int8-fp32")
@@ -327,7 +329,7 @@ def test_the_numpy_check_sees_per_channel_parameters(capsys, monkeypatch):
     """Ours with per-tensor parameters where per-axis ones were asked for is
     caught: NumPy's expression broadcasts the per-channel values."""
     real = cases.ours
-    monkeypatch.setattr(cases, "ours", lambda op, x, route=None, axis=None: real(op, x, route))
+    monkeypatch.setattr(cases, "ours", lambda op, x, route=None, axis=None, block_size=None: real(op, x, route))
     status = cli.main(["bench", "--sizes", "4K", "--ops", "dequant-int8-fp32", "--layouts", "axis-inner", *FAST])
     out, err = capsys.readouterr()
     assert status == 1 and "ERROR dequant int8->fp32 axis-inner 4K" in err
@@ -338,16 +340,31 @@ def test_per_axis_table_and_targets(capsys):
                        *FAST])
     out, err = capsys.readouterr()
     assert status == 0, err
-    section = out[out.index("Per-axis (per-channel) parameters against per-tensor"):]
+    section = out[out.index("Per-axis and blocked parameters against per-tensor"):]
     header = next(line for line in section.splitlines() if line.startswith("op "))
-    assert header.split() == ["op", "size", "C", "dense", "ns", "axis-outer", "ns", "/", "dense", "axis-inner", "ns",
+    assert header.split() == ["op", "size", "dense", "ns", "axis-outer", "ns", "/", "dense", "axis-inner", "ns",
                               "/", "dense"]
-    assert any(line.split()[:4] == ["quant", "fp32->int8", "256K", "256"] for line in section.splitlines())
-    assert any(line.split()[:4] == ["quant", "fp32->int8", "4K", "64"] for line in section.splitlines())
+    assert any(line.split()[:3] == ["quant", "fp32->int8", "256K"] for line in section.splitlines())
+    assert any(line.split()[:3] == ["quant", "fp32->int8", "4K"] for line in section.splitlines())
     targets = [line.split(": ")[0].split(None, 1)[1] for line in section.splitlines()
                if line.startswith(("  met ", "  OPEN "))]
     assert targets == ["quant fp32->int8 axis-outer 256K / per-tensor", "quant fp32->int8 axis-inner 256K / per-tensor"]
-    assert "(limit 1.15x)" in section and "(limit 1.6x)" in section and "targets (per-axis" in section
+    assert "(limit 1.15x)" in section and "(limit 1.6x)" in section and "targets (one thread" in section
+
+
+def test_blocked_rows_match_numpy(capsys):
+    """The blocked layouts: shapes, axis and block size in the JSON, and
+    ours bit for bit NumPy's expression broadcast over (blocks, block)."""
+    status, doc, err = bench_json(capsys, "--sizes", "4K", "--ops", "dequant-int8-bf16,quant-fp16",
+                                  "--layouts", "dense,block32-inner,block128-inner,block32-outer", *FAST)
+    assert status == 0, err
+    rows = {(r["op"], r["layout"]): r for r in doc["results"]}
+    for op in ("dequant-int8-bf16", "quant-fp16-int8"):
+        for layout, (axis, block) in cases.BLOCK_LAYOUTS.items():
+            r = rows[(op, layout)]
+            assert (r["axis"], r["block_size"], r["shape"]) == (axis, block, [16, 256] if axis == 1 else [64, 64])
+            assert r["mismatches"] == {"numpy": 0}
+    assert {c["layout"] for c in doc["per_axis"]["comparisons"]} == set(cases.BLOCK_LAYOUTS)
 
 
 def test_per_axis_target_rules():
