@@ -107,7 +107,8 @@ def _quant_expected(x32: np.ndarray, multiplier_bits: Any, zp: Any, rounding: op
         product = x32 * m
         rounded = _ROUNDERS[rounding](product).astype(np.float64) + zp
     result = np.clip(np.nan_to_num(rounded, nan=0.0, posinf=127, neginf=-128), -128, 127)
-    return np.where(np.isnan(product), zp, result).astype(np.int8)
+    expected: np.ndarray = np.where(np.isnan(product), zp, result).astype(np.int8)
+    return expected
 
 
 def _quant(route: str) -> bool:
@@ -172,10 +173,11 @@ def _blocked(route: str) -> bool:
         scales = rng.uniform(0.001, 2.0, pshape).astype(np.float32)
         staged = ((q.astype(np.float32) - _per_element(zero_points, axis, block, shape).astype(np.float32))
                   * _per_element(scales, axis, block, shape))
-        request = ops_dequant.Request([TensorSpec(shape, DType.INT8)], [TensorSpec(shape, DType.FLOAT32)],
-                                      ops_dequant.BlockParams(axis, block, scales, zero_points))
+        dequant_request = ops_dequant.Request([TensorSpec(shape, DType.INT8)], [TensorSpec(shape, DType.FLOAT32)],
+                                              ops_dequant.BlockParams(axis, block, scales, zero_points))
         out32 = np.empty(shape, np.float32)
-        if a65.dequant.execute(a65.dequant.check_inference(request, route), [q], [out32]) is not None:  # type: ignore
+        plan = a65.dequant.check_inference(dequant_request, route)
+        if a65.dequant.execute(plan, [q], [out32]) is not None:  # type: ignore
             return False
         if not np.array_equal(out32.view(np.uint32), staged.view(np.uint32)):
             return False

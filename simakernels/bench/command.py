@@ -76,9 +76,9 @@ def add_parser(sub: Any) -> None:
     bench.add_argument("--layouts", default=",".join(cases.LAYOUTS),
                        help="dense, strided (x[:, ::2]), transposed (x.T), the latter two from 4K up; axis-outer "
                             "(C x n/C, axis 0) and axis-inner (n/C x C, axis 1): per-axis parameters, C channels "
-                            f"(up to {cases.MAX_CHANNELS}, at most sqrt(n)); block32-inner, block128-inner (n/K x K, axis 1, "
-                            f"K up to {cases.MAX_ROW}) and block32-outer (n/C x C, axis 0): blocked parameters, "
-                            "blocks of 32 or 128; dequant and quant only (default all)")
+                            f"(up to {cases.MAX_CHANNELS}, at most sqrt(n)); block32-inner, block128-inner "
+                            f"(n/K x K, axis 1, K up to {cases.MAX_ROW}) and block32-outer (n/C x C, axis 0): "
+                            "blocked parameters, blocks of 32 or 128; dequant and quant only (default all)")
     bench.add_argument("--rounding", default="nearest_even",
                        help="quant rounding mode(s), comma-separated, or all (default %(default)s)")
     bench.add_argument("--peers", nargs="?", const="all", metavar="LIST",

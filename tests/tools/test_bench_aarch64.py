@@ -91,8 +91,17 @@ def test_per_axis_rows_and_targets():
     assert [bench.channels(n) for n in (64, 4096, 65536, 1 << 20, 1000)] == [
         cases.channels(n) for n in (64, 4096, 65536, 1 << 20, 1000)] == [8, 64, 256, 256, 25]
     assert set(bench.AXIS_LAYOUTS.items()) == set(cases.AXIS_LAYOUTS.items())
-    assert not bench.applies("cast-fp32-bf16", "axis-outer") and bench.applies("cast-fp32-bf16", "padded")
-    assert bench.applies("quant-fp16-int8", "axis-inner") and bench.applies("dequant-int8-bf16", "axis-outer")
+    assert not bench.applies("cast-fp32-bf16", "axis-outer", "neon")
+    assert bench.applies("cast-fp32-bf16", "padded", "neon")
+    assert bench.applies("quant-fp16-int8", "axis-inner", "neon") and bench.applies("dequant-int8-bf16", "axis-outer",
+                                                                                   "scalar")
+    assert set(bench.BLOCK_LAYOUTS) == set(cases.BLOCK_LAYOUTS)
+    assert bench.applies("dequant-int8-bf16", "block32-outer", "scalar")
+    assert not bench.applies("cast-fp32-bf16", "block32-inner", "neon") and not bench.applies(
+        "range-fp32", "block32-inner", "neon")
+    assert bench.applies("quant-fp16-int8", "dynamic", "neon") and not bench.applies("quant-fp16-int8", "dynamic",
+                                                                                     "scalar")
+    assert not bench.applies("dequant-int8-fp32", "dynamic-block32", "neon")
     result = {"cases": [
         _case("quant-fp32-int8", "dense", "64K", 1.30),
         _case("quant-fp32-int8", "axis-outer", "64K", 1.69),   # 1.3x: at the limit
