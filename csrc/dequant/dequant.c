@@ -152,6 +152,7 @@ uint64_t sk_dequant_axis_space(const sk_dequant_plan *plan) {
 static __attribute__((noinline)) void axis_values(void *space) {
     const axis_space *a = space;
     const int64_t count = a->axis->count;
+    int32_t narrow = 1;
     if (a->axis->block) { /* the table holds the scales and (as integers) the zero points in walk order */
         for (int64_t c = 0; c < count; ++c) {
             sk_dequant_ctx *x = &a->ctx[c];
@@ -159,16 +160,20 @@ static __attribute__((noinline)) void axis_values(void *space) {
             x->scale = a->scale[c];
             x->zp = (float)x->zero_point;
             a->zp[c] = x->zp;
+            narrow &= x->zero_point >= -128 && x->zero_point <= 127;
         }
+        a->table->narrow = narrow;
         return;
     }
     for (int64_t c = 0; c < count; ++c) {
         sk_dequant_ctx *x = &a->ctx[c];
+        narrow &= x->zero_point >= -128 && x->zero_point <= 127;
         memcpy(&x->scale, &a->axis->bits[c], sizeof x->scale);
         x->zp = (float)x->zero_point;
         x->zp_scaled = x->zp * x->scale; /* exact for the WIDE_POW2 form, the only one that reads it */
         if (a->bf16_tables) staged_bf16_table(a->axis->bits[c], x->zero_point, a->bf16_tables[c]);
     }
+    a->table->narrow = narrow;
     for (int64_t i = 0, c = 0; i < a->period; ++i, c = c + 1 == count ? 0 : c + 1) {
         a->scale[i] = a->ctx[c].scale;
         a->zp[i] = a->ctx[c].zp;
@@ -205,7 +210,7 @@ static int prepare_axis(sk_dequant_plan *plan) {
         const int form = form_of(axis->bits[c], x->zero_point, &x->exponent);
         a.kernel[c] = &sk_dequant_kernels[route][form_variant(route, plan->output, form, x->exponent)];
     }
-    *a.table = (sk_dequant_table){a.scale, a.zp, a.ctx, axis->count};
+    *a.table = (sk_dequant_table){a.scale, a.zp, a.ctx, axis->count, 0}; /* (narrow: axis_values) */
     /* Per channel; the plan's own entry gives the periodic and runs leaves. */
     plan->form = SK_DEQUANT_WIDE;
     plan->exponent = 0;

@@ -78,6 +78,9 @@ typedef struct sk_dequant_table {
     const float *zp;
     const sk_dequant_ctx *ctx; /* each channel's (the runs leaves) */
     int64_t channels;
+    /* Every zero point is in the INT8 range: NEON's runs leaves take the
+     * narrow form without a test per run. */
+    int32_t narrow;
 } sk_dequant_table;
 
 /* Elements [i, n) of a periodic leaf one at a time: the staged expression

@@ -3,8 +3,10 @@
  * then one, then the staged scalar expression for the tail (never a partial
  * vector).  The every_other leaves (kernel.h) load every second INT8 value
  * with LD2 and run the same blocks.  BF16 results are narrowed by the Cast
- * rule (ADDHN) or, where they are exact, truncated (UZP2).  The periodic
- * leaves take generic vectors (dequant_axis_body.h). */
+ * rule (ADDHN) or, where they are exact, truncated (UZP2).  The runs leaves
+ * run the same groups of blocks per entry where runs are whole pairs of
+ * blocks (blocked segments of 32 or 128), else the dense leaves' code per
+ * channel.  The periodic leaves take generic vectors (dequant_axis_body.h). */
 #include "dequant.h"
 #if SK_HAVE_NEON
 #include "../common/neon.h"
@@ -173,6 +175,22 @@ static inline __attribute__((always_inline)) void store_at(void *dst, size_t i, 
         store_f32((float *)dst + i, r, out == OUT_F32_ST4);
 }
 
+/* `k` (2 or 4) blocks from element i, all converted before any is stored. */
+static inline __attribute__((always_inline)) void group(const params *p, const int8_t *in, void *dst, size_t i,
+                                                        block_fn f, int e, int out, int step, int k) {
+    const quad a = f(p, load16(in, i, step), e), b = f(p, load16(in, i + SK_BLOCK, step), e);
+    if (k == 2) {
+        store_at(dst, i, a, out);
+        store_at(dst, i + SK_BLOCK, b, out);
+        return;
+    }
+    const quad x = f(p, load16(in, i + 2 * SK_BLOCK, step), e), y = f(p, load16(in, i + 3 * SK_BLOCK, step), e);
+    store_at(dst, i, a, out);
+    store_at(dst, i + SK_BLOCK, b, out);
+    store_at(dst, i + 2 * SK_BLOCK, x, out);
+    store_at(dst, i + 3 * SK_BLOCK, y, out);
+}
+
 /* Whole blocks over elements [0, n), four per iteration (so that the
  * loop's own instructions are few per block), then two, then one; returns
  * how many elements.  Each group is converted before any of
@@ -183,18 +201,9 @@ static inline __attribute__((always_inline)) size_t blocks(const sk_dequant_ctx 
                                                            size_t n, block_fn f, int e, int out, int step) {
     const params p = make_params(c);
     size_t i = 0;
-    for (; i + 4 * SK_BLOCK <= n; i += 4 * SK_BLOCK) {
-        const quad a = f(&p, load16(in, i, step), e), b = f(&p, load16(in, i + SK_BLOCK, step), e);
-        const quad x = f(&p, load16(in, i + 2 * SK_BLOCK, step), e), y = f(&p, load16(in, i + 3 * SK_BLOCK, step), e);
-        store_at(dst, i, a, out);
-        store_at(dst, i + SK_BLOCK, b, out);
-        store_at(dst, i + 2 * SK_BLOCK, x, out);
-        store_at(dst, i + 3 * SK_BLOCK, y, out);
-    }
+    for (; i + 4 * SK_BLOCK <= n; i += 4 * SK_BLOCK) group(&p, in, dst, i, f, e, out, step, 4);
     if (i + 2 * SK_BLOCK <= n) {
-        const quad a = f(&p, load16(in, i, step), e), b = f(&p, load16(in, i + SK_BLOCK, step), e);
-        store_at(dst, i, a, out);
-        store_at(dst, i + SK_BLOCK, b, out);
+        group(&p, in, dst, i, f, e, out, step, 2);
         i += 2 * SK_BLOCK;
     }
     if (i + SK_BLOCK <= n) {
@@ -315,23 +324,73 @@ size_t sk_dequant_i8_bf16_wide_pow2_every_other__neon(const void *ctx, const voi
     return pow2(ctx, src, dst, n, wide_pow2, OUT_BF16, 2);
 }
 
-/* Per-axis plans: `count` packed runs of n elements, channels from
- * `channel` on (kernel.h, runs), each with the channel's values,
- * inlined: by the narrow form for an INT8-range zero point, else by the
- * staged expression's own form (right for every channel). */
+/* `count` runs of n elements, a multiple of two blocks, channels (entries)
+ * from `first` on (none wraps): groups of blocks (four where n allows),
+ * with only the entry's values loaded per run, by the narrow form for an
+ * INT8-range zero point (`all_narrow`: every entry's, no test per run),
+ * else by the staged expression's own form (right for every entry).
+ * Narrow FP32 is stored by ST1 of four registers in groups of two only: in
+ * groups of four GCC 12 builds those registers through the stack.  Blocked
+ * plans' segments of 32 or 128 elements come here, where the dense leaf's
+ * per-call set-up and tail tests would cost as much as the conversion. */
+static inline __attribute__((always_inline)) void entry_groups(const sk_dequant_ctx *c, const int8_t **in, char **to,
+                                                               const int8_t *stop, block_fn f, int out, int k) {
+    const params p = make_params(c); /* here, so that each form loads only its own fields */
+    const size_t size = out == OUT_BF16 ? 2 : 4;
+    do { /* n > 0: the pointers run on into the next run */
+        group(&p, *in, *to, 0, f, 0, out, 1, k);
+        *in += k * SK_BLOCK;
+        *to += k * SK_BLOCK * size;
+    } while (*in != stop);
+}
+
+static inline __attribute__((always_inline)) void whole_runs(const sk_dequant_ctx *first, const int8_t *in, char *to,
+                                                             size_t n, size_t count, int out, int all_narrow) {
+    const int k = n % (4 * SK_BLOCK) == 0 ? 4 : 2;
+    for (const sk_dequant_ctx *c = first, *end = first + count; c < end; ++c) {
+        if (all_narrow || (c->zero_point >= -128 && c->zero_point <= 127))
+            entry_groups(c, &in, &to, in + n, narrow, out == OUT_F32 && k == 2 ? OUT_F32_ST4 : out, k);
+        else
+            entry_groups(c, &in, &to, in + n, wide, out, k);
+    }
+}
+
+/* Per-axis and blocked plans: `count` packed runs of n elements, channels
+ * (entries) from `channel` on (kernel.h, runs), each with the channel's
+ * values: whole groups of blocks by whole_runs (blocks of 32 with n a
+ * constant: one loop, over the runs), split where the channels wrap, else
+ * the dense leaf's code per run, inlined, by the narrow or the staged
+ * expression's form. */
 static inline __attribute__((always_inline)) void runs(const void *table, size_t channel, const void *src, void *dst,
                                                        size_t n, size_t count, int out) {
     const sk_dequant_table *t = table;
     const int8_t *in = src;
     char *to = dst;
-    const size_t size = out == OUT_BF16 ? 2 : 4;
+    const size_t size = out == OUT_BF16 ? 2 : 4, channels = (size_t)t->channels;
+    if (n > 0 && n % (2 * SK_BLOCK) == 0) {
+        for (size_t c = channel; count > 0; c = 0) {
+            const size_t k = count < channels - c ? count : channels - c;
+            if (n == 2 * SK_BLOCK && t->narrow)
+                whole_runs(&t->ctx[c], in, to, 2 * SK_BLOCK, k, out, 1);
+            else if (n == 2 * SK_BLOCK)
+                whole_runs(&t->ctx[c], in, to, 2 * SK_BLOCK, k, out, 0);
+            else if (t->narrow)
+                whole_runs(&t->ctx[c], in, to, n, k, out, 1);
+            else
+                whole_runs(&t->ctx[c], in, to, n, k, out, 0);
+            in += k * n;
+            to += k * n * size;
+            count -= k;
+        }
+        return;
+    }
     for (size_t r = 0, c = channel; r < count; ++r, in += n, to += n * size) {
         const sk_dequant_ctx *x = &t->ctx[c];
         if (x->zero_point >= -128 && x->zero_point <= 127)
             run(x, in, to, n, narrow, 0, out == OUT_F32 ? OUT_F32_ST4 : out);
         else
             run(x, in, to, n, wide, 0, out);
-        c = c + 1 == (size_t)t->channels ? 0 : c + 1;
+        c = c + 1 == channels ? 0 : c + 1;
     }
 }
 void sk_dequant_i8_f32_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,

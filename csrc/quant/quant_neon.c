@@ -21,8 +21,10 @@
  * Under flushing tails take the exact path too, and so does every block of
  * a subnormal multiplier; otherwise a tail runs as one zero-padded block.
  * The every_other leaves (kernel.h) load every second element with LD2 and
- * run the same blocks; the runs leaves run the dense leaves' code per
- * channel (the periodic leaves are quant_axis.c's). */
+ * run the same blocks; the runs leaves run the same pairs of blocks per
+ * entry where runs are whole pairs (blocked segments of 32 or 128), else
+ * the dense leaves' code per channel (the periodic leaves are
+ * quant_axis.c's). */
 #include <string.h>
 #include "quant.h"
 #if SK_HAVE_NEON
@@ -135,6 +137,29 @@ static __attribute__((noinline)) void exact_blocks(const sk_quant_ctx *c, const 
     sk_quant_exact_steps(c, src, out, i, end, input, mode, (size_t)step);
 }
 
+/* Blocks i and i + SK_BLOCK with the multiplier m and zero point zp; when
+ * `flushes` (a constant in every caller), by the exact path if flushing
+ * could make either wrong. */
+static inline __attribute__((always_inline)) void pair(const sk_quant_ctx *c, const void *src, int8_t *out, size_t i,
+                                                       const char **p, float32x4_t m, int16x8_t zp, int input, int mode,
+                                                       int step, int flushes) {
+    if (!flushes) { /* (block by block: GCC schedules the dense loop one instruction shorter) */
+        const int8x16_t a = to_bytes(products(load_block(src, i, p, input, step), m), mode, zp);
+        const int8x16_t b = to_bytes(products(load_block(src, i + SK_BLOCK, p, input, step), m), mode, zp);
+        vst1q_s8(out + i, a);
+        vst1q_s8(out + i + SK_BLOCK, b);
+        return;
+    }
+    const block x = load_block(src, i, p, input, step), y = load_block(src, i + SK_BLOCK, p, input, step);
+    const block a = products(x, m), b = products(y, m);
+    if (repairs(x, a, y, b)) {
+        exact_blocks(c, src, out, i, i + 2 * SK_BLOCK, input, mode, step);
+    } else {
+        vst1q_s8(out + i, to_bytes(a, mode, zp));
+        vst1q_s8(out + i + SK_BLOCK, to_bytes(b, mode, zp));
+    }
+}
+
 /* Whole blocks over elements [0, n), two per iteration (their latencies
  * overlap on in-order cores), then one; returns how many elements.  Blocks
  * that need the exact path (under flushing) get it here. */
@@ -146,23 +171,9 @@ static inline __attribute__((always_inline)) size_t blocks(const sk_quant_ctx *c
     const float32x4_t m = vdupq_n_f32(c->multiplier);
     const int16x8_t zp = vdupq_n_s16((int16_t)c->zero_point);
     if (!c->flushes) {
-        for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) {
-            const int8x16_t a = to_bytes(products(load_block(src, i, &p, input, step), m), mode, zp);
-            const int8x16_t b = to_bytes(products(load_block(src, i + SK_BLOCK, &p, input, step), m), mode, zp);
-            vst1q_s8(out + i, a);
-            vst1q_s8(out + i + SK_BLOCK, b);
-        }
+        for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) pair(c, src, out, i, &p, m, zp, input, mode, step, 0);
     } else {
-        for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) {
-            const block x = load_block(src, i, &p, input, step), y = load_block(src, i + SK_BLOCK, &p, input, step);
-            const block p = products(x, m), q = products(y, m);
-            if (repairs(x, p, y, q)) {
-                exact_blocks(c, src, out, i, i + 2 * SK_BLOCK, input, mode, step);
-            } else {
-                vst1q_s8(out + i, to_bytes(p, mode, zp));
-                vst1q_s8(out + i + SK_BLOCK, to_bytes(q, mode, zp));
-            }
-        }
+        for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) pair(c, src, out, i, &p, m, zp, input, mode, step, 1);
     }
     if (i + SK_BLOCK <= n) {
         const block x = load_block(src, i, &p, input, step), q = products(x, m);
@@ -250,18 +261,71 @@ static inline __attribute__((always_inline)) size_t run_every_other(const sk_qua
     return blocks(c, src, out, n - 1, input, mode, 2);
 }
 
-/* Per-axis plans: `count` packed runs of n elements, channels from
- * `channel` on (kernel.h sk_runs_fn), each with its channel's context,
- * inlined. */
+/* `count` runs of n elements, a multiple of two blocks, entries from
+ * `first` on (none wraps), `flushes` the table's (a constant here): the
+ * dense leaves' pairs, with only the entry's multiplier and zero point
+ * loaded per run.  Blocked plans' segments of 32 or 128 elements come here,
+ * where the dense leaf's per-call set-up and tail tests would cost as much
+ * as the conversion. */
+static inline __attribute__((always_inline)) void whole_runs(const sk_quant_ctx *first, const void *src, int8_t *out,
+                                                             size_t n, size_t count, int input, int mode, int flushes) {
+    const size_t size = input == SK_QUANT_F32 ? 4 : 2;
+    const char *in = src;
+    for (const sk_quant_ctx *c = first, *end = first + count; c < end; ++c) {
+        const char *stop = in + n * size;
+        if (c->exact_only) { /* a subnormal multiplier: as the dense leaf (out of line: few registers stay live) */
+            exact_blocks(c, in, out, 0, n, input, mode, 1);
+            in = stop;
+            out += n;
+            continue;
+        }
+        const float32x4_t m = vdupq_n_f32(c->multiplier);
+        const int16x8_t zp = vdupq_n_s16((int16_t)c->zero_point);
+        do { /* n > 0: the pointers run on into the next run */
+            const char *p = in;
+            pair(c, in, out, 0, &p, m, zp, input, mode, 1, flushes);
+            in += 2 * SK_BLOCK * size;
+            out += 2 * SK_BLOCK;
+        } while (in != stop);
+    }
+}
+
+/* whole_runs with the table's `flushes` as a constant. */
+static inline __attribute__((always_inline)) void whole_runs_flushes(const sk_quant_table *t, const sk_quant_ctx *first,
+                                                                     const void *src, int8_t *out, size_t n,
+                                                                     size_t count, int input, int mode) {
+    if (t->flushes)
+        whole_runs(first, src, out, n, count, input, mode, 1);
+    else
+        whole_runs(first, src, out, n, count, input, mode, 0);
+}
+
+/* Per-axis and blocked plans: `count` packed runs of n elements, channels
+ * (entries) from `channel` on (kernel.h sk_runs_fn), each with its
+ * channel's context: whole pairs of blocks by whole_runs, split where the
+ * channels wrap, else the dense leaf's code per run, inlined. */
 static inline __attribute__((always_inline)) void runs(const void *table, size_t channel, const void *src, void *dst,
                                                        size_t n, size_t count, int input, int mode) {
     const sk_quant_table *t = table;
     const char *in = src;
     int8_t *out = dst;
-    const size_t size = input == SK_QUANT_F32 ? 4 : 2;
+    const size_t size = input == SK_QUANT_F32 ? 4 : 2, channels = (size_t)t->channels;
+    if (n > 0 && n % (2 * SK_BLOCK) == 0) {
+        for (size_t c = channel; count > 0; c = 0) {
+            const size_t k = count < channels - c ? count : channels - c;
+            if (n == 2 * SK_BLOCK) /* blocks of 32: a constant n leaves one loop, over the runs */
+                whole_runs_flushes(t, &t->ctx[c], in, out, 2 * SK_BLOCK, k, input, mode);
+            else
+                whole_runs_flushes(t, &t->ctx[c], in, out, n, k, input, mode);
+            in += k * n * size;
+            out += k * n;
+            count -= k;
+        }
+        return;
+    }
     for (size_t r = 0, c = channel; r < count; ++r, in += n * size, out += n) {
         run(&t->ctx[c], in, out, n, input, mode);
-        c = c + 1 == (size_t)t->channels ? 0 : c + 1;
+        c = c + 1 == channels ? 0 : c + 1;
     }
 }
 
