@@ -37,8 +37,10 @@ static inline sk_q_decoded sk_q_decode_f16(uint16_t b) { return sk_q_decode(b, 5
 
 #ifdef __OPENCL_C_VERSION__
 static inline int sk_q_bitlen64(uint64_t v) { return 64 - (int)clz(v); }
+static inline int sk_q_trailing_zeros64(uint64_t v) { return 63 - (int)clz(v & (0 - v)); } /* v > 0 */
 #else
 static inline int sk_q_bitlen64(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
+static inline int sk_q_trailing_zeros64(uint64_t v) { return __builtin_ctzll(v); } /* v > 0 */
 #endif
 
 /* Multiplier bits = msig * 2^mexp with msig odd (0 for a zero multiplier,
@@ -49,7 +51,7 @@ static inline int sk_q_bitlen64(uint64_t v) { return v ? 64 - __builtin_clzll(v)
 static inline void sk_q_multiplier(uint32_t bits, uint64_t *msig, int32_t *mexp) {
     const uint32_t e = (bits >> 23) & 0xffu, f = bits & 0x7fffffu;
     const uint64_t sig = e ? (f | 0x800000u) : f;
-    const int zeros = sig ? sk_q_bitlen64(sig & (0 - sig)) - 1 : 0;
+    const int zeros = sig ? sk_q_trailing_zeros64(sig) : 0;
     *msig = sig >> zeros;
     *mexp = (e ? (int32_t)e - 150 : -149) + zeros;
 }
