@@ -113,10 +113,55 @@ INLINE uint32_t first_scale(dyadic big, dyadic small, int symmetric) {
     return scale < SK_RULE_LEAST_SCALE ? SK_RULE_LEAST_SCALE : scale;
 }
 
-/* fl32(1 / scale): 2^63 / sig by long division (at least 39 bits), the
- * remainder as sticky. */
+/* first_scale in the common case, from the ends' magnitude bits: a normal
+ * big end (its significand has fraction_bits + 1 bits, so aligned_sum's
+ * shift is a constant and needs no bit_length) and, asymmetric, a small
+ * end at most `lead` binades below it (the sum exact: no sticky), with a
+ * normal result (so no clamp, no subnormal, no overflow).  0 (no scale)
+ * otherwise: first_scale decides those. */
+INLINE uint32_t first_scale_common(uint64_t big, uint64_t small, int fraction_bits, int bias, int symmetric) {
+    const int lead = 62 - fraction_bits; /* big's leading bit to bit 62, as aligned_sum */
+    const uint64_t implicit = UINT64_C(1) << fraction_bits;
+    const int32_t big_biased = (int32_t)(big >> fraction_bits);
+    if (big_biased == 0) return 0;
+    uint64_t n = ((big & (implicit - 1)) | implicit) << lead;
+    if (!symmetric) {
+        const int32_t small_biased = (int32_t)(small >> fraction_bits);
+        const int32_t apart = big_biased - (small_biased ? small_biased : 1);
+        if (apart > lead) return 0;
+        n += (small_biased ? (small & (implicit - 1)) | implicit : small) << (lead - apart);
+    }
+    const uint64_t divisor = symmetric ? LEVEL_MAX : 2 * LEVEL_MAX;
+    const uint64_t quotient = n / divisor, remainder = n - quotient * divisor;
+    const int shift = 40 - __builtin_clzll(quotient); /* bit_length - 24: at least 31 (quotient > 2^54) */
+    const int32_t unit = big_biased - bias - fraction_bits - lead + shift; /* the last kept bit */
+    if ((uint32_t)(unit + 149) >= 253) return 0;
+    const uint64_t half = UINT64_C(1) << (shift - 1), dropped = quotient & ((half << 1) - 1);
+    uint64_t r = quotient >> shift;
+    r += dropped > half || (dropped == half && (remainder != 0 || (r & 1)));
+    /* (unit + 150) << 23 | (r - 2^23), where a carry to r = 2^24 steps the exponent */
+    return ((uint32_t)(unit + 149) << 23) + (uint32_t)r;
+}
+
+/* fl32(1 / scale).  A normal scale with a biased exponent up to 252 (every
+ * scale of a normal-sized range) has a normal reciprocal: 2^47 / sig, sig
+ * in [2^23, 2^24), is a 24-bit quotient (2^24 only at sig = 2^23, exact)
+ * and rounds up when the remainder is above half the divisor (never
+ * equal: sig * (2q + 1) = 2^48 has no solution but sig = 2^23, where the
+ * remainder is 0), a few instructions instead of round_binary32.  Other
+ * scales: 2^63 / sig by long division (at least 39 bits), the remainder as
+ * sticky. */
 INLINE dyadic reciprocal(uint32_t scale) {
     const dyadic s = decode_binary32(scale);
+    if (scale - 0x00800000u < UINT32_C(252) << 23) {
+        const uint64_t one = UINT64_C(1) << 47, q = one / s.sig;
+        dyadic m = {q + (2 * (one - q * s.sig) > s.sig), -47 - s.exp};
+        if (m.sig >> 24) { /* sig = 2^23: 2^24 exactly */
+            m.sig >>= 1;
+            ++m.exp;
+        }
+        return m;
+    }
     const uint64_t one = UINT64_C(1) << 63;
     return round_binary32(one / s.sig, -63 - s.exp, one % s.sig != 0);
 }
@@ -126,7 +171,20 @@ INLINE dyadic reciprocal(uint32_t scale) {
  * anything at or beyond it, an overflow to infinity included (an end that
  * large fails the check either way). */
 INLINE int64_t ceil_product(dyadic a, dyadic b) {
-    const dyadic v = round_binary32(a.sig * b.sig, a.exp + b.exp, 0);
+    /* The common case first, without rounding: a product p of more than 24
+     * bits (fl32 keeps its bits from shift = bit_length(p) - 24 up) and a
+     * value p * 2^-k with shift < k < 64 (so at least 2^-39: normal, and
+     * the unit 2^k above the rounding's).  A multiple M of 2^k is then
+     * even in the kept bits, so rounding crosses one only downwards, from
+     * at most half a kept unit above it (a tie goes to M too):
+     * ceil(fl32(p * 2^-k)) = floor(p / 2^k) + (p mod 2^k > half). */
+    const uint64_t p = a.sig * b.sig;
+    const int32_t k = -(a.exp + b.exp);
+    if (p >> 24 && (uint32_t)k < 64) {
+        const uint64_t half = (UINT64_C(1) << 63 >> __builtin_clzll(p)) >> 24; /* 2^(shift - 1) */
+        if (half << 1 < UINT64_C(1) << k) return (int64_t)((p >> k) + ((p & ((UINT64_C(1) << k) - 1)) > half));
+    }
+    const dyadic v = round_binary32(p, a.exp + b.exp, 0);
     if (v.sig == 0) return 0;
     if (v.exp >= 0) return v.exp >= 32 ? INT64_C(1) << 56 : (int64_t)(v.sig << v.exp);
     if (v.exp <= -25) return 1; /* 0 < v < 1 */
@@ -153,9 +211,12 @@ INLINE int rule_channels(int fraction_bits, int exponent_bits, int symmetric, co
     for (uint64_t c = 0; c < count; ++c) {
         const int64_t lo = least[c], hi = greatest[c];
         if (lo > 0 || lo <= -finite || hi < 0 || hi >= finite) return SK_INVALID_PARAMS;
-        const dyadic low = decode((uint64_t)-lo, fraction_bits, bias), high = decode((uint64_t)hi, fraction_bits, bias);
         const int high_is_big = hi >= -lo; /* magnitudes order as values */
-        scales[c] = first_scale(high_is_big ? high : low, high_is_big ? low : high, symmetric);
+        const uint64_t big = (uint64_t)(high_is_big ? hi : -lo), small = (uint64_t)(high_is_big ? -lo : hi);
+        const uint32_t common = first_scale_common(big, small, fraction_bits, bias, symmetric);
+        scales[c] = common
+                        ? common
+                        : first_scale(decode(big, fraction_bits, bias), decode(small, fraction_bits, bias), symmetric);
     }
     for (uint64_t c = 0; c < count; ++c) {
         const dyadic low = decode((uint64_t)-least[c], fraction_bits, bias);

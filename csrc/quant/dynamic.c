@@ -6,6 +6,7 @@
  * by construction, and the only cost added to Quant is the range pass, the
  * rule and one prepare. */
 #include "quant.h"
+#include "../common/fenv.h"
 
 /* The workspace: the Quant plan's (16-byte aligned, per channel or block
  * entry) first, then the range pass's (aligned by sk_qparams_choose). */
@@ -47,7 +48,10 @@ int sk_quant_dynamic(const sk_quant_plan *plan, int symmetric, const sk_layout *
         run.multiplier_bits = *(const uint32_t *)multiplier;
         run.zero_point = *(const int32_t *)zero_point;
     }
-    const int prepared = sk_quant_prepare(&run);
+    /* The copy runs once, here, on this thread: its flushing contexts are
+     * used only if the control register flushes now (sk_quant_execute reads
+     * the same register), so only then is their threshold search worth it. */
+    const int prepared = sk_quant_prepare_searching(&run, sk_fenv_control_flushes(sk_fenv_control()) != 0);
     if (prepared != SK_OK) return prepared; /* unreachable: the rule's parameters pass Quant's rules */
     return sk_quant_execute(&run, src, src_len, dst, dst_len);
 }

@@ -35,28 +35,28 @@ static inline sk_q_decoded sk_q_decode_f32(uint32_t b) { return sk_q_decode(b, 8
 static inline sk_q_decoded sk_q_decode_bf16(uint16_t b) { return sk_q_decode(b, 8, 7); }
 static inline sk_q_decoded sk_q_decode_f16(uint16_t b) { return sk_q_decode(b, 5, 10); }
 
+#ifdef __OPENCL_C_VERSION__
+static inline int sk_q_bitlen64(uint64_t v) { return 64 - (int)clz(v); }
+static inline int sk_q_trailing_zeros64(uint64_t v) { return 63 - (int)clz(v & (0 - v)); } /* v > 0 */
+#else
+static inline int sk_q_bitlen64(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
+static inline int sk_q_trailing_zeros64(uint64_t v) { return __builtin_ctzll(v); } /* v > 0 */
+#endif
+
 /* Multiplier bits = msig * 2^mexp with msig odd (0 for a zero multiplier,
  * which admission refuses).  Powers of two leave the significand once per
- * plan or invocation, not per element. */
+ * plan or invocation, not per element: all at once, as many as the lowest
+ * set bit's position (a dynamic quantization prepares one multiplier per
+ * block of 32 elements, where a loop per bit shows). */
 static inline void sk_q_multiplier(uint32_t bits, uint64_t *msig, int32_t *mexp) {
     const uint32_t e = (bits >> 23) & 0xffu, f = bits & 0x7fffffu;
-    uint64_t sig = e ? (f | 0x800000u) : f;
-    int32_t exp = e ? (int32_t)e - 150 : -149;
-    while (sig && !(sig & 1)) {
-        sig >>= 1;
-        ++exp;
-    }
-    *msig = sig;
-    *mexp = exp;
+    const uint64_t sig = e ? (f | 0x800000u) : f;
+    const int zeros = sig ? sk_q_trailing_zeros64(sig) : 0;
+    *msig = sig >> zeros;
+    *mexp = (e ? (int32_t)e - 150 : -149) + zeros;
 }
 
 static inline int8_t sk_q_saturate(int64_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
-
-#ifdef __OPENCL_C_VERSION__
-static inline int sk_q_bitlen64(uint64_t v) { return 64 - (int)clz(v); }
-#else
-static inline int sk_q_bitlen64(uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
-#endif
 
 /* Integer rounding of (ip + rem / 2^n) by the mode, for a magnitude with the
  * given sign; rem < 2^n.  `n` may exceed 63 (then rem is all sticky). */

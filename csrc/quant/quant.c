@@ -64,18 +64,34 @@ void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t bits, int32_t zero_point, int i
 #endif
 }
 
-/* Both contexts of one multiplier and zero point: for a control register
- * that does not flush and for one that does. */
-static void prepare_pair(sk_quant_ctx *plain, sk_quant_ctx *flushing, uint32_t bits, int32_t zero_point, int input,
-                         uint64_t stream_elements) {
-    sk_quant_ctx_init(plain, bits, zero_point, input, 0);
-    sk_quant_ctx_init(flushing, bits, zero_point, input, 1);
-    plain->stream_elements = flushing->stream_elements = stream_elements;
+/* A flushing context without the threshold search (exact, only slower
+ * under flushing): the plain one's fields (which have none either) and the
+ * flag, a copy rather than a second decode. */
+static void flushing_copy(sk_quant_ctx *flushing, const sk_quant_ctx *plain) {
+    *flushing = *plain;
+    flushing->flushes = 1;
 }
 
-static int prepare_axis(sk_quant_plan *plan);
+/* Both contexts of one multiplier and zero point: for a control register
+ * that does not flush and for one that does (its threshold searched only
+ * with `search`). */
+static void prepare_pair(sk_quant_ctx *plain, sk_quant_ctx *flushing, uint32_t bits, int32_t zero_point, int input,
+                         uint64_t stream_elements, int search) {
+    sk_quant_ctx_init(plain, bits, zero_point, input, 0);
+    plain->stream_elements = stream_elements;
+    if (search) {
+        sk_quant_ctx_init(flushing, bits, zero_point, input, 1);
+        flushing->stream_elements = stream_elements;
+    } else {
+        flushing_copy(flushing, plain);
+    }
+}
 
-int sk_quant_prepare(sk_quant_plan *plan) {
+static int prepare_axis(sk_quant_plan *plan, int search);
+
+int sk_quant_prepare(sk_quant_plan *plan) { return sk_quant_prepare_searching(plan, 1); }
+
+int sk_quant_prepare_searching(sk_quant_plan *plan, int search) {
     plan->prepared = 0;
     if (plan->input < 0 || plan->input > SK_QUANT_F16 || plan->rounding < 0 ||
         plan->rounding > SK_QUANT_TOWARD_NEGATIVE || plan->route < 0 || plan->route >= SK_ROUTE_COUNT ||
@@ -84,13 +100,13 @@ int sk_quant_prepare(sk_quant_plan *plan) {
     sk_walk_decide(&plan->walk, &sk_quant_kernels[plan->route][sk_quant_variant(plan->input, plan->rounding)],
                    plan->route);
     if (plan->axis.count > 0) {
-        const int status = prepare_axis(plan);
+        const int status = prepare_axis(plan, search);
         plan->prepared = status == SK_OK;
         return status;
     }
     sk_fault fault;
     if (sk_params_rules(SK_OP_QUANT, plan->multiplier_bits, plan->zero_point, &fault) != SK_OK) return fault.status;
-    prepare_pair(&plan->ctx[0], &plan->ctx[1], plan->multiplier_bits, plan->zero_point, plan->input, 0);
+    prepare_pair(&plan->ctx[0], &plan->ctx[1], plan->multiplier_bits, plan->zero_point, plan->input, 0, search);
     plan->prepared = 1;
     return SK_OK;
 }
@@ -154,12 +170,12 @@ static void prepare_blocked(const sk_quant_plan *plan, const axis_space *a, size
         uint32_t bits;
         memcpy(&bits, &a->multiplier[c], sizeof bits);
         ctx_fields(&a->ctx[0][c], bits, a->zero_point[c], plan->input, 0);
-        ctx_fields(&a->ctx[1][c], bits, a->zero_point[c], plan->input, 1);
-        a->ctx[0][c].stream_elements = a->ctx[1][c].stream_elements = elements;
+        a->ctx[0][c].stream_elements = elements;
+        flushing_copy(&a->ctx[1][c], &a->ctx[0][c]);
     }
 }
 
-static int prepare_axis(sk_quant_plan *plan) {
+static int prepare_axis(sk_quant_plan *plan, int search) {
     const sk_axis *axis = &plan->axis;
     if (axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points || axis->block < 0 ||
         axis->block != plan->walk.block || (axis->block && axis->count != plan->walk.channels))
@@ -177,7 +193,8 @@ static int prepare_axis(sk_quant_plan *plan) {
         prepare_blocked(plan, &a, elements);
     } else {
         for (int64_t c = 0; c < axis->count; ++c)
-            prepare_pair(&a.ctx[0][c], &a.ctx[1][c], axis->bits[c], axis->zero_points[c], plan->input, elements);
+            prepare_pair(&a.ctx[0][c], &a.ctx[1][c], axis->bits[c], axis->zero_points[c], plan->input, elements,
+                         search);
         for (int64_t i = 0, c = 0; i < a.period; ++i, c = c + 1 == axis->count ? 0 : c + 1) {
             a.multiplier[i] = a.ctx[0][c].multiplier; /* bits copied, no arithmetic */
             a.zero_point[i] = axis->zero_points[c];

@@ -23,6 +23,12 @@
  * multiplier is subnormal, or nothing flushes. */
 void sk_quant_ctx_init(sk_quant_ctx *c, uint32_t multiplier_bits, int32_t zero_point, int input, int flushes);
 
+/* sk_quant_prepare, where `search` 0 skips the FTZ/DAZ threshold search of
+ * the flushing contexts (ctx[1], a per-axis plan's table 1): they stay
+ * exact, only slower.  For a plan that runs once, on a thread whose control
+ * register does not flush (sk_quant_dynamic): the search would be wasted. */
+int sk_quant_prepare_searching(sk_quant_plan *plan, int search);
+
 /* Element i of a packed source of the given input dtype, decoded. */
 static inline sk_q_decoded sk_q_decode_at(int input, const void *src, size_t i) {
     return input == SK_QUANT_F32    ? sk_q_decode_f32(((const uint32_t *)src)[i])
