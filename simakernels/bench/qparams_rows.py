@@ -84,7 +84,7 @@ def _row(layout: str, n: int, x: Any, axis: Any, block: Any, budget_s: float) ->
     runners = {
         "quantize": lambda: arrays.quantize(x, qp, out=out),
         "choose_qparams": lambda: qparams.choose_qparams(x, axis=axis, block_size=block),
-        "range pass": lambda: qparams._keys(x, axis, block),
+        "range pass": lambda: qparams._keys(x, axis, block or 0),
         "quantize_dynamic": lambda: qparams.quantize_dynamic(x, axis=axis, block_size=block, out=out),
         "numpy range+quantize": numpy_dynamic(x, axis, block),
     }
