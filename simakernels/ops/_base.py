@@ -247,16 +247,24 @@ def _entry_bits(entries: Any) -> Optional[np.ndarray]:
     return bits.reshape(entries.shape) if isinstance(entries, np.ndarray) else bits
 
 
+def _store(params: Any, to_bits: Callable[[Any], Any], to_integers: Callable[[Any], Any]) -> None:
+    """Sets the values' (field ``VALUES``) binary32 bits (``BITS``) as
+    ``to_bits`` converts them, the values as the bits' float32 view when
+    they all are real numbers, and the zero points as ``to_integers`` holds
+    them."""
+    values_name = params.VALUES
+    bits = to_bits(getattr(params, values_name))
+    object.__setattr__(params, params.BITS, bits)
+    if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
+        object.__setattr__(params, values_name, bits.view(np.float32))
+    object.__setattr__(params, "zero_points", to_integers(params.zero_points))
+
+
 def store_vector(params: Any) -> None:
     """An AxisParams' ``__post_init__``: the values' (field ``VALUES``)
     binary32 bits (``BITS``), and the values as float32 when they all are
     real numbers; the zero points as :func:`integer_vector` holds them."""
-    values_name = params.VALUES
-    bits = binary32_vector(getattr(params, values_name))
-    object.__setattr__(params, params.BITS, bits)
-    if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
-        object.__setattr__(params, values_name, bits.view(np.float32))
-    object.__setattr__(params, "zero_points", integer_vector(params.zero_points))
+    _store(params, binary32_vector, integer_vector)
 
 
 def rows(params: Any, rank: int, start: int, stop: int) -> Any:
@@ -408,12 +416,7 @@ def store_blocks(params: Any) -> None:
     the values as its float32 view, when they all are real numbers (else as
     :func:`binary32_array` keeps them); the zero points as
     :func:`integer_array` holds them."""
-    values_name = params.VALUES
-    bits = binary32_array(getattr(params, values_name))
-    object.__setattr__(params, params.BITS, bits)
-    if isinstance(bits, np.ndarray) and bits.dtype == np.uint32:
-        object.__setattr__(params, values_name, bits.view(np.float32))
-    object.__setattr__(params, "zero_points", integer_array(params.zero_points))
+    _store(params, binary32_array, integer_array)
     object.__setattr__(params, "block_size", _binary32.as_int(params.block_size))  # NumPy integers as int
 
 

@@ -12,11 +12,7 @@ import pytest
 
 from . import BFLOAT16, BINARY16, BINARY32, ROUNDING_MODES, dequant_bf16, dequant_f32, quant
 from .blocked import dequant_blocked, parameter_index_of, parameter_shape, quant_blocked
-
-SCALES = (0x3E99999A, 0x3D800000, 0x00000001, 0x7F7FFFFF, 0x3F800000, 0x4037CED9)
-DEQUANT_ZPS = (0, -128, 127, 40000, 16777217, -(2**31), 2**31 - 1)
-MULTIPLIERS = (0x3F800000, 0x3E99999A, 0x3F000000, 0x00400000, 0x7F7FFFFF, 0x3F808000)
-QUANT_ZPS = (-128, 127, 0, -3, 17)
+from .test_axis_oracle import DEQUANT_ZPS, MULTIPLIERS, QUANT_ZPS, SCALES  # the per-axis self-tests' edges
 
 
 def random_case(rng, max_rank=4):

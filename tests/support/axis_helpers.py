@@ -321,13 +321,19 @@ def make_case(route: str, shape, src_dtype: sk.DType, dst_dtype: sk.DType, axis:
     if want is None:
         want = expected(src_dtype, dst_dtype, values, axis, eff, mode)
     what = describe(route, src_dtype, dst_dtype, shape, axis, eff, mode, src, dst)
-    early = []
+    early = requirement_faults(what, plan, shape, src, dst)
+    return AxisCase(what, plan, src, dst, values.reshape(-1), np.asarray(want, UINT[dst_dtype]).reshape(-1), early)
+
+
+def requirement_faults(what: str, plan, shape, src: Storage, dst: Storage) -> list:
+    """The plan's input and output requirements against the spans of the
+    case's storages: [] or one message naming both."""
     need_in = (sk.Requirement(span(shape, src.strides, src.itemsize), src.itemsize),)
     need_out = (sk.Requirement(span(shape, dst.strides, dst.itemsize), dst.itemsize),)
-    if plan.input_requirements() != need_in or plan.output_requirements() != need_out:
-        early.append(f"{what}: requirements {plan.input_requirements()} {plan.output_requirements()}, "
-                     f"expected {need_in} {need_out}")
-    return AxisCase(what, plan, src, dst, values.reshape(-1), np.asarray(want, UINT[dst_dtype]).reshape(-1), early)
+    if plan.input_requirements() == need_in and plan.output_requirements() == need_out:
+        return []
+    return [f"{what}: requirements {plan.input_requirements()} {plan.output_requirements()}, "
+            f"expected {need_in} {need_out}"]
 
 
 def _elements(buf: np.ndarray, storage: Storage) -> np.ndarray:

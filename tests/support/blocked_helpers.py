@@ -24,8 +24,8 @@ import numpy as np
 import simakernels as sk
 from oracle import blocked as oracle_blocked
 from support.axis_helpers import (DEQUANT_SETS, FORMAT, QUANT_SETS, WHOLE_TABLES, AxisCase, _many, _table, byte_strides,
-    describe as _axis_describe, draw, module_of, request)
-from support.helpers import F32, I8, INPUT_FILL, SENTINEL, UINT, Storage, span
+    describe as _axis_describe, draw, module_of, request, requirement_faults)
+from support.helpers import F32, I8, INPUT_FILL, SENTINEL, UINT, Storage
 from support.quant_helpers import MODES
 
 __all__ = ["BLOCKS", "OPS", "DEQUANT_ALL", "QUANT_ALL", "block_entries", "blocked_params", "plan_for", "expected",
@@ -116,12 +116,7 @@ def make_case(route: str, shape, src: sk.DType, dst: sk.DType, axis: int, block:
     pairs = tuple(zip(bits.reshape(-1).tolist(), zps.reshape(-1).tolist()))
     what = (_axis_describe(route, src, dst, shape, axis, pairs, mode, src_storage, dst_storage)
             + f" block {block} params {pshape}")
-    early = []
-    need_in = (sk.Requirement(span(shape, src_storage.strides, src_storage.itemsize), src_storage.itemsize),)
-    need_out = (sk.Requirement(span(shape, dst_storage.strides, dst_storage.itemsize), dst_storage.itemsize),)
-    if plan.input_requirements() != need_in or plan.output_requirements() != need_out:
-        early.append(f"{what}: requirements {plan.input_requirements()} {plan.output_requirements()}, "
-                     f"expected {need_in} {need_out}")
+    early = requirement_faults(what, plan, shape, src_storage, dst_storage)
     return AxisCase(what, plan, src_storage, dst_storage, values.reshape(-1),
                     np.asarray(want, UINT[dst]).reshape(-1), early)
 
