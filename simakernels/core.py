@@ -15,21 +15,37 @@ INT64_MAX = (1 << 63) - 1
 
 
 class DType(enum.Enum):
-    """Scalar storage types; ``.itemsize`` is the width in bytes."""
+    """Scalar storage types; ``.itemsize`` is the width in bytes of one
+    element as a port stores it unpacked (a sub-byte type: one element per
+    byte), ``.bits`` the type's width in bits."""
 
-    INT8 = ("int8", 1)
-    UINT8 = ("uint8", 1)
-    INT16 = ("int16", 2)
-    UINT16 = ("uint16", 2)
-    INT32 = ("int32", 4)
-    UINT32 = ("uint32", 4)
-    FLOAT16 = ("float16", 2)
-    BFLOAT16 = ("bfloat16", 2)
-    FLOAT32 = ("float32", 4)
+    INT8 = ("int8", 1, 8)
+    UINT8 = ("uint8", 1, 8)
+    INT16 = ("int16", 2, 16)
+    UINT16 = ("uint16", 2, 16)
+    INT32 = ("int32", 4, 32)
+    UINT32 = ("uint32", 4, 32)
+    FLOAT16 = ("float16", 2, 16)
+    BFLOAT16 = ("bfloat16", 2, 16)
+    FLOAT32 = ("float32", 4, 32)
+    INT4 = ("int4", 1, 4)
+    UINT4 = ("uint4", 1, 4)
+    INT2 = ("int2", 1, 2)
+    UINT2 = ("uint2", 1, 2)
 
     @property
     def itemsize(self) -> int:
         return self.value[1]
+
+    @property
+    def bits(self) -> int:
+        return self.value[2]
+
+    @property
+    def sub_byte(self) -> bool:
+        """Whether elements are narrower than a byte (INT4, UINT4, INT2,
+        UINT2: packed ports hold ``8 // bits`` of them per byte)."""
+        return self.value[2] < 8
 
     def __repr__(self) -> str:
         return f"DType.{self.name}"

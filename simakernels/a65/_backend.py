@@ -195,7 +195,7 @@ def fill_params(native: Any, shared: SharedPlan, space_bytes: Callable[[Any], in
         setattr(native, params.BITS, UNUSED_VALUE_BITS)
         return fill_axis(native, shared, getattr(params, params.BITS), params.zero_points, space_bytes)
     setattr(native, params.BITS, getattr(params, params.BITS))
-    native.zero_point = params.zero_point
+    native.zero_point = (params.zero_point + (1 << 31)) % (1 << 32) - (1 << 31)  # UINT32's: its int32 bits
     return None
 
 
@@ -242,8 +242,27 @@ def prepared(native: Any, status: int, operation: str) -> None:
         raise AssertionError(f"sk_{operation}_prepare rejected an admitted plan: status {status}")
 
 
-_OPERATION = {"cast": lib.SK_OP_CAST, "dequant": lib.SK_OP_DEQUANT, "quant": lib.SK_OP_QUANT}
-_NATIVE_PREPARE = {"cast": lib.sk_cast_prepare, "dequant": lib.sk_dequant_prepare, "quant": lib.sk_quant_prepare}
+_OPERATION = {"cast": lib.SK_OP_CAST, "dequant": lib.SK_OP_DEQUANT, "quant": lib.SK_OP_QUANT,
+              "affine_quant": lib.SK_OP_AFFINE_QUANT, "affine_dequant": lib.SK_OP_AFFINE_DEQUANT}
+_NATIVE_PREPARE = {"cast": lib.sk_cast_prepare, "dequant": lib.sk_dequant_prepare, "quant": lib.sk_quant_prepare,
+                   "affine_quant": lib.sk_affine_quant_prepare, "affine_dequant": lib.sk_affine_dequant_prepare}
+
+
+def with_scratch(native_execute: Callable[..., int]) -> NativeExecute:
+    """An execute entry that takes a scratch buffer (the affine operations':
+    a packed sub-byte port whose walk is not one dense run is staged through
+    one byte per element), as a :data:`NativeExecute`: the scratch the
+    prepared plan asks for (``scratch_bytes``) is allocated per call."""
+    null = ffi.NULL
+
+    def run(native: Any, src: Any, src_len: int, dst: Any, dst_len: int) -> int:
+        need = native.scratch_bytes
+        if not need:
+            return int(native_execute(native, src, src_len, dst, dst_len, null, 0))
+        scratch = np.empty(need, np.uint8)
+        return int(native_execute(native, src, src_len, dst, dst_len, ffi.from_buffer(scratch), need))
+
+    return run
 
 
 def prepare_native(native: Any, admitted: Admitted) -> None:
