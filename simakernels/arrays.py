@@ -327,7 +327,7 @@ def cast(x: InArray, dtype: Optional[DTypeSpec] = None, *, out: Optional[OutArra
 
 
 def dequantize(
-    x: InArray, scale: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
+    x: Union[InArray, Packed], scale: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
     block_size: Optional[int] = None, dtype: Optional[DTypeSpec] = None, out: Optional[OutArray] = None,
     workers: int = 1,
 ) -> np.ndarray:
@@ -735,22 +735,22 @@ def _affine_dequantize(x: Any, scale: Any, zero_point: Any, axis: Any, block_siz
     packed = type(x) is Packed
     data = x.data if packed else x
     shape = x.shape
-    out = _output(np.empty(shape, np.uint8) if packed else x, to_dtype(dtype), out)
+    result = _output(np.empty(shape, np.uint8) if packed else x, to_dtype(dtype), out)
     source = TensorSpec(shape, x.dtype, Contiguous()) if packed else _spec(x, "input 0")
-    key = ("affine-dequant", source.dtype, packed, out.shape, out.strides, out.dtype) + _affine_key(
+    key = ("affine-dequant", source.dtype, packed, result.shape, result.strides, result.dtype) + _affine_key(
         shape if packed else (x.shape, x.strides, x.dtype), scale, zero_point, axis, block_size)
 
     def build() -> Any:
         params = _affine_params(ops_affine_dequant.Params, ops_affine_dequant.AxisParams,
                                 ops_affine_dequant.BlockParams, axis, block_size, scale, zero_point)
-        return a65.affine_dequant.check_inference(ops_affine_dequant.Request([source], [_spec(out, "output 0")],
+        return a65.affine_dequant.check_inference(ops_affine_dequant.Request([source], [_spec(result, "output 0")],
                                                                              params))
 
     plan = _plan(key, build)
     if packed:
-        _execute_packed(plan, data, out, 0)
-        return out
-    return _execute(plan, x, out, workers)
+        _execute_packed(plan, data, result, 0)
+        return result
+    return _execute(plan, typing.cast(np.ndarray, x), result, workers)
 
 
 def _execute_packed(plan: Any, x: np.ndarray, y: np.ndarray, port: int) -> None:

@@ -29,6 +29,8 @@ ImportError naming the extra when Dask is missing.
 """
 from __future__ import annotations
 
+import typing
+
 import math
 from typing import Any, Callable, List, Optional, Tuple, Union
 
@@ -417,7 +419,8 @@ def _dequantize_block(x: Any, scale: Any, zero_point: Any, *, axis: Optional[int
 
 def _quantize_block(x: Any, multiplier: Any, zero_point: Any, *, axis: Optional[int] = None,
                     block_size: Optional[int] = None, rounding: Any) -> np.ndarray:
-    return arrays.quantize(_block(x), multiplier, zero_point, axis=axis, block_size=block_size, rounding=rounding)
+    return typing.cast(np.ndarray, arrays.quantize(_block(x), multiplier, zero_point, axis=axis,
+                                                   block_size=block_size, rounding=rounding))
 
 
 def _block_keys(x: Any, *, channel_axis: Optional[int], block: int = 0) -> np.ndarray:
