@@ -18,7 +18,6 @@ from . import _plans, _routes, _split, a65, dlpack
 from .a65 import _backend
 from .a65._backend import _CHAR_ARRAY, _NOT_A_PLAIN_BUFFER, _from_buffer
 from . import storage
-from .buffers import ConstHostBuffer, HostBuffer
 from .core import Contiguous, DType, Error, ErrorCode, KernelError, QParams, Strided, TensorSpec, describe, type_name
 from .ops import affine_dequant as ops_affine_dequant
 from .ops import affine_quant as ops_affine_quant
@@ -66,14 +65,7 @@ def _port_dtype(dtype: np.dtype, ndim: int, name: str) -> DType:
     return found
 
 
-def _view(array: np.ndarray, nbytes: int, writable: bool) -> Any:
-    """The array itself when it is contiguous (the native entry takes it
-    directly); else a view of exactly the plan's accessed span."""
-    if array.flags.c_contiguous:
-        return array
-    address = array.__array_interface__["data"][0]
-    cls = HostBuffer if writable else ConstHostBuffer
-    return cls.from_address(address, nbytes, keepalive=array)
+_view = _backend.view_of
 
 
 def _masked(array: Any, port: str, name: str) -> Optional[Error]:
@@ -754,25 +746,7 @@ def _affine_dequantize(x: Any, scale: Any, zero_point: Any, axis: Any, block_siz
 
 
 def _execute_packed(plan: Any, x: np.ndarray, y: np.ndarray, port: int) -> None:
-    """Runs a plan with a packed port (``port`` 0: the input ``x`` is the
-    packed bytes; 1: the output ``y`` is), the other port an array of the
-    plan's layout: one native call, or the backend's checks naming the fault."""
-    if type(plan) is Error:
-        raise KernelError(plan)
-    in_nbytes, out_nbytes = plan._spans
-    arrays = [x, y]
-    other = arrays[1 - port]
-    if not other.flags.c_contiguous:
-        arrays[1 - port] = _getitem(other, plan._first)
-    try:
-        src = _from_buffer(arrays[0])
-        dst = _from_buffer(_CHAR_ARRAY, arrays[1], True)
-        status = plan._run(plan._native, src, len(src) if arrays[0] is x and x.flags.c_contiguous else in_nbytes,
-                           dst, len(dst) if arrays[1] is y and y.flags.c_contiguous else out_nbytes)
-        if status == 0:
-            return
-    except _NOT_A_PLAIN_BUFFER:
-        status = None
-    error = _backend.refused(plan, status, [_view(x, in_nbytes, False)], [_view(y, out_nbytes, True)])
+    """:func:`simakernels.a65._backend.execute_packed`, raising its Error."""
+    error = _backend.execute_packed(plan, x, y, port)
     if error is not None:
         raise KernelError(error)

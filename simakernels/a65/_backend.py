@@ -422,3 +422,39 @@ def _execute_checked(
     if status == lib.SK_OK:
         return None
     return _status_error(status, operation, plan._fenv_needs)
+
+
+def view_of(array: np.ndarray, nbytes: int, writable: bool) -> Any:
+    """The array itself when it is contiguous (the native entry takes it
+    directly); else a view of exactly the plan's accessed span."""
+    if array.flags.c_contiguous:
+        return array
+    address = array.__array_interface__["data"][0]
+    cls = HostBuffer if writable else ConstHostBuffer
+    return cls.from_address(address, nbytes, keepalive=array)
+
+
+def execute_packed(plan: Any, x: np.ndarray, y: np.ndarray, port: int) -> Optional[Error]:
+    """Runs an affine plan whose port ``port`` (0: the input ``x``, 1: the
+    output ``y``) is packed sub-byte storage, its bytes a C-contiguous uint8
+    array; the other port an array of the plan's layout: one native call,
+    or the Python checks naming the fault (None: done)."""
+    if type(plan) is Error:
+        return plan
+    in_nbytes, out_nbytes = plan._spans
+    arrays = [x, y]
+    if not arrays[1 - port].flags.c_contiguous:  # bound by its first element and the span
+        arrays[1 - port] = _getitem(arrays[1 - port], plan._first)
+    try:
+        src = _from_buffer(arrays[0])
+        dst = _from_buffer(_CHAR_ARRAY, arrays[1], True)
+        status = plan._run(plan._native, src, len(src) if arrays[0] is x else in_nbytes,
+                           dst, len(dst) if arrays[1] is y else out_nbytes)
+        if status == 0:
+            return None
+    except _NOT_A_PLAIN_BUFFER:
+        status = None
+    return refused(plan, status, [view_of(x, in_nbytes, False)], [view_of(y, out_nbytes, True)])
+
+
+_getitem = np.ndarray.__getitem__  # a subclass's own indexing is not asked

@@ -22,10 +22,12 @@ from typing import Any, Dict, List, Optional, SupportsIndex, Tuple
 
 import numpy as np
 
-from .. import _binary32, _rules
-from .._ffi import ffi, lib
-from ..core import DType, Error, ErrorCode, KernelError, describe, type_name
+from .. import _binary32, _plans, _routes
+from .._ffi import lib
+from ..core import Contiguous, DType, Error, ErrorCode, KernelError, TensorSpec, describe, type_name
 from ..fenv import default_state, describe_unmet
+from ..a65 import _backend
+from ..ops import affine_dequant as ops_affine_dequant
 from ..ops import dequant as ops_dequant
 
 __all__ = ["TAG", "VERSION", "SIZE", "HurrayFormatError", "StorageType", "PerTensorAffine", "dequantize", "quantize"]
@@ -282,18 +284,28 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: SupportsIndex, c
     elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == (n,)
               and out.flags.c_contiguous and out.flags.writeable):
         raise ValueError(f"out must be a writable contiguous float32 array of shape ({n},), got {_describe(out)}")
-    src, dst = ffi.from_buffer(raw), ffi.from_buffer(out, require_writable=True)
-    status = lib.sk_hurray_dequantize(_NATIVE[kind], descriptor.scale_bits, descriptor.zero_point,
-                                      src, len(src), dst, len(dst), n)
-    if status == lib.SK_UNSUPPORTED_ENVIRONMENT:
-        raise _environment_error()
-    if status != lib.SK_OK:  # a binding fault (overlap, ...): the binding rules name it
-        views = ((int(ffi.cast("uintptr_t", src)), len(src)), (int(ffi.cast("uintptr_t", dst)), len(dst)))
-        fault = _rules.binding(("input 0", "output 0"), views, ((-(-n * kind.bits // 8), 1), (4 * n, 4)))
-        raise KernelError(fault if fault is not None else Error(
-            ErrorCode(status), f"hurray.dequantize: the native kernel refused {kind.name} (storage code "
-                               f"{_NATIVE[kind]}, status {status})"))
+    plan = _plans.cached(("hurray", kind, n, descriptor.scale_bits, descriptor.zero_point,
+                          _routes.forced_route_key()), lambda: _plan(kind, n, descriptor))
+    if isinstance(plan, Error):
+        raise KernelError(plan)
+    data = raw[:-(-n * kind.bits // 8)]
+    if data.ctypes.data % min(kind.bits // 8 or 1, 4):  # storage is read at any address: an aligned copy
+        data = data.copy()
+    status = _backend.execute_packed(plan, data, out, 0)
+    if status is not None:
+        raise _environment_error() if status.code is ErrorCode.UNSUPPORTED_ENVIRONMENT else KernelError(status)
     return out
+
+
+def _plan(kind: StorageType, n: int, descriptor: PerTensorAffine) -> Any:
+    """The A65 affine_dequant plan of ``n`` elements of ``kind`` storage
+    (packed sub-byte) to FLOAT32 with the descriptor's parameters."""
+    from .. import a65
+
+    dtype = DType[kind.name]
+    return a65.affine_dequant.check_inference(ops_affine_dequant.Request(
+        [TensorSpec((n,), dtype, Contiguous())], [TensorSpec((n,), DType.FLOAT32, Contiguous())],
+        ops_affine_dequant.Params.from_bits(descriptor.scale_bits, descriptor.zero_point)))
 
 
 def quantize(x: Any, storage: SupportsIndex, scale: Any, zero_point: int = 0,
