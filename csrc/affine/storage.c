@@ -108,10 +108,77 @@ static size_t unpack_neon(int bits, const uint8_t *src, uint8_t *dst, size_t cou
 }
 #endif
 
+#if SK_HAVE_SSE2
+#include <immintrin.h>
+/* The fields of each 16-bit lane's two bytes (below 2^shift) joined in its
+ * low byte, the high byte's above the low one's, the rest cleared. */
+static inline __m128i join_sse2(__m128i v, int shift, __m128i low) {
+    return _mm_and_si128(_mm_or_si128(v, _mm_srli_epi16(v, shift)), low);
+}
+/* 32 bytes of fields below 16 -> 16 bytes of nibble pairs. */
+static inline __m128i pack4_sse2(__m128i a, __m128i b) {
+    const __m128i low = _mm_set1_epi16(0xff);
+    return _mm_packus_epi16(join_sse2(a, 4, low), join_sse2(b, 4, low));
+}
+/* 32 bytes of 2-bit fields -> 16 bytes of their pairs as nibbles. */
+static inline __m128i pack2_sse2(const uint8_t *src) {
+    const __m128i three = _mm_set1_epi8(3), low = _mm_set1_epi16(0x0f);
+    const __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)src), three);
+    const __m128i b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(src + 16)), three);
+    return _mm_packus_epi16(join_sse2(a, 6, low), join_sse2(b, 6, low));
+}
+static size_t pack_sse2(int bits, const uint8_t *src, uint8_t *dst, size_t count) {
+    const __m128i fifteen = _mm_set1_epi8(15);
+    size_t i = 0;
+    if (bits == 4) {
+        for (; i + 32 <= count; i += 32) {
+            const __m128i a = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(src + i)), fifteen);
+            const __m128i b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(src + i + 16)), fifteen);
+            _mm_storeu_si128((__m128i *)(void *)(dst + i / 2), pack4_sse2(a, b));
+        }
+    } else {
+        for (; i + 64 <= count; i += 64)
+            _mm_storeu_si128((__m128i *)(void *)(dst + i / 4),
+                             pack4_sse2(pack2_sse2(src + i), pack2_sse2(src + i + 32)));
+    }
+    return i;
+}
+/* The low and high `shift`-bit fields of each byte of v (below 2^(2 shift)),
+ * interleaved: 32 bytes into lo and hi. */
+static inline void split_sse2(__m128i v, int shift, __m128i mask, __m128i *lo, __m128i *hi) {
+    const __m128i a = _mm_and_si128(v, mask), b = _mm_and_si128(_mm_srli_epi16(v, shift), mask);
+    *lo = _mm_unpacklo_epi8(a, b);
+    *hi = _mm_unpackhi_epi8(a, b);
+}
+static size_t unpack_sse2(int bits, const uint8_t *src, uint8_t *dst, size_t count) {
+    const __m128i fifteen = _mm_set1_epi8(15), three = _mm_set1_epi8(3);
+    size_t i = 0;
+    if (bits == 4) {
+        for (; i + 32 <= count; i += 32) {
+            __m128i lo, hi;
+            split_sse2(_mm_loadu_si128((const __m128i *)(const void *)(src + i / 2)), 4, fifteen, &lo, &hi);
+            _mm_storeu_si128((__m128i *)(void *)(dst + i), lo);
+            _mm_storeu_si128((__m128i *)(void *)(dst + i + 16), hi);
+        }
+    } else {
+        for (; i + 64 <= count; i += 64) {
+            __m128i n[2], e[4];
+            split_sse2(_mm_loadu_si128((const __m128i *)(const void *)(src + i / 4)), 4, fifteen, &n[0], &n[1]);
+            split_sse2(n[0], 2, three, &e[0], &e[1]);
+            split_sse2(n[1], 2, three, &e[2], &e[3]);
+            for (int k = 0; k < 4; ++k) _mm_storeu_si128((__m128i *)(void *)(dst + i + 16 * (size_t)k), e[k]);
+        }
+    }
+    return i;
+}
+#endif
+
 void sk_pack_bytes(int bits, const uint8_t *src, uint8_t *dst, size_t count) {
     size_t i = 0;
 #if SK_HAVE_NEON
     i = pack_neon(bits, src, dst, count);
+#elif SK_HAVE_SSE2
+    i = pack_sse2(bits, src, dst, count);
 #endif
     if (bits == 4) {
         for (; i + 8 <= count; i += 8) {
@@ -144,6 +211,8 @@ void sk_unpack_bytes(int bits, const uint8_t *src, uint8_t *dst, size_t count) {
     size_t i = 0;
 #if SK_HAVE_NEON
     i = unpack_neon(bits, src, dst, count);
+#elif SK_HAVE_SSE2
+    i = unpack_sse2(bits, src, dst, count);
 #endif
     if (bits == 4) {
         for (; i + 8 <= count; i += 8) {

@@ -48,12 +48,15 @@ typedef uint32_t AXIS_U32 __attribute__((vector_size(AXIS_BYTES)));
 enum { AXIS_CAT(AXIS_LANES, AXIS_ISA) = AXIS_BYTES / 4, AXIS_CAT(AXIS_K, AXIS_ISA) = SK_AXIS_LANES * 4 / AXIS_BYTES };
 #undef AXIS_BYTES
 
-#if !defined(AXIS_ISA_NEON) /* x86: plain vector moves */
+#if !defined(AXIS_ISA_NEON) /* x86: plain vector moves, unaligned (a memcpy of the whole block went through \
+                               the stack in 16-byte pieces on the wider routes) */
+typedef uint32_t AXIS_CAT(u32u, AXIS_ISA) __attribute__((vector_size(sizeof(AXIS_U32)), aligned(1), may_alias));
 static inline void AXIS_CAT(load64, AXIS_ISA)(const void *src, AXIS_U32 v[SK_AXIS_LANES * 4 / sizeof(AXIS_U32)]) {
-    memcpy(v, src, SK_AXIS_LANES * 4);
+    for (size_t k = 0; k < SK_AXIS_LANES * 4 / sizeof(AXIS_U32); ++k)
+        v[k] = (AXIS_U32)((const AXIS_CAT(u32u, AXIS_ISA) *)src)[k];
 }
 static inline void AXIS_CAT(store64, AXIS_ISA)(const AXIS_U32 v[SK_AXIS_LANES * 4 / sizeof(AXIS_U32)], void *dst) {
-    memcpy(dst, v, SK_AXIS_LANES * 4);
+    for (size_t k = 0; k < SK_AXIS_LANES * 4 / sizeof(AXIS_U32); ++k) ((AXIS_CAT(u32u, AXIS_ISA) *)dst)[k] = v[k];
 }
 #endif
 
