@@ -321,11 +321,11 @@ def test_least_scale_clamp(symmetric):
 # ------------------------------------------------------------- the entry
 
 
-def call_entry(input_code, symmetric, least, greatest, count=None):
+def call_entry(input_code, symmetric, least, greatest, count=None, storage=lib.SK_HURRAY_INT8):
     least, greatest = np.array(least, np.int64), np.array(greatest, np.int64)
     n = least.size if count is None else count
     out = [np.zeros(max(n, 1), t) for t in (np.uint32, np.int32, np.uint32)]
-    status = lib.sk_qparams_rule(input_code, symmetric, ffi.from_buffer("int64_t[]", least),
+    status = lib.sk_qparams_rule(input_code, storage, symmetric, ffi.from_buffer("int64_t[]", least),
                                  ffi.from_buffer("int64_t[]", greatest), n,
                                  *(ffi.from_buffer(f"{c}[]", o, require_writable=True)
                                    for c, o in zip(("uint32_t", "int32_t", "uint32_t"), out)))
@@ -346,8 +346,9 @@ def test_the_entry_refuses_keys_out_of_range():
     assert call_entry(3, 0, [0], [0])[0] == lib.SK_UNSUPPORTED_DTYPE
     assert call_entry(-1, 0, [0], [0])[0] == lib.SK_UNSUPPORTED_DTYPE
     null = ffi.NULL
-    assert lib.sk_qparams_rule(lib.SK_QUANT_F32, 0, null, null, 1, null, null, null) == lib.SK_INVALID_BINDING
-    assert lib.sk_qparams_rule(lib.SK_QUANT_F32, 0, null, null, 0, null, null, null) == ok
+    i8 = lib.SK_HURRAY_INT8
+    assert lib.sk_qparams_rule(lib.SK_QUANT_F32, i8, 0, null, null, 1, null, null, null) == lib.SK_INVALID_BINDING
+    assert lib.sk_qparams_rule(lib.SK_QUANT_F32, i8, 0, null, null, 0, null, null, null) == ok
 
 
 def test_from_keys_shapes():

@@ -61,7 +61,7 @@ class Batch:
                          np.array([c.multiplier for c in chosen], np.uint32))
         self.out = tuple(np.zeros_like(e) for e in self.expected)
         types = ("uint32_t[]", "int32_t[]", "uint32_t[]")
-        self.args = (self.code, self.symmetric, ffi.from_buffer("int64_t[]", self.least),
+        self.args = (self.code, lib.SK_HURRAY_INT8, self.symmetric, ffi.from_buffer("int64_t[]", self.least),
                      ffi.from_buffer("int64_t[]", self.greatest), self.least.size,
                      *(ffi.from_buffer(t, o, require_writable=True) for t, o in zip(types, self.out)))
 
