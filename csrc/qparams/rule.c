@@ -241,22 +241,23 @@ INLINE int64_t ceil_product(dyadic a, dyadic b) {
  * ceil(x) + ceil(y) < x + y + 2 < D + 2, i.e. b - a <= D + 1 = H - L.
  * Symmetric: each of x, y <= D (1 + u)^2 S / s_k + 2^-150 < D from k = 3
  * on, so -H <= a and b <= H.
- * s_k <= 2^126 holds for every type of 4 bits or more: D >= 7, so S <=
- * 2^129 / 7, and 3 steps add 2^-21 of it.  The 2-bit types (D = 1
+ * s_k <= 2^126 holds for every type of 4 bits or more: D >= 7 (14
+ * asymmetric), so S < 2^128 / 7, and 3 steps add 2^-21 of it.  The 2-bit types (D = 1
  * symmetric, D = 2 asymmetric) reach scales up to 2^128, whose m_k is
- * subnormal with an absolute error: m_k <= 1 / s_k + 2^-150, for those k
- * (while m_k is normal the bound above holds).  With s_0 = M 2^e (M < 2^24,
- * ulp(s_0) = 2^e), s_k >= (M + k) 2^e.  Asymmetric: T = (hi - lo) / 2 <=
- * (M + 1/2) 2^e and T < 2^128, so x + y <= 2 T m_k (1 + u) + 2^-149 <=
- * 2 ((M + 1/2) / (M + k) + 2^-22)(1 + u) + 2^-149, which is below 2 at k =
- * 6 (1 - 5.5 u' + 4u with u' = 1 / (M + 6) > u, times 1 + u), and x + y <=
- * 2 suffices as above.  Symmetric: S = max(-lo, hi) exactly (D = 1, no
- * rounding), both ends pass when fl32(S m_k) <= 1, i.e. when S m_k <= 1 + u
- * (a tie goes to 1), and S m_k <= M / (M + k) + M 2^(e - 150) <= 1 + u at
- * k = 4 (M 2^(e - 150) < 2^-22, 4 / (M + 4) > 3u + 2^-46).  So 6 steps
- * (SK_RULE_MAX_STEPS_2BIT).  Nor does a 2-bit scale step past the largest
- * finite: from s = 2^128 / (1 + 2^-22) (4 ulps below 2^128) up, m is
- * 2^-128 exactly and every finite end times it is below 1: that passes. */
+ * subnormal with an absolute error: m_k <= 1 / s_k + 2^-150 for those k.
+ * There a failing check needs T m_k > 1 + u, T = max(-lo, hi) symmetric
+ * (exactly s_0: D = 1, no rounding), T = (hi - lo) / 2 asymmetric: fl32(z)
+ * > 1 needs z > 1 + u (a tie goes to 1) and fl32(z) > 2 needs z > 2 + 2u,
+ * and the check fails only with an end's product above 1 (symmetric), or
+ * both above 1, or one above 2 (asymmetric: ceil(x) + ceil(y) >= 4 while
+ * -lo, hi <= 2T).  With s_0 = M 2^e (M < 2^24, ulp(s_0) = 2^e): T <= (M +
+ * 1/2) 2^e, s_k >= (M + k) 2^e and T 2^-150 < 2^-22 = 4u, so T m_k <= (M +
+ * 1/2) / (M + k) + (M + 1/2) 2^(e - 150) <= 1 + u at k = 4 (increasing in
+ * M; at M = 2^24 - 1, e = 104: 1 + 0.50000051 u).  So at most 4 steps
+ * (SK_RULE_MAX_STEPS_2BIT; 3 seen, over every symmetric scale from 2^126
+ * up).  Nor does a 2-bit scale step past the largest finite: from s =
+ * 2^128 / (1 + 2^-22) (4 ulps below 2^128) up, m is 2^-128 exactly and
+ * every finite end times it is below 1: that passes. */
 /* Two passes over the channels: the first scales, then the multiplier and
  * the check.  Each pass's chain of dependent steps is short, so the CPU
  * overlaps several channels (one pass of both is one long chain).  `level_min`

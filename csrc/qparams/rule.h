@@ -13,10 +13,10 @@
 #define SK_RULE_LEAST_SCALE 0x00200001u
 #define SK_RULE_ONE 0x3F800000u /* 1.0: the scale of an empty range */
 /* Scale steps the check can need (the bound in rule.c): at most 3 for
- * every storage type of 4 bits or more; at most 6 for the 2-bit types, whose
+ * every storage type of 4 bits or more; at most 4 for the 2-bit types, whose
  * multiplier is subnormal for scales beyond 2^126. */
 #define SK_RULE_MAX_STEPS 3
-#define SK_RULE_MAX_STEPS_2BIT 6
+#define SK_RULE_MAX_STEPS_2BIT 4
 
 /* The levels [*least, *greatest] of a storage type (enum sk_hurray_storage)
  * the rule maps a range onto: its whole range, signed [-2^(b-1), 2^(b-1) - 1]
