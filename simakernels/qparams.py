@@ -188,7 +188,7 @@ def choose_qparams(x: npt.ArrayLike, *, dtype: Any = "int8", symmetric: bool = F
     >>> q.tolist(), sk.dequantize(q, qp.scale, qp.zero_point).tolist()
     ([-128, -1, 126], [-1.003937005996704, 0.4960629940032959, 1.996062994003296])
     >>> qu = sk.choose_qparams(np.float32([-1.0, 0.5, 2.0]), dtype="uint4")   # levels 0..15
-    >>> float(qu.scale), qu.zero_point                                       # 3/14, 0 - floor(-1 / (3/14))
+    >>> float(qu.scale), qu.zero_point                                       # 3/14; -floor(-1 * 14/3) = 5
     (0.2142857164144516, 5)
     """
     array = _array(x)
