@@ -180,14 +180,16 @@ class Requirement:
 
 @dataclass(frozen=True)
 class QParams:
-    """INT8 parameters (``sk.choose_qparams`` makes them): ``scale``
+    """Quantization parameters (``sk.choose_qparams`` makes them): ``scale``
     (binary32, for ``sk.dequantize``), ``zero_point`` (int) and
     ``multiplier`` (binary32, the reciprocal of ``scale``, for
     ``sk.quantize``); NumPy arrays along ``axis`` (float32, int32, float32)
     when ``axis`` is not None, of the blocks' shape (the tensor's, with
     ``ceil(shape[axis] / block_size)`` along ``axis``) when ``block_size``
-    is not None (None: per tensor or per axis).  ``sk.quantize(x, qp)`` and
-    ``sk.dequantize(q, qp)`` take the whole object."""
+    is not None (None: per tensor or per axis).  ``dtype`` is the storage
+    type whose levels they were chosen for (INT8 unless ``choose_qparams``
+    was given another).  ``sk.quantize(x, qp)`` and ``sk.dequantize(q, qp)``
+    take the whole object."""
 
     scale: Any
     zero_point: Any
@@ -195,11 +197,14 @@ class QParams:
     axis: Optional[int] = None
     symmetric: bool = False
     block_size: Optional[int] = None
+    dtype: DType = DType.INT8
 
     def __repr__(self) -> str:
         blocks = "" if self.block_size is None else f", block_size={self.block_size}"
+        dtype = "" if self.dtype is DType.INT8 else f", dtype={self.dtype!r}"
         return (f"QParams(scale={describe(self.scale)}, zero_point={describe(self.zero_point)}, "
-                f"multiplier={describe(self.multiplier)}, axis={self.axis}{blocks}, symmetric={self.symmetric})")
+                f"multiplier={describe(self.multiplier)}, axis={self.axis}{blocks}, symmetric={self.symmetric}"
+                f"{dtype})")
 
 
 _SHOWN = 3      # entries of an array or sequence a message shows

@@ -857,26 +857,33 @@ int sk_affine_dequant_execute(const sk_affine_dequant_plan *plan, const void *sr
  * greatest[c]: +magnitude or -magnitude, the magnitude being the value's
  * bits below the sign, finite) in the input format (enum sk_quant_input),
  * writes the scale bits, zero point and multiplier bits docs/qparams.md's
- * rule gives, asymmetric or `symmetric`.  Exact, in integer arithmetic
- * only: the FP state changes nothing and traps nothing.  Returns
- * SK_UNSUPPORTED_DTYPE for another input, SK_INVALID_BINDING for a null
- * array when count > 0, SK_INVALID_PARAMS for a key out of range (the
- * outputs are then unspecified). */
-int sk_qparams_rule(int input, int symmetric, const int64_t *least, const int64_t *greatest, uint64_t count,
-                    uint32_t *scale, int32_t *zero_point, uint32_t *multiplier);
-/* sk.choose_qparams in one call: the range pass (sk_range_execute's
- * arguments and checks, in its order) then the rule (sk_qparams_rule) on
- * its keys, one scale, zero point and multiplier per channel
- * (extent[channel_axis], or 1; none written for no channel): `scale` and
- * `multiplier` take uint32_t binary32 bits, `zero_point` int32_t (void
- * pointers, so that the Python layer binds its arrays untyped).  `space`:
- * sk_qparams_space bytes, any alignment (0: none needed, the accumulators
- * fit on the stack; SK_INVALID_OPERATION when null or short).  `block`
- * as sk_range_execute's: one parameter set per entry of the parameter
- * shape, in its C order. */
+ * rule gives for the levels of the storage type `storage` (enum
+ * sk_hurray_storage: its whole range, signed [-2^(b-1), 2^(b-1) - 1] or
+ * unsigned [0, 2^b - 1]), asymmetric or `symmetric` (levels -(2^(b-1) - 1)
+ * .. 2^(b-1) - 1, zero point 0).  Exact, in integer arithmetic only: the FP
+ * state changes nothing and traps nothing.  Returns SK_UNSUPPORTED_DTYPE
+ * for another input, and for INT32, UINT32 or an unknown storage code;
+ * SK_INVALID_PARAMS for `symmetric` with an unsigned storage type;
+ * SK_INVALID_BINDING for a null array when count > 0; SK_INVALID_PARAMS for
+ * a key out of range (the outputs are then unspecified). */
+int sk_qparams_rule(int input, int storage, int symmetric, const int64_t *least, const int64_t *greatest,
+                    uint64_t count, uint32_t *scale, int32_t *zero_point, uint32_t *multiplier);
+/* sk.choose_qparams in one call: the storage type and mode checks of
+ * sk_qparams_rule, then the range pass (sk_range_execute's arguments and
+ * checks, in its order), then the rule (sk_qparams_rule) on its keys, one
+ * scale, zero point and multiplier per channel (extent[channel_axis], or
+ * 1; none written for no channel): `scale` and `multiplier` take uint32_t
+ * binary32 bits, `zero_point` int32_t (void pointers, so that the Python
+ * layer binds its arrays untyped).  `space`: sk_qparams_space bytes, any
+ * alignment (0: none needed, the accumulators fit on the stack;
+ * SK_INVALID_OPERATION when null or short).  `block` as
+ * sk_range_execute's: one parameter set per entry of the parameter shape,
+ * in its C order.  (`input` and `route` read the data, as the range pass
+ * takes them; `storage` and `symmetric` choose the levels, as the rule
+ * takes them.) */
 uint64_t sk_qparams_space(int input, const sk_layout *layout, int channel_axis, int64_t block);
-int sk_qparams_choose(int input, int route, int symmetric, const sk_layout *layout, int channel_axis, int64_t block,
-                      const void *src, uint64_t src_len, void *space, uint64_t space_bytes, void *scale,
+int sk_qparams_choose(int input, int route, int storage, int symmetric, const sk_layout *layout, int channel_axis,
+                      int64_t block, const void *src, uint64_t src_len, void *space, uint64_t space_bytes, void *scale,
                       void *zero_point, void *multiplier);
 
 /* ---- sk.quantize_dynamic: choose_qparams then Quant, in one call ---------- */
@@ -886,7 +893,7 @@ int sk_qparams_choose(int input, int route, int symmetric, const sk_layout *layo
  * `channel_axis` or blocked (axis.axis, axis.block and axis.count as the
  * parameters will be; an empty tensor's plan is per tensor).  `layout` is
  * the input's (as sk_qparams_choose takes it), `channel_axis` and `block`
- * the parameters' (-1 and 0 per tensor).  Runs sk_qparams_choose into
+ * the parameters' (-1 and 0 per tensor).  Runs sk_qparams_choose (INT8 levels) into
  * `scale`, `zero_point` and `multiplier` (one entry per tensor, channel or
  * block entry, C order of the parameter shape), then prepares a copy of
  * the plan with those multipliers and zero points, in the workspace, and

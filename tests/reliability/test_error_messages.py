@@ -633,6 +633,25 @@ ROWS: List[Row] = [
         raised(lambda: sk.choose_qparams(np.float32([1.0]), symmetric="yes")), E.INVALID_PARAMS, "symmetric",
         "'yes'",
         values=("'yes'",)),
+    Row("qparams storage dtype", QP, "dtype={}: {}; choose_qparams chooses levels of int8, uint8, int16, uint16, "
+                                     "int4, uint4, int2 or uint2",
+        raised(lambda: sk.choose_qparams(np.float32([1.0]), dtype="float32")), E.UNSUPPORTED_DTYPE, "dtype",
+        "'float32'",
+        values=("'float32'", "not an integer storage type")),
+    Row("qparams storage dtype, 32-bit", QP, "dtype={}: {}; choose_qparams chooses levels of int8, uint8, int16, "
+                                             "uint16, int4, uint4, int2 or uint2",
+        raised(lambda: sk.choose_qparams(np.float32([1.0]), dtype=sk.DType.UINT32)), E.UNSUPPORTED_DTYPE, "dtype",
+        "DType.UINT32",
+        values=("DType.UINT32", "32-bit integers are no quantization's output")),
+    Row("qparams storage dtype, none", QP, "dtype={}: {}; choose_qparams chooses levels of int8, uint8, int16, "
+                                           "uint16, int4, uint4, int2 or uint2",
+        raised(lambda: sk.choose_qparams(np.float32([1.0]), dtype="int3")), E.UNSUPPORTED_DTYPE, "dtype", "'int3'",
+        values=("'int3'", "names no simakernels dtype")),
+    Row("qparams symmetric unsigned", QP, "symmetric=True with dtype={}: symmetric levels -(2^(b-1) - 1) .. "
+                                          "2^(b-1) - 1 need a signed type; {} is unsigned (take symmetric=False)",
+        raised(lambda: sk.choose_qparams(np.float32([1.0]), dtype="uint4", symmetric=True)), E.INVALID_PARAMS,
+        "symmetric=True", "uint4",
+        values=("uint4", "uint4")),
     # ---- the Dask layer (its other rejections are the array layer's, from the same code)
     Row("dask rounding", DSK, "<dynamic>",
         on_dask(lambda skd, da: skd.quantize(da.zeros(4, dtype=np.float32, chunks=2), 1.0, rounding="sideways")),
