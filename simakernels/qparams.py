@@ -48,6 +48,8 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _binary32, _plans, a65, storage
+from .ops import affine_dequant as ops_affine_dequant
+from .ops import affine_quant as ops_affine_quant
 from ._ffi import ffi, lib
 from . import _routes
 from .a65 import _backend
@@ -72,48 +74,21 @@ _INPUTS: Dict[Any, int] = {
 # Element bytes of each input format code.
 _SIZES = {lib.SK_QUANT_F32: 4, lib.SK_QUANT_BF16: 2, lib.SK_QUANT_F16: 2}
 
-# The storage types whose levels the rule chooses for, by name: their codes
-# (enum sk_hurray_storage).  INT32 and UINT32 are no quantization's output.
-_STORAGE_CODES: Dict[str, int] = {
-    "int8": lib.SK_HURRAY_INT8, "uint8": lib.SK_HURRAY_UINT8, "int16": lib.SK_HURRAY_INT16,
-    "uint16": lib.SK_HURRAY_UINT16, "int4": lib.SK_HURRAY_INT4, "uint4": lib.SK_HURRAY_UINT4,
-    "int2": lib.SK_HURRAY_INT2, "uint2": lib.SK_HURRAY_UINT2,
-}
-_SIGNED = frozenset({"int8", "int16", "int4", "int2"})
-# The sub-byte types DType does not have yet (simakernels/core.py gains them with issue 32's sk.DType).
-_SUB_BYTE = frozenset({"int4", "uint4", "int2", "uint2"})
-
-
 class _Storage(NamedTuple):
     """A storage type choose_qparams chooses levels for."""
 
     code: int    # enum sk_hurray_storage
-    dtype: Any   # what QParams.dtype records (see _storage_dtype)
+    dtype: DType  # what QParams.dtype records
     name: str    # its lowercase name
 
 
 _INT8_STORAGE = _Storage(lib.SK_HURRAY_INT8, DType.INT8, "int8")
 
 
-def _storage_dtype(dtype: Any) -> Any:
-    """The dtype a ``dtype=`` of choose_qparams names, as QParams.dtype
-    records it: a :class:`DType` from a DType, its name, or a NumPy or
-    ml_dtypes dtype or scalar type (``storage.to_dtype``); None when it names
-    none.  DType has no INT4, UINT4, INT2 or UINT2 yet: until it does, their
-    names and ml_dtypes types give the lowercase name itself (a str).  The
-    one place dtypes are looked up: with those members in DType it is
-    ``storage.to_dtype`` alone (which then takes them)."""
-    if isinstance(dtype, str):
-        name: Optional[str] = dtype.lower()
-    elif isinstance(dtype, DType):
-        name = None
-    else:
-        try:
-            name = np.dtype(dtype).name
-        except (TypeError, ValueError):
-            name = None
-    if name in _SUB_BYTE:
-        return getattr(DType, name.upper(), name)
+def _storage_dtype(dtype: Any) -> Optional[DType]:
+    """The DType a ``dtype=`` of choose_qparams names (``storage.to_dtype``:
+    a DType, its name, or a NumPy or ml_dtypes dtype or scalar type); None
+    when it names none."""
     try:
         return storage.to_dtype(dtype)
     except KernelError:
@@ -126,19 +101,19 @@ def _check_storage(dtype: Any, symmetric: bool) -> _Storage:
     rule does not choose, INVALID_PARAMS for symmetric with an unsigned
     type; raises KernelError."""
     found = _storage_dtype(dtype)
-    name = found if isinstance(found, str) else found.name.lower() if isinstance(found, DType) else ""
-    if name not in _STORAGE_CODES:
+    name = found.name.lower() if found is not None else ""
+    if found is None or found not in ops_affine_quant.OUTPUTS:
         why = ("names no simakernels dtype" if found is None else
                "32-bit integers are no quantization's output" if name in ("int32", "uint32") else
                "not an integer storage type")
         raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"dtype={describe(dtype)}: {why}; choose_qparams chooses "
                                                              f"levels of int8, uint8, int16, uint16, int4, uint4, "
                                                              f"int2 or uint2"))
-    if symmetric and name not in _SIGNED:
+    if symmetric and found.name.startswith("UINT"):
         raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"symmetric=True with dtype={name}: symmetric levels "
                                                           f"-(2^(b-1) - 1) .. 2^(b-1) - 1 need a signed type; "
                                                           f"{name} is unsigned (take symmetric=False)"))
-    return _Storage(_STORAGE_CODES[name], found, name)
+    return _Storage(ops_affine_dequant.STORAGE[found], found, name)
 
 
 def choose_qparams(x: npt.ArrayLike, *, dtype: Any = "int8", symmetric: bool = False, axis: Optional[int] = None,
