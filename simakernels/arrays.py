@@ -517,9 +517,9 @@ def quantize(
             dtype = getattr(multiplier, "dtype", DType.INT8)
         multiplier, zero_point, axis, block_size = _unpack(multiplier, "multiplier", zero_point, axis, block_size)
     if dtype is not _INT8_NAME or packed is not False or type(out) is Packed:
-        kind = _output_kind(dtype, out)
-        if kind is not DType.INT8 or packed is not False or type(out) is Packed:
-            return _affine_quantize(x, multiplier, zero_point, axis, block_size, rounding, kind, packed, out, workers)
+        done = _affine_quantize(x, multiplier, zero_point, axis, block_size, rounding, dtype, packed, out, workers)
+        if done is not None:
+            return done
     if not (out is None or isinstance(out, np.ndarray)):  # a DLPack array: written in place, returned
         quantize(x, multiplier, zero_point, axis=axis, block_size=block_size, rounding=rounding, out=_out_array(out),
                  workers=workers)
@@ -655,48 +655,70 @@ def _affine_params(params_type: Any, axis_type: Any, block_type: Any, axis: Any,
     return block_type(axis, block_size, values, zero_point, *rounding)
 
 
-def _affine_key(layout: Any, values: Any, zero_point: Any, axis: Any, block_size: Any) -> Tuple[Any, ...]:
-    """The parameters' and route's part of an affine plan's key, after the
-    ports' ``layout``."""
-    return (layout, _axis_index(axis), None if block_size is None else _axis_index(block_size), _vector_key(values),
+def _affine_key(values: Any, zero_point: Any, axis: Any, block_size: Any) -> Tuple[Any, ...]:
+    """The parameters' and route's part of an affine plan's key."""
+    if axis is None and block_size is None:  # per tensor: as the INT8 paths key them
+        return (_param_key(values), zero_point if type(zero_point) is int else _param_key(zero_point),
+                _forced_route())
+    return (_axis_index(axis), None if block_size is None else _axis_index(block_size), _vector_key(values),
             _vector_key(zero_point), _forced_route())
 
 
 def _affine_quantize(x: np.ndarray, multiplier: Any, zero_point: Any, axis: Any, block_size: Any, rounding: Any,
-                     kind: DType, packed: Any, out: Any, workers: Any) -> Any:
-    """quantize to another type than INT8, or packed."""
-    if packed is not False and packed is not True:
-        raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"packed={describe(packed)} must be True or False"))
-    packed = packed or type(out) is Packed
-    if packed and not kind.sub_byte:
-        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"packed=True takes a sub-byte dtype (int4, uint4, "
-                                                             f"int2, uint2), not {kind.name.lower()}"))
-    if packed:
-        out = _packed_out(x, kind, out)
-        target = TensorSpec(x.shape, kind, Contiguous())
-        layout: Any = None
+                     dtype: Any, packed: Any, out: Any, workers: Any) -> Any:
+    """quantize to another type than INT8, or packed (None: INT8 unpacked
+    after all, the callers' own path).  The plan key comes first, from the
+    caller's values as given: a hit runs without converting anything."""
+    out_packed = type(out) is Packed
+    if out is None:
+        out_key: Any = None
+    elif out_packed:
+        out_key = "packed", out.dtype, out.shape  # checked on a miss; hits compare them
     else:
-        if not (out is None or isinstance(out, np.ndarray)):
-            out = _out_array(out)
-        out = _output(x, kind, out)
-        target = _spec(out, "output 0")
-        layout = (out.shape, out.strides)
-    key = ("affine-quant", kind, layout, _param_key(rounding)) + _affine_key(
-        (x.shape, x.strides, x.dtype), multiplier, zero_point, axis, block_size)
-
-    def build() -> Any:
+        out_key = _out_key(out)
+    key = ("affine-quant", dtype if type(dtype) is str else _param_key(dtype), packed, x.shape, x.strides, x.dtype,
+           out_key, rounding if type(rounding) is str else _param_key(rounding)) + _affine_key(
+        multiplier, zero_point, axis, block_size)
+    plan = _PLANS.get(key) if type(out_key) is not list else None
+    if plan is None:
+        kind = _output_kind(dtype, out)
+        if packed is not False and packed is not True:
+            raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"packed={describe(packed)} must be True or False"))
+        if kind is DType.INT8 and not packed and not out_packed:
+            return None
+        if (packed or out_packed) and not kind.sub_byte:
+            raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"packed=True takes a sub-byte dtype (int4, uint4, "
+                                                                 f"int2, uint2), not {kind.name.lower()}"))
+        if packed or out_packed:
+            out = _packed_out(x, kind, out)
+            target = TensorSpec(x.shape, kind, Contiguous())
+        else:
+            if not (out is None or isinstance(out, np.ndarray)):  # a DLPack array: written in place
+                out = _out_array(out)
+            out = _output(x, kind, out)
+            target = _spec(out, "output 0")
         try:
             params = _affine_params(ops_affine_quant.Params, ops_affine_quant.AxisParams,
                                     ops_affine_quant.BlockParams, axis, block_size, multiplier, zero_point, rounding)
         except ValueError as exc:
-            return Error(ErrorCode.INVALID_PARAMS, str(exc))
-        return a65.affine_quant.check_inference(ops_affine_quant.Request([_spec(x, "input 0")], [target], params))
-
-    plan = _plan(key, build)
-    if packed:
+            plan = Error(ErrorCode.INVALID_PARAMS, str(exc))
+        else:
+            plan = a65.affine_quant.check_inference(ops_affine_quant.Request([_spec(x, "input 0")], [target],
+                                                                             params))
+        if type(out_key) is not list:
+            _remember(key, plan)
+    elif type(plan) is Error:
+        raise KernelError(plan)
+    elif out is None:
+        out = (Packed.wrap(_zeros(plan._spans[1], _UINT8), plan.shared.admitted.outputs[0].dtype, x.shape)
+               if plan._native.packed else _empty(x.shape, plan._dtypes[1]))
+    if type(out) is Packed:
         _execute_packed(plan, x, out.data, 1)
         return out
     return _execute(plan, x, out, workers)
+
+
+_zeros, _UINT8 = np.zeros, np.dtype(np.uint8)
 
 
 def _packed_out(x: np.ndarray, kind: DType, out: Any) -> Packed:
@@ -717,28 +739,31 @@ def _packed_out(x: np.ndarray, kind: DType, out: Any) -> Packed:
 
 def _affine_dequantize(x: Any, scale: Any, zero_point: Any, axis: Any, block_size: Any, dtype: Any, out: Any,
                        workers: Any) -> np.ndarray:
-    """dequantize of another type than INT8, or of an sk.Packed."""
-    if dtype is None:
-        dtype = DType.FLOAT32 if out is None or not isinstance(out, np.ndarray) else _FROM_NUMPY.get(out.dtype,
-                                                                                                 DType.FLOAT32)
+    """dequantize of another type than INT8, or of an sk.Packed; the plan
+    key first, as :func:`_affine_quantize`."""
     if not (out is None or isinstance(out, np.ndarray)):  # a DLPack array: written in place, returned
         _affine_dequantize(x, scale, zero_point, axis, block_size, dtype, _out_array(out), workers)
         return typing.cast(np.ndarray, out)
     packed = type(x) is Packed
     data = x.data if packed else x
-    shape = x.shape
-    result = _output(np.empty(shape, np.uint8) if packed else x, to_dtype(dtype), out)
-    source = TensorSpec(shape, x.dtype, Contiguous()) if packed else _spec(x, "input 0")
-    key = ("affine-dequant", source.dtype, packed, result.shape, result.strides, result.dtype) + _affine_key(
-        shape if packed else (x.shape, x.strides, x.dtype), scale, zero_point, axis, block_size)
-
-    def build() -> Any:
+    key = ("affine-dequant", packed, x.shape, x.dtype if packed else (x.strides, x.dtype),
+           dtype if dtype is None or type(dtype) is str else _param_key(dtype),
+           None if out is None else (out.shape, out.strides, out.dtype)) + _affine_key(
+        scale, zero_point, axis, block_size)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if dtype is None:  # out's dtype, else FLOAT32
+            dtype = DType.FLOAT32 if out is None else _FROM_NUMPY.get(out.dtype, DType.FLOAT32)
+        result = _output(np.empty(x.shape, np.uint8) if packed else x, to_dtype(dtype), out)
+        source = TensorSpec(x.shape, x.dtype, Contiguous()) if packed else _spec(x, "input 0")
         params = _affine_params(ops_affine_dequant.Params, ops_affine_dequant.AxisParams,
                                 ops_affine_dequant.BlockParams, axis, block_size, scale, zero_point)
-        return a65.affine_dequant.check_inference(ops_affine_dequant.Request([source], [_spec(result, "output 0")],
-                                                                             params))
-
-    plan = _plan(key, build)
+        plan = _remember(key, a65.affine_dequant.check_inference(ops_affine_dequant.Request(
+            [source], [_spec(result, "output 0")], params)))
+    elif type(plan) is Error:
+        raise KernelError(plan)
+    else:
+        result = _empty(x.shape, plan._dtypes[1]) if out is None else out
     if packed:
         _execute_packed(plan, data, result, 0)
         return result

@@ -56,6 +56,14 @@ class Packed:
         self.shape: Tuple[int, ...] = dims
 
     @classmethod
+    def wrap(cls, data: np.ndarray, dtype: DType, shape: Tuple[int, ...]) -> "Packed":
+        """A packed tensor of values already checked (the array layer's
+        new outputs, of a plan's admitted shape and bytes)."""
+        made = cls.__new__(cls)
+        made.data, made.dtype, made.shape = data, dtype, shape
+        return made
+
+    @classmethod
     def empty(cls, shape: Any, dtype: Any) -> "Packed":
         """A new packed tensor (its bytes zero)."""
         kind = _sub_byte(dtype, "Packed dtype")
