@@ -330,7 +330,7 @@ def quantize(x: Any, storage: SupportsIndex, scale: Any, zero_point: int = 0,
     descriptor = PerTensorAffine(scale, zero_point)
     _check_zero_point(descriptor.zero_point, kind)
     bits = descriptor.scale_bits
-    with default_state():
+    with default_state(), np.errstate(over="ignore"):  # an infinite reciprocal is refused below
         multiplier = np.float32(1) / np.float32(descriptor.scale)
     if bits >> 31 or not np.isfinite(multiplier):
         raise HurrayFormatError(f"scale (offset 4): {_binary32.text(bits)} (bits {bits:#010x}) must be positive with "
