@@ -61,6 +61,8 @@ __all__ = [
     "affine_quant_many",
     "affine_quant_table",
     "quant_integer_table",
+    "quant_integers",
+    "saturate_integers",
     "int32_difference",
     "affine_dequant_f32",
     "affine_dequant_bf16",
@@ -209,11 +211,38 @@ def quant_integer_table(fmt: Format, multiplier_bits: int, rounding="nearest_eve
     return _integer_table(fmt, multiplier_bits, rounding_name(rounding))
 
 
+def quant_integers(patterns, fmt: Format, multiplier_bits: int, rounding="nearest_even") -> np.ndarray:
+    """Step 3's integer for every encoding in ``patterns`` (any integer
+    array or iterable): an int64 array of its shape, NaN and zeros 0,
+    infinities +-:data:`BEYOND`, integers clipped to [-BEYOND, BEYOND]
+    (each distinct pattern evaluated once)."""
+    mode = rounding_name(rounding)
+    m = _multiplier(multiplier_bits)
+    patterns = np.asarray(patterns)
+    unique, inverse = np.unique(patterns.reshape(-1).astype(np.int64), return_inverse=True)
+    values = np.empty(unique.size, dtype=np.int64)
+    for k, b in enumerate(unique.tolist()):
+        product = _product(fmt, b, *m)
+        integer = _integer(product, mode)
+        values[k] = saturate(BEYOND * product[1] if integer is None else integer, -BEYOND, BEYOND)
+    return values[inverse.reshape(-1)].reshape(patterns.shape)
+
+
+def saturate_integers(integers, zero_point: int, storage) -> np.ndarray:
+    """Steps 4-5 on step 3's integers as :func:`quant_integers` gives them:
+    the zero point added (in int64: |integer| <= 2^40), then saturation to
+    the output type's range."""
+    st = _quant_output(storage)
+    zero_point = _check_zero_point(zero_point, st)
+    integers = np.asarray(integers, dtype=np.int64)
+    if integers.size and np.abs(integers).max() > BEYOND:
+        raise ValueError("integers beyond +-BEYOND: pass them through quant_integers")
+    return np.clip(integers + zero_point, st.lo, st.hi)
+
+
 @lru_cache(maxsize=128)
 def _quant_table(fmt: Format, multiplier_bits: int, zero_point: int, mode: str, st: StorageType) -> np.ndarray:
-    integers = _integer_table(fmt, multiplier_bits, mode)
-    # Steps 4-5 in int64: |integer| <= 2^40, |zero point| < 2^32.
-    return _frozen(np.clip(integers + zero_point, st.lo, st.hi))
+    return _frozen(saturate_integers(_integer_table(fmt, multiplier_bits, mode), zero_point, st))
 
 
 def affine_quant_table(fmt: Format, multiplier_bits: int, zero_point: int = 0, rounding="nearest_even",

@@ -64,6 +64,8 @@ from .affine import (
     int32_difference,
     quant_integer,
     quant_integer_table,
+    quant_integers,
+    saturate_integers,
 )
 from .blocked import parameter_index_of, parameter_shape
 from .storage import (
@@ -423,6 +425,22 @@ def test_integer_table_clips_only_beyond_every_range():
     assert table[0x3FC0] == 2
     with pytest.raises(ValueError):
         quant_integer_table(BINARY32, ONE)
+
+
+@pytest.mark.parametrize("st", QUANT_OUTPUTS, ids=lambda t: t.name)
+def test_integers_then_saturation_is_the_scalar_oracle(st):
+    rng = random.Random(st.bits * 7 + st.signed)
+    patterns = np.array([rng.getrandbits(32) for _ in range(200)] + list(NAN32) + [0x7F800000, 0xFF800000,
+                        0x7F7FFFFF, 0xFF7FFFFF, 0, 0x80000000], dtype=np.uint32).reshape(2, -1)
+    for m, mode in ((0x3E99999A, NE), (0x00400000, TP), (0x7F7FFFFF, TN)):
+        integers = quant_integers(patterns, BINARY32, m, mode)
+        assert integers.shape == patterns.shape
+        for zp in (st.lo, st.hi):
+            got = saturate_integers(integers, zp, st)
+            assert got.reshape(-1).tolist() == affine_quant_many(patterns.reshape(-1).tolist(), BINARY32, m, zp,
+                                                                 mode, st)
+    with pytest.raises(ValueError):
+        saturate_integers(np.array([BEYOND + 1]), 0, st)
 
 
 def test_quant_rejects_inadmissible_arguments():
