@@ -333,13 +333,13 @@ def affine_dequant_many(values, storage, scale_bits: int, zero_point: int = 0, o
 
 @lru_cache(maxsize=128)
 def _dequant_table(st: StorageType, scale_bits: int, zero_point: int, output: str) -> np.ndarray:
+    if output == "bfloat16":   # Cast's rule on each FP32 result
+        f32 = _dequant_table(st, scale_bits, zero_point, "float32").tolist()
+        return _frozen(np.array([f32_to_bf16(b) for b in f32], dtype=np.uint16))
     scale = _scale(scale_bits)
     patterns = range(1 << st.bits)
     values = [p - (1 << st.bits) if st.signed and p >> (st.bits - 1) else p for p in patterns]
-    f32 = [_dequant(q, scale, zero_point) for q in values]
-    if output == "float32":
-        return _frozen(np.array(f32, dtype=np.uint32))
-    return _frozen(np.array([f32_to_bf16(b) for b in f32], dtype=np.uint16))
+    return _frozen(np.array([_dequant(q, scale, zero_point) for q in values], dtype=np.uint32))
 
 
 def affine_dequant_table(storage, scale_bits: int, zero_point: int = 0, output: str = "float32") -> np.ndarray:
