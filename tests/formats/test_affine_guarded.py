@@ -19,13 +19,21 @@ from support.formats_helpers import (BF16, DEQUANT_PARAMS, F16, F32, FLOAT_WORD,
 from support.helpers import ROUTES
 
 LENGTHS = tuple(range(0, 34)) + (63, 64, 65, 1023, 1024, 1025)
+# The quick child (one for every route and both operations: a child's
+# start-up costs more than its cases): dense runs (packed for the sub-byte
+# types) at these lengths, the strided layouts at QUICK_STRIDED.
+QUICK_LENGTHS = (0, 1, 2, 3, 7, 8, 9, 15, 17, 31, 33, 63, 65, 1023, 1025)
+QUICK_STRIDED = (1, 33)
 SENTINEL, INPUT_FILL = 0xA5, 0x3C
 
 
-def layouts(n: int, dtype):
+def layouts(n: int, dtype, quick: bool = False):
     """(name, float strides, storage strides) in elements; storage strides
     None: packed (sub-byte) or C order."""
-    out = [("dense", None, None), ("float[::2]", (2,), None), ("int[::2]", None, (2,))]
+    out = [("dense", None, None)]
+    if quick and n not in QUICK_STRIDED:
+        return out
+    out += [("float[::2]", (2,), None), ("int[::2]", None, (2,))]
     if dtype.sub_byte:
         out.append(("int one per byte", None, (1,)))
     return out
@@ -57,15 +65,15 @@ def _spec(n, dtype, strides):
     return sk.TensorSpec((n,), dtype, sk.Contiguous() if strides is None else sk.Strided(strides))
 
 
-def quant_cases(route, log, regions):
+def quant_cases(route, log, regions, lengths=LENGTHS, quick=False):
     k = 0
     for out in QUANT_OUT:
         m, zp = QUANT_PARAMS[out]
         pools = {F32: f32_samples(out, m, zp, count=128, seed=2), BF16: every16_with_tail(BF16),
                  F16: every16_with_tail(F16)}
         rng = np.random.default_rng(out.bits)
-        for n in LENGTHS:
-            for name, f_el, i_el in layouts(n, out):
+        for n in lengths:
+            for name, f_el, i_el in layouts(n, out, quick):
                 k += 1
                 src, mode = (F32, BF16, F16)[k % 3], MODES[k % 4]
                 fw = FLOAT_WORD[src].itemsize
@@ -101,14 +109,14 @@ def quant_cases(route, log, regions):
                                 or guarded.image_report(rin.bytes, input_image, f"{what} flush {flush}: input"))
 
 
-def dequant_cases(route, log, regions):
+def dequant_cases(route, log, regions, lengths=LENGTHS, quick=False):
     k = 0
     for dtype in STORAGE_DTYPES:
         st = storage(dtype)
         scale, zp = DEQUANT_PARAMS[dtype][0]
         rng = np.random.default_rng(st.tag)
-        for n in LENGTHS:
-            for name, f_el, i_el in layouts(n, dtype):
+        for n in lengths:
+            for name, f_el, i_el in layouts(n, dtype, quick):
                 k += 1
                 out = (F32, BF16)[k % 2]
                 fw = FLOAT_WORD[out].itemsize
@@ -145,16 +153,28 @@ def dequant_cases(route, log, regions):
                                 or guarded.image_report(rin.bytes, input_image, f"{what} flush {flush}: input"))
 
 
-def guarded_main(route: str, which: str) -> None:
-    """Child process: every case of ``which`` ("quant" or "dequant") on
-    ``route``."""
+def guarded_main(routes, which: str) -> None:
+    """Child process: on each of ``routes`` (a name or a list), every case
+    of ``which`` ("quant" or "dequant"), or the quick cases of both
+    ("quick")."""
     log, regions = guarded.Log(), guarded.Regions()
-    (quant_cases if which == "quant" else dequant_cases)(route, log, regions)
+    for route in ([routes] if isinstance(routes, str) else routes):
+        if which == "quick":
+            quant_cases(route, log, regions, QUICK_LENGTHS, quick=True)
+            dequant_cases(route, log, regions, QUICK_LENGTHS, quick=True)
+        else:
+            (quant_cases if which == "quant" else dequant_cases)(route, log, regions)
     log.finish()
 
 
+def test_no_access_beyond_either_port():
+    child = guarded.run_child(guarded.call("formats.test_affine_guarded", "guarded_main", list(ROUTES), "quick"))
+    guarded.assert_child_clean(child, f"affine guard pages (quick) on {', '.join(ROUTES)}")
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ("quant", "dequant"))
 @pytest.mark.parametrize("route", ROUTES)
-def test_no_access_beyond_either_port(route, which):
+def test_no_access_beyond_either_port_every_length(route, which):
     child = guarded.run_child(guarded.call("formats.test_affine_guarded", "guarded_main", route, which))
     guarded.assert_child_clean(child, f"affine_{which} guard pages on {route}")

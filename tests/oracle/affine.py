@@ -383,9 +383,9 @@ def affine_dequant_entries(q, storage, entries: np.ndarray, params: Pairs, outpu
     """affine_dequant of stored values ``q`` (any integer array of the
     values, in logical shape) where element ``e`` takes the pair (scale bits,
     zero point) ``params[entries[e]]``: uint32 FP32 bits or uint16 BF16 bits
-    of ``q``'s shape.  Types of up to 8 bits, and 16-bit groups of more
-    than 4,096 elements per pair, look results up in whole-type tables; the
-    others evaluate each distinct value once."""
+    of ``q``'s shape.  Groups of more than 256 elements per pair (types of
+    up to 8 bits) or 4,096 (16-bit types) look results up in whole-type
+    tables; the others evaluate each distinct value once."""
     st = storage_type(storage)
     if output not in OUTPUTS:
         raise ValueError(f"output must be one of {OUTPUTS}, got {output!r}")
@@ -400,7 +400,7 @@ def affine_dequant_entries(q, storage, entries: np.ndarray, params: Pairs, outpu
         where = np.flatnonzero(flat_g == g)
         if not where.size:
             continue
-        if st.bits <= 8 or (st.bits <= 16 and where.size > 4096):
+        if (st.bits <= 8 and where.size > 256) or (st.bits <= 16 and where.size > 4096):
             flat_out[where] = affine_dequant_table(st, s, z, output)[flat_q[where] % (1 << st.bits)]
         else:
             unique, inverse = np.unique(flat_q[where], return_inverse=True)

@@ -110,59 +110,87 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
-@functools.lru_cache(maxsize=None)
+_INTEGER_TABLES: Dict[Tuple[D, int, str], np.ndarray] = {}
+_DEQUANT_TABLES: Dict[Tuple[D, int, int, str], np.ndarray] = {}
+# Results for large pattern / value arrays by their digest, in this process
+# (the routes share them; bounded by the suite's own arrays).
+_MEMO: Dict[str, np.ndarray] = {}
+# Fewer patterns or values than this are evaluated one by one unless their
+# whole-format table is already at hand (a table costs 65,536 evaluations).
+FEW = 4096
+
+
 def integer_table(src: D, m: int, mode: str) -> np.ndarray:
     """Quant's step-3 integer for every pattern of a 16-bit input format
     (oracle.affine.quant_integer_table, memoised on disk)."""
-    fmt = FORMAT[src]
-    return _frozen(oracle_store.stored(f"affine quant_integer_table {fmt.name} {m:#010x} {mode}", np.int64, 1 << 16,
-                                       lambda: oa.quant_integer_table(fmt, m, mode)))
+    key = (src, m, mode)
+    if key not in _INTEGER_TABLES:
+        fmt = FORMAT[src]
+        _INTEGER_TABLES[key] = _frozen(oracle_store.stored(
+            f"affine quant_integer_table {fmt.name} {m:#010x} {mode}", np.int64, 1 << 16,
+            lambda: oa.quant_integer_table(fmt, m, mode)))
+    return _INTEGER_TABLES[key]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=256)
 def quant_table16(src: D, m: int, zp: int, mode: str, out: D) -> np.ndarray:
     """affine_quant's value for every pattern of a 16-bit input format
     (int64, indexed by the pattern)."""
     return _frozen(oa.saturate_integers(integer_table(src, m, mode), zp, storage(out)))
 
 
-def f32_integers(patterns: np.ndarray, m: int, mode: str) -> np.ndarray:
-    """Step-3 integers of FP32 patterns (memoised on disk by the patterns'
-    digest when there are many)."""
-    flat = np.ascontiguousarray(patterns, dtype=np.uint32).reshape(-1)
+def integers(src: D, patterns: np.ndarray, m: int, mode: str) -> np.ndarray:
+    """Step-3 integers of input patterns, one oracle evaluation per distinct
+    pattern (memoised on disk by the patterns' digest when there are
+    many)."""
+    fmt = FORMAT[src]
+    flat = np.ascontiguousarray(patterns, dtype=FLOAT_WORD[src]).reshape(-1)
 
     def compute():
-        return oa.quant_integers(flat, BINARY32, m, mode)
+        return oa.quant_integers(flat, fmt, m, mode)
 
     if flat.size < 256:
         return compute().reshape(np.shape(patterns))
-    what = f"affine quant_integers binary32 {oracle_store.digest(flat)} {m:#010x} {mode}"
-    return oracle_store.stored(what, np.int64, flat.size, compute).reshape(np.shape(patterns))
+    what = f"affine quant_integers {fmt.name} {oracle_store.digest(flat)} {m:#010x} {mode}"
+    if what not in _MEMO:
+        _MEMO[what] = _frozen(oracle_store.stored(what, np.int64, flat.size, compute))
+    return _MEMO[what].reshape(np.shape(patterns))
+
+
+def f32_integers(patterns: np.ndarray, m: int, mode: str) -> np.ndarray:
+    return integers(F32, patterns, m, mode)
 
 
 def quant_expected(src: D, patterns: np.ndarray, m: int, zp: int, mode: str, out: D) -> np.ndarray:
-    """affine_quant's values (int64) for input patterns of any shape."""
+    """affine_quant's values (int64) for input patterns of any shape: from
+    the whole-format table for many 16-bit patterns (or when the table is
+    at hand), else pattern by pattern."""
     patterns = np.asarray(patterns)
-    if src is F32:
-        return oa.saturate_integers(f32_integers(patterns, m, mode), zp, storage(out))
-    return quant_table16(src, m, zp, mode, out)[patterns.astype(np.uint16)]
+    if src is not F32 and (patterns.size > FEW or (src, m, mode) in _INTEGER_TABLES):
+        return quant_table16(src, m, zp, mode, out)[patterns.astype(np.uint16)]
+    return oa.saturate_integers(integers(src, patterns, m, mode), zp, storage(out))
 
 
-@functools.lru_cache(maxsize=None)
 def dequant_table(dtype: D, scale: int, zp: int, output: str) -> np.ndarray:
     """affine_dequant's bits for every value of a type of at most 16 bits,
     indexed by its pattern (oracle.affine.affine_dequant_table, memoised)."""
-    st = storage(dtype)
-    w = np.uint32 if output == "float32" else np.uint16
-    return _frozen(oracle_store.stored(f"affine_dequant_table {st.name} {scale:#010x} {zp} {output}", w,
-                                       1 << st.bits, lambda: oa.affine_dequant_table(st, scale, zp, output)))
+    key = (dtype, scale, zp, output)
+    if key not in _DEQUANT_TABLES:
+        st = storage(dtype)
+        w = np.uint32 if output == "float32" else np.uint16
+        _DEQUANT_TABLES[key] = _frozen(oracle_store.stored(
+            f"affine_dequant_table {st.name} {scale:#010x} {zp} {output}", w, 1 << st.bits,
+            lambda: oa.affine_dequant_table(st, scale, zp, output)))
+    return _DEQUANT_TABLES[key]
 
 
 def dequant_expected(dtype: D, values: np.ndarray, scale: int, zp: int, output: str) -> np.ndarray:
-    """affine_dequant's bits (uint32 / uint16) for stored values of any shape."""
+    """affine_dequant's bits (uint32 / uint16) for stored values of any
+    shape: from the whole-type table for types of up to 8 bits, many 16-bit
+    values or a table at hand; else value by value."""
     values = np.asarray(values).astype(np.int64)
     st = storage(dtype)
-    if st.bits <= 16:
+    if st.bits <= 8 or (st.bits <= 16 and (values.size > FEW or (dtype, scale, zp, output) in _DEQUANT_TABLES)):
         return dequant_table(dtype, scale, zp, output)[values % (1 << st.bits)]
     flat = values.reshape(-1)
     w = np.uint32 if output == "float32" else np.uint16
@@ -172,7 +200,12 @@ def dequant_expected(dtype: D, values: np.ndarray, scale: int, zp: int, output: 
         return np.array(oa.affine_dequant_many(unique.tolist(), st, scale, zp, output), dtype=w)
 
     what = f"affine_dequant_many {st.name} {oracle_store.digest(unique)} {scale:#010x} {zp} {output}"
-    results = oracle_store.stored(what, w, unique.size, compute) if unique.size >= 256 else compute()
+    if unique.size < 256:
+        results = compute()
+    else:
+        if what not in _MEMO:
+            _MEMO[what] = _frozen(oracle_store.stored(what, w, unique.size, compute))
+        results = _MEMO[what]
     return results[inverse.reshape(-1)].reshape(values.shape)
 
 
@@ -318,7 +351,7 @@ def output_report(port: IntPort, got: np.ndarray, expected_values, inputs, what:
     image = port.image(expected_values)
     if np.array_equal(got, image):
         return None
-    problems = [mismatch_report(port.values(got).astype(np.int64), expected_values.astype(np.int64),
+    problems = [mismatch_report(patterns_of(port.values(got), port.dtype), patterns_of(expected_values, port.dtype),
                                 np.asarray(inputs).reshape(-1), what, shape=port.shape or None)]
     bad = np.flatnonzero(got != image)
     shown = ", ".join(f"byte {int(i):#x}: expected {int(image[i]):#04x} got {int(got[i]):#04x}" for i in bad[:12])
