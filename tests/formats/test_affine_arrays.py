@@ -134,6 +134,42 @@ def test_dequantize_wraps_32bit_differences():
     assert sk.dequantize(np.uint16([0, 65535]), -1.0, 65535).view(np.uint32).tolist() == [0x477FFF00, 0x80000000]
 
 
+def test_int8_arrays_stay_the_specifications_dequant_whatever_the_dtype_object():
+    """An int8 array is the specification's Dequant (any INT32 zero point,
+    scale > 0) also when its dtype is an equal but distinct object (an
+    unpickled one, as Dask's workers see, or one with metadata)."""
+    import pickle
+    for dtype in (np.dtype(np.int8), pickle.loads(pickle.dumps(np.dtype(np.int8))),
+                  np.dtype(np.int8).newbyteorder("<"), np.dtype("int8", metadata={"unit": "count"})):
+        q = np.array([1, 2, -128], dtype=dtype)
+        got = sk.dequantize(q, 1.0, 300)                      # 300: outside INT8, inside INT32
+        assert got.tolist() == [-299.0, -298.0, -428.0], dtype
+        with pytest.raises(sk.KernelError) as info:
+            sk.dequantize(q, -1.0)
+        assert info.value.error.code is E.INVALID_PARAMS, dtype
+
+
+def test_quantize_with_qparams_does_not_depend_on_the_dtype_string_object():
+    """``dtype="int8"`` given with a QParams means the same whether the
+    string is a literal or built at run time."""
+    x = np.linspace(-1, 1, 9).astype(np.float32)
+    qp = sk.choose_qparams(x, dtype="uint4")
+    built = "".join(["int", "8"])
+    assert built == "int8" and built is not "int8"  # noqa: F632 (the point of the test)
+    try:
+        literal = sk.quantize(x, qp, dtype="int8")
+    except sk.KernelError as exc:
+        literal = exc.error.code
+    try:
+        other = sk.quantize(x, qp, dtype=built)
+    except sk.KernelError as exc:
+        other = exc.error.code
+    if isinstance(literal, np.ndarray) and isinstance(other, np.ndarray):
+        assert literal.dtype == other.dtype and np.array_equal(literal.astype(np.int64), other.astype(np.int64))
+    else:
+        assert literal == other, (literal, other)
+
+
 @pytest.mark.parametrize("dtype", (sk.DType.UINT8, sk.DType.INT16, sk.DType.INT4, sk.DType.UINT2),
                          ids=ids((sk.DType.UINT8, sk.DType.INT16, sk.DType.INT4, sk.DType.UINT2)))
 def test_axis_and_block_size(dtype):
