@@ -15,6 +15,7 @@ from .core import (
 from .buffers import ConstHostBuffer, HostBuffer
 from . import fenv, ops, a65, ev74, formats, testing
 from .arrays import cast, dequantize, quantize
+from .packed import Packed, pack
 from .core import QParams
 from .qparams import choose_qparams, quantize_dynamic
 
@@ -27,6 +28,7 @@ __all__ = [
     "ErrorCode",
     "HostBuffer",
     "KernelError",
+    "Packed",
     "Requirement",
     "Strided",
     "TensorSpec",
@@ -41,5 +43,6 @@ __all__ = [
     "fenv",
     "formats",
     "ops",
+    "pack",
     "testing",
 ]

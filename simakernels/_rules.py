@@ -6,6 +6,7 @@ value and limit (parameter faults are worded by the operations' admission,
 which names the parameter)."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -124,11 +125,15 @@ def _binding_error(names: Tuple[str, str], views: Tuple[Tuple[int, int], Tuple[i
 # ---- Parameter rules ---------------------------------------------------------
 
 QUANT, DEQUANT = lib.SK_OP_QUANT, lib.SK_OP_DEQUANT
+AFFINE_QUANT, AFFINE_DEQUANT = lib.SK_OP_AFFINE_QUANT, lib.SK_OP_AFFINE_DEQUANT
 NOT_FINITE_POSITIVE = lib.SK_RULE_NOT_FINITE_POSITIVE
+NOT_FINITE_NONZERO = lib.SK_RULE_NOT_FINITE_NONZERO
 ZERO_POINT_RANGE = lib.SK_RULE_ZERO_POINT_RANGE
-#: Each operation's zero points, least and greatest.
-ZERO_POINTS = {QUANT: (lib.SK_QUANT_ZERO_POINT_LEAST, lib.SK_QUANT_ZERO_POINT_GREATEST),
-               DEQUANT: (lib.SK_DEQUANT_ZERO_POINT_LEAST, lib.SK_DEQUANT_ZERO_POINT_GREATEST)}
+#: A rule set: QUANT or DEQUANT, or (AFFINE_QUANT or AFFINE_DEQUANT, the
+#: storage type's code, enum sk_hurray_storage).
+Code = Union[int, Tuple[int, int]]
+_ZERO_POINTS = {QUANT: (lib.SK_QUANT_ZERO_POINT_LEAST, lib.SK_QUANT_ZERO_POINT_GREATEST),
+                DEQUANT: (lib.SK_DEQUANT_ZERO_POINT_LEAST, lib.SK_DEQUANT_ZERO_POINT_GREATEST)}
 # Admission runs this per plan: constants and C types looked up once.
 _OK = lib.SK_OK
 _BITS, _INT64S = ffi.typeof("uint32_t[]"), ffi.typeof("int64_t[]")
@@ -136,12 +141,25 @@ _AT, _FAULT = ffi.typeof("uint64_t *"), ffi.typeof("sk_fault *")
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
 
 
-def params(operation: int, bits: Any, zero_points: Any = ()) -> Optional[Tuple[int, int]]:
-    """(rule, index) of the first parameter of ``operation`` (QUANT or
-    DEQUANT) the C rules refuse, or None: every scale or multiplier by its
-    bits (a uint32 array, or a sequence of ints below 2^32), then every zero
-    point (an int64 array, or a sequence).  A zero point that no int64 holds
-    (a larger int, a bool, anything not an int) is outside every range."""
+@functools.lru_cache(maxsize=None)
+def zero_point_range(code: Code) -> Tuple[int, int]:
+    """The least and greatest zero point of a rule set (an affine one's:
+    its storage type's range, ``sk_storage_range``)."""
+    if not isinstance(code, tuple):
+        return _ZERO_POINTS[code]
+    least, greatest = ffi.new("int64_t *"), ffi.new("int64_t *")
+    if lib.sk_storage_range(code[1], least, greatest) != _OK:
+        raise ValueError(f"unknown storage code {code[1]}")
+    return int(least[0]), int(greatest[0])
+
+
+def params(code: Code, bits: Any, zero_points: Any = ()) -> Optional[Tuple[int, int]]:
+    """(rule, index) of the first parameter of the rule set ``code``
+    (:data:`Code`) the C rules refuse, or None: every scale or multiplier
+    by its bits (a uint32 array, or a sequence of ints below 2^32), then
+    every zero point (an int64 array, or a sequence).  A zero point that no
+    int64 holds (a larger int, a bool, anything not an int) is outside
+    every range."""
     if isinstance(bits, np.ndarray):
         bits = np.ascontiguousarray(bits, np.uint32)
         bits_c = ffi.from_buffer(_BITS, bits) if bits.size else ffi.NULL
@@ -153,7 +171,12 @@ def params(operation: int, bits: Any, zero_points: Any = ()) -> Optional[Tuple[i
     else:
         zero_points_c = ffi.new(_INT64S, [_int64(z) for z in zero_points]) if len(zero_points) else ffi.NULL
     at, fault = ffi.new(_AT), ffi.new(_FAULT)
-    if lib.sk_params_check(operation, bits_c, len(bits), zero_points_c, len(zero_points), at, fault) == _OK:
+    if isinstance(code, tuple):
+        status = lib.sk_affine_params_check(code[0], code[1], bits_c, len(bits), zero_points_c, len(zero_points),
+                                            at, fault)
+    else:
+        status = lib.sk_params_check(code, bits_c, len(bits), zero_points_c, len(zero_points), at, fault)
+    if status == _OK:
         return None
     return int(fault.rule), int(at[0])
 

@@ -37,6 +37,10 @@ class Port:
     def dtype(self) -> DType:
         return self.spec.dtype
 
+    def with_nbytes(self, nbytes: int) -> "Port":
+        """The port requiring ``nbytes`` bytes (a packed sub-byte port's)."""
+        return dataclasses.replace(self, nbytes=nbytes)
+
     @property
     def requirement(self) -> Requirement:
         return Requirement(self.nbytes, self.spec.dtype.itemsize)

@@ -18,11 +18,13 @@ from . import _plans, _routes, _split, a65, dlpack
 from .a65 import _backend
 from .a65._backend import _CHAR_ARRAY, _NOT_A_PLAIN_BUFFER, _from_buffer
 from . import storage
-from .buffers import ConstHostBuffer, HostBuffer
-from .core import DType, Error, ErrorCode, KernelError, QParams, Strided, TensorSpec, describe, type_name
+from .core import Contiguous, DType, Error, ErrorCode, KernelError, QParams, Strided, TensorSpec, describe, type_name
+from .ops import affine_dequant as ops_affine_dequant
+from .ops import affine_quant as ops_affine_quant
 from .ops import cast as ops_cast
 from .ops import dequant as ops_dequant
 from .ops import quant as ops_quant
+from .packed import Packed
 
 from .storage import DTypeSpec as DTypeSpec, numpy_dtype as numpy_dtype, to_dtype as to_dtype  # the array API's
 
@@ -63,14 +65,7 @@ def _port_dtype(dtype: np.dtype, ndim: int, name: str) -> DType:
     return found
 
 
-def _view(array: np.ndarray, nbytes: int, writable: bool) -> Any:
-    """The array itself when it is contiguous (the native entry takes it
-    directly); else a view of exactly the plan's accessed span."""
-    if array.flags.c_contiguous:
-        return array
-    address = array.__array_interface__["data"][0]
-    cls = HostBuffer if writable else ConstHostBuffer
-    return cls.from_address(address, nbytes, keepalive=array)
+_view = _backend.view_of
 
 
 def _masked(array: Any, port: str, name: str) -> Optional[Error]:
@@ -324,14 +319,20 @@ def cast(x: InArray, dtype: Optional[DTypeSpec] = None, *, out: Optional[OutArra
 
 
 def dequantize(
-    x: InArray, scale: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
+    x: Union[InArray, Packed], scale: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
     block_size: Optional[int] = None, dtype: Optional[DTypeSpec] = None, out: Optional[OutArray] = None,
     workers: int = 1,
 ) -> np.ndarray:
     """Dequantizes INT8 to FLOAT32 (default) or BFLOAT16.
 
     ``x``: a ``numpy.int8`` array (anything else array-like goes through
-    ``numpy.asarray``; a masked array is refused).  ``scale``: a real number
+    ``numpy.asarray``; a masked array is refused).  A ``uint8``, ``int16``,
+    ``uint16``, ``int32`` or ``uint32`` array, an ml_dtypes ``int4``,
+    ``uint4``, ``int2`` or ``uint2`` array or an :class:`sk.Packed` takes
+    Hurray's formula instead: ``float32(int32(q - zero_point)) * s`` (the
+    difference wrapping modulo 2**32, each step nearest-even), with ``s``
+    finite and nonzero (negative allowed) and the zero point in the input
+    type's range.  ``scale``: a real number
     (int, float, Fraction, NumPy integer or floating scalar; not a string or
     a bool), used as ``s = numpy.float32(scale)``, which must be finite and
     > 0 (subnormals allowed).  ``zero_point``: an integer in the INT32 range.
@@ -392,10 +393,14 @@ def dequantize(
     array([[ 2.,  2.,  4.],
            [ 2.,  2., 16.]], dtype=float32)
     """
-    if type(x) is not np.ndarray:
-        x = _input(x)
     if type(scale) is QParams:
         scale, zero_point, axis, block_size = _unpack(scale, "scale", zero_point, axis, block_size)
+    if type(x) is not np.ndarray:
+        if type(x) is Packed:
+            return _affine_dequantize(x, scale, zero_point, axis, block_size, dtype, out, workers)
+        x = _input(x)
+    if x.dtype is not _INT8 and x.dtype in _AFFINE_INPUTS:
+        return _affine_dequantize(x, scale, zero_point, axis, block_size, dtype, out, workers)
     if not (out is None or isinstance(out, np.ndarray)):  # a DLPack array: written in place, returned
         dequantize(x, scale, zero_point, axis=axis, block_size=block_size, dtype=dtype, out=_out_array(out),
                    workers=workers)
@@ -418,11 +423,13 @@ def dequantize(
 
 
 def quantize(
-    x: InArray, multiplier: ParamValues, zero_point: ZeroPoints = 0, *, axis: Optional[int] = None,
-    block_size: Optional[int] = None, rounding: Union[ops_quant.Rounding, str] = "nearest_even",
-    out: Optional[OutArray] = None, workers: int = 1,
-) -> np.ndarray:
-    """Quantizes FLOAT32, BFLOAT16 or FLOAT16 to INT8.
+    x: InArray, multiplier: ParamValues, zero_point: ZeroPoints = 0, *, dtype: DTypeSpec = "int8",
+    packed: bool = False, axis: Optional[int] = None, block_size: Optional[int] = None,
+    rounding: Union[ops_quant.Rounding, str] = "nearest_even", out: Union[OutArray, Packed, None] = None,
+    workers: int = 1,
+) -> Any:
+    """Quantizes FLOAT32, BFLOAT16 or FLOAT16 to INT8 (default) or another
+    integer type (``dtype``, below).
 
     ``x``: a ``numpy.float32``, ``ml_dtypes.bfloat16`` or ``numpy.float16``
     array (anything else array-like goes through ``numpy.asarray``; Python
@@ -450,6 +457,17 @@ def quantize(
     Returns a new C-contiguous ``int8``
     array of ``x``'s shape, or ``out`` (same shape, ``int8``; any
     non-negative strides) written in place.
+
+    ``dtype``: the output type, ``"int8"`` (the specification's Quant),
+    ``"uint8"``, ``"int16"``, ``"uint16"`` (NumPy arrays of that dtype),
+    ``"int4"``, ``"uint4"``, ``"int2"``, ``"uint2"`` (ml_dtypes arrays, one
+    element per byte; with ``packed=True`` an :class:`sk.Packed`, packed in
+    the same pass: element 0 in the least significant bits of byte 0), or
+    the ``sk.DType`` or NumPy/ml_dtypes dtype.  Every type takes the same
+    arithmetic with step 4 saturating to its own range, and its zero point
+    lies in that range.  ``out`` may be an array of the output dtype or an
+    ``sk.Packed`` (whose last byte's unused high bits keep their value).
+    ``workers`` applies to unpacked outputs.
 
     Per element ``v``, in this order:
 
@@ -495,7 +513,13 @@ def quantize(
     if type(x) is not np.ndarray:
         x = _input(x)
     if type(multiplier) is QParams:
+        if dtype is _INT8_NAME:
+            dtype = getattr(multiplier, "dtype", DType.INT8)
         multiplier, zero_point, axis, block_size = _unpack(multiplier, "multiplier", zero_point, axis, block_size)
+    if dtype is not _INT8_NAME or packed is not False or type(out) is Packed:
+        done = _affine_quantize(x, multiplier, zero_point, axis, block_size, rounding, dtype, packed, out, workers)
+        if done is not None:
+            return done
     if not (out is None or isinstance(out, np.ndarray)):  # a DLPack array: written in place, returned
         quantize(x, multiplier, zero_point, axis=axis, block_size=block_size, rounding=rounding, out=_out_array(out),
                  workers=workers)
@@ -597,3 +621,157 @@ def _quantize_axis(x: np.ndarray, multiplier: Any, zero_point: Any, axis: Any, r
 
     plan = _plan(key, build)
     return _execute(plan, x, out, workers)
+
+
+# ---- The Hurray storage types (dtype=, packed=, sk.Packed) -------------------
+
+_INT8_NAME = "int8"  # quantize's default dtype: an identity test on the fast path
+_INT8 = np.dtype(np.int8)
+_AFFINE_INPUTS = frozenset(storage.NUMPY[d] for d in ops_affine_dequant.STORAGE)
+
+
+def _output_kind(dtype: Any, out: Any) -> DType:
+    """quantize's output type: ``dtype`` (a packed ``out`` gives its own
+    when ``dtype`` is the default)."""
+    if type(out) is Packed and dtype is _INT8_NAME:
+        return out.dtype
+    kind = to_dtype(dtype)
+    if kind not in ops_affine_quant.OUTPUTS:
+        names = ", ".join(d.name.lower() for d in ops_affine_quant.OUTPUTS)
+        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"quantize: dtype {kind.name.lower()} is not an "
+                                                             f"output type; supported: {names}"))
+    return kind
+
+
+def _affine_params(params_type: Any, axis_type: Any, block_type: Any, axis: Any, block_size: Any,
+                   values: Any, zero_point: Any, *rounding: Any) -> Any:
+    """Per-tensor, per-axis or blocked parameters of an affine operation."""
+    if axis is None:
+        if block_size is not None:
+            raise _needs_axis(block_size)
+        return params_type(values, zero_point, *rounding)
+    if block_size is None:
+        return axis_type(axis, values, zero_point, *rounding)
+    return block_type(axis, block_size, values, zero_point, *rounding)
+
+
+def _affine_key(values: Any, zero_point: Any, axis: Any, block_size: Any) -> Tuple[Any, ...]:
+    """The parameters' and route's part of an affine plan's key."""
+    if axis is None and block_size is None:  # per tensor: as the INT8 paths key them
+        return (_param_key(values), zero_point if type(zero_point) is int else _param_key(zero_point),
+                _forced_route())
+    return (_axis_index(axis), None if block_size is None else _axis_index(block_size), _vector_key(values),
+            _vector_key(zero_point), _forced_route())
+
+
+def _affine_quantize(x: np.ndarray, multiplier: Any, zero_point: Any, axis: Any, block_size: Any, rounding: Any,
+                     dtype: Any, packed: Any, out: Any, workers: Any) -> Any:
+    """quantize to another type than INT8, or packed (None: INT8 unpacked
+    after all, the callers' own path).  The plan key comes first, from the
+    caller's values as given: a hit runs without converting anything."""
+    out_packed = type(out) is Packed
+    if out is None:
+        out_key: Any = None
+    elif out_packed:
+        out_key = "packed", out.dtype, out.shape  # checked on a miss; hits compare them
+    else:
+        out_key = _out_key(out)
+    key = ("affine-quant", dtype if type(dtype) is str else _param_key(dtype), packed, x.shape, x.strides, x.dtype,
+           out_key, rounding if type(rounding) is str else _param_key(rounding)) + _affine_key(
+        multiplier, zero_point, axis, block_size)
+    plan = _PLANS.get(key) if type(out_key) is not list else None
+    if plan is None:
+        kind = _output_kind(dtype, out)
+        if packed is not False and packed is not True:
+            raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"packed={describe(packed)} must be True or False"))
+        if kind is DType.INT8 and not packed and not out_packed:
+            return None
+        if (packed or out_packed) and not kind.sub_byte:
+            raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"packed=True takes a sub-byte dtype (int4, uint4, "
+                                                                 f"int2, uint2), not {kind.name.lower()}"))
+        if packed or out_packed:
+            out = _packed_out(x, kind, out)
+            target = TensorSpec(x.shape, kind, Contiguous())
+        else:
+            if not (out is None or isinstance(out, np.ndarray)):  # a DLPack array: written in place
+                out = _out_array(out)
+            out = _output(x, kind, out)
+            target = _spec(out, "output 0")
+        try:
+            params = _affine_params(ops_affine_quant.Params, ops_affine_quant.AxisParams,
+                                    ops_affine_quant.BlockParams, axis, block_size, multiplier, zero_point, rounding)
+        except ValueError as exc:
+            plan = Error(ErrorCode.INVALID_PARAMS, str(exc))
+        else:
+            plan = a65.affine_quant.check_inference(ops_affine_quant.Request([_spec(x, "input 0")], [target],
+                                                                             params))
+        if type(out_key) is not list:
+            _remember(key, plan)
+    elif type(plan) is Error:
+        raise KernelError(plan)
+    elif out is None:
+        out = (Packed.wrap(_zeros(plan._spans[1], _UINT8), plan.shared.admitted.outputs[0].dtype, x.shape)
+               if plan._native.packed else _empty(x.shape, plan._dtypes[1]))
+    if type(out) is Packed:
+        _execute_packed(plan, x, out.data, 1)
+        return out
+    return _execute(plan, x, out, workers)
+
+
+_zeros, _UINT8 = np.zeros, np.dtype(np.uint8)
+
+
+def _packed_out(x: np.ndarray, kind: DType, out: Any) -> Packed:
+    if out is None:
+        return Packed.empty(x.shape, kind)
+    if type(out) is not Packed:
+        raise KernelError(Error(ErrorCode.INVALID_BINDING, f"output 0: packed output needs out= an sk.Packed, got "
+                                                           f"{describe(out)} ({type_name(out)})"))
+    if out.dtype is not kind or out.shape != x.shape:
+        raise KernelError(Error(ErrorCode.INVALID_SHAPE if out.shape != x.shape else ErrorCode.UNSUPPORTED_DTYPE,
+                                f"output 0: out is a Packed {out.dtype.name} of shape {out.shape}, expected "
+                                f"{kind.name} of shape {x.shape}"))
+    if not out.data.flags.writeable:
+        raise KernelError(Error(ErrorCode.INVALID_BINDING, "output 0: out.data is read-only, a writable array is "
+                                                           "required"))
+    return out
+
+
+def _affine_dequantize(x: Any, scale: Any, zero_point: Any, axis: Any, block_size: Any, dtype: Any, out: Any,
+                       workers: Any) -> np.ndarray:
+    """dequantize of another type than INT8, or of an sk.Packed; the plan
+    key first, as :func:`_affine_quantize`."""
+    if not (out is None or isinstance(out, np.ndarray)):  # a DLPack array: written in place, returned
+        _affine_dequantize(x, scale, zero_point, axis, block_size, dtype, _out_array(out), workers)
+        return typing.cast(np.ndarray, out)
+    packed = type(x) is Packed
+    data = x.data if packed else x
+    key = ("affine-dequant", packed, x.shape, x.dtype if packed else (x.strides, x.dtype),
+           dtype if dtype is None or type(dtype) is str else _param_key(dtype),
+           None if out is None else (out.shape, out.strides, out.dtype)) + _affine_key(
+        scale, zero_point, axis, block_size)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if dtype is None:  # out's dtype, else FLOAT32
+            dtype = DType.FLOAT32 if out is None else _FROM_NUMPY.get(out.dtype, DType.FLOAT32)
+        result = _output(np.empty(x.shape, np.uint8) if packed else x, to_dtype(dtype), out)
+        source = TensorSpec(x.shape, x.dtype, Contiguous()) if packed else _spec(x, "input 0")
+        params = _affine_params(ops_affine_dequant.Params, ops_affine_dequant.AxisParams,
+                                ops_affine_dequant.BlockParams, axis, block_size, scale, zero_point)
+        plan = _remember(key, a65.affine_dequant.check_inference(ops_affine_dequant.Request(
+            [source], [_spec(result, "output 0")], params)))
+    elif type(plan) is Error:
+        raise KernelError(plan)
+    else:
+        result = _empty(x.shape, plan._dtypes[1]) if out is None else out
+    if packed:
+        _execute_packed(plan, data, result, 0)
+        return result
+    return _execute(plan, typing.cast(np.ndarray, x), result, workers)
+
+
+def _execute_packed(plan: Any, x: np.ndarray, y: np.ndarray, port: int) -> None:
+    """:func:`simakernels.a65._backend.execute_packed`, raising its Error."""
+    error = _backend.execute_packed(plan, x, y, port)
+    if error is not None:
+        raise KernelError(error)

@@ -15,21 +15,37 @@ INT64_MAX = (1 << 63) - 1
 
 
 class DType(enum.Enum):
-    """Scalar storage types; ``.itemsize`` is the width in bytes."""
+    """Scalar storage types; ``.itemsize`` is the width in bytes of one
+    element as a port stores it unpacked (a sub-byte type: one element per
+    byte), ``.bits`` the type's width in bits."""
 
-    INT8 = ("int8", 1)
-    UINT8 = ("uint8", 1)
-    INT16 = ("int16", 2)
-    UINT16 = ("uint16", 2)
-    INT32 = ("int32", 4)
-    UINT32 = ("uint32", 4)
-    FLOAT16 = ("float16", 2)
-    BFLOAT16 = ("bfloat16", 2)
-    FLOAT32 = ("float32", 4)
+    INT8 = ("int8", 1, 8)
+    UINT8 = ("uint8", 1, 8)
+    INT16 = ("int16", 2, 16)
+    UINT16 = ("uint16", 2, 16)
+    INT32 = ("int32", 4, 32)
+    UINT32 = ("uint32", 4, 32)
+    FLOAT16 = ("float16", 2, 16)
+    BFLOAT16 = ("bfloat16", 2, 16)
+    FLOAT32 = ("float32", 4, 32)
+    INT4 = ("int4", 1, 4)
+    UINT4 = ("uint4", 1, 4)
+    INT2 = ("int2", 1, 2)
+    UINT2 = ("uint2", 1, 2)
 
     @property
     def itemsize(self) -> int:
         return self.value[1]
+
+    @property
+    def bits(self) -> int:
+        return self.value[2]
+
+    @property
+    def sub_byte(self) -> bool:
+        """Whether elements are narrower than a byte (INT4, UINT4, INT2,
+        UINT2: packed ports hold ``8 // bits`` of them per byte)."""
+        return self.value[2] < 8
 
     def __repr__(self) -> str:
         return f"DType.{self.name}"
@@ -164,14 +180,16 @@ class Requirement:
 
 @dataclass(frozen=True)
 class QParams:
-    """INT8 parameters (``sk.choose_qparams`` makes them): ``scale``
+    """Quantization parameters (``sk.choose_qparams`` makes them): ``scale``
     (binary32, for ``sk.dequantize``), ``zero_point`` (int) and
     ``multiplier`` (binary32, the reciprocal of ``scale``, for
     ``sk.quantize``); NumPy arrays along ``axis`` (float32, int32, float32)
     when ``axis`` is not None, of the blocks' shape (the tensor's, with
     ``ceil(shape[axis] / block_size)`` along ``axis``) when ``block_size``
-    is not None (None: per tensor or per axis).  ``sk.quantize(x, qp)`` and
-    ``sk.dequantize(q, qp)`` take the whole object."""
+    is not None (None: per tensor or per axis).  ``dtype`` is the storage
+    type whose levels they were chosen for (INT8 unless ``choose_qparams``
+    was given another).  ``sk.quantize(x, qp)`` and ``sk.dequantize(q, qp)``
+    take the whole object."""
 
     scale: Any
     zero_point: Any
@@ -179,11 +197,14 @@ class QParams:
     axis: Optional[int] = None
     symmetric: bool = False
     block_size: Optional[int] = None
+    dtype: DType = DType.INT8
 
     def __repr__(self) -> str:
         blocks = "" if self.block_size is None else f", block_size={self.block_size}"
+        dtype = "" if self.dtype is DType.INT8 else f", dtype={self.dtype!r}"
         return (f"QParams(scale={describe(self.scale)}, zero_point={describe(self.zero_point)}, "
-                f"multiplier={describe(self.multiplier)}, axis={self.axis}{blocks}, symmetric={self.symmetric})")
+                f"multiplier={describe(self.multiplier)}, axis={self.axis}{blocks}, symmetric={self.symmetric}"
+                f"{dtype})")
 
 
 _SHOWN = 3      # entries of an array or sequence a message shows

@@ -29,6 +29,8 @@ ImportError naming the extra when Dask is missing.
 """
 from __future__ import annotations
 
+import typing
+
 import math
 from typing import Any, Callable, List, Optional, Tuple, Union
 
@@ -195,10 +197,12 @@ def quantize(x: da.Array, multiplier: ParamValues, zero_point: ZeroPoints = 0, *
                         block_size, rounding=mode)
 
 
-def choose_qparams(x: da.Array, *, symmetric: bool = False, axis: Optional[int] = None,
+def choose_qparams(x: da.Array, *, dtype: DTypeSpec = "int8", symmetric: bool = False, axis: Optional[int] = None,
                    block_size: Optional[int] = None) -> QParams:
-    """INT8 parameters from the range of ``x`` (a ``dask.array.Array`` of
-    FLOAT32, FLOAT16 or BFLOAT16), per tensor, per channel along ``axis``
+    """Parameters for the levels of the storage type ``dtype`` (int8 by
+    default; as ``sk.choose_qparams`` takes it) from the range of ``x`` (a
+    ``dask.array.Array`` of FLOAT32, FLOAT16 or BFLOAT16), per tensor, per
+    channel along ``axis``
     (negative counts from the end) or per block of ``block_size`` along
     ``axis``: the same :class:`~simakernels.QParams`, field for field, as
     ``sk.choose_qparams`` on the whole array (its docstring and
@@ -215,8 +219,9 @@ def choose_qparams(x: da.Array, *, symmetric: bool = False, axis: Optional[int] 
     come back to the caller.
 
     Raises :class:`~simakernels.KernelError` before anything is computed, as
-    ``sk.choose_qparams`` would: ``UNSUPPORTED_DTYPE``, ``INVALID_PARAMS``
-    for an ``axis`` outside the rank, a ``symmetric`` that is not a bool or
+    ``sk.choose_qparams`` would: ``UNSUPPORTED_DTYPE`` (for ``x`` or
+    ``dtype``), ``INVALID_PARAMS`` for an ``axis`` outside the rank, a
+    ``symmetric`` that is not a bool or is True with an unsigned ``dtype``,
     a bad ``block_size``, ``INVALID_BINDING`` for masked blocks; TypeError
     when ``x`` is not a Dask array.
 
@@ -228,10 +233,11 @@ def choose_qparams(x: da.Array, *, symmetric: bool = False, axis: Optional[int] 
     x = _dask_input(x)
     qparams._check_dtype(x.dtype, x)
     channel_axis, block = qparams._check_options(x.shape, symmetric, axis, block_size)
+    target = qparams._check_storage(dtype, symmetric)
     index = tuple(range(x.ndim))
     if block:
         assert channel_axis is not None
-        return _choose_blocked(x, symmetric, channel_axis, block)
+        return _choose_blocked(x, symmetric, channel_axis, block, target)
     # Per block: its (least, -greatest) keys, shaped (2,) + the block's shape
     # with every axis but the channel axis reduced to 1; one min over the
     # blocks then merges both (keys are below 2**31 in magnitude: negating
@@ -244,10 +250,11 @@ def choose_qparams(x: da.Array, *, symmetric: bool = False, axis: Optional[int] 
     else:
         merged, = _compute(_min(keys, axis=tuple(1 + d for d in index if d != channel_axis)))
         merged = np.reshape(merged, (2, -1))
-    return qparams._from_keys(merged[0], -merged[1], x.dtype, symmetric, channel_axis)
+    return qparams._from_keys(merged[0], -merged[1], x.dtype, symmetric, channel_axis, target=target)
 
 
-def _choose_blocked(x: da.Array, symmetric: bool, channel_axis: int, block: int) -> QParams:
+def _choose_blocked(x: da.Array, symmetric: bool, channel_axis: int, block: int,
+                    target: qparams._Storage) -> QParams:
     """Blocked choose_qparams: each chunk's keys per entry of its own
     parameter shape (every entry's elements in one chunk, after aligning the
     chunks along the axis to the block size), concatenated by Dask into the
@@ -258,7 +265,7 @@ def _choose_blocked(x: da.Array, symmetric: bool, channel_axis: int, block: int)
     shape = qparams._param_shape(x.shape, channel_axis, block)
     if math.prod(shape) == 0:
         empty = np.empty(0, np.int64)
-        return qparams._from_keys(empty, empty, x.dtype, symmetric, channel_axis, block, shape)
+        return qparams._from_keys(empty, empty, x.dtype, symmetric, channel_axis, block, shape, target)
     index = tuple(range(x.ndim))
     keys = _blockwise(_block_keys, (x.ndim,) + index, x, index, new_axes={x.ndim: 2},
                       adjust_chunks={channel_axis: lambda n: -(-n // block)}, token="sk-qparams-block-keys",
@@ -266,7 +273,7 @@ def _choose_blocked(x: da.Array, symmetric: bool, channel_axis: int, block: int)
                       block=block)
     merged, = _compute(keys)
     merged = np.reshape(merged, (2, -1))
-    return qparams._from_keys(merged[0], -merged[1], x.dtype, symmetric, channel_axis, block, shape)
+    return qparams._from_keys(merged[0], -merged[1], x.dtype, symmetric, channel_axis, block, shape, target)
 
 
 # ---- Checks when the graph is built ------------------------------------------
@@ -417,7 +424,8 @@ def _dequantize_block(x: Any, scale: Any, zero_point: Any, *, axis: Optional[int
 
 def _quantize_block(x: Any, multiplier: Any, zero_point: Any, *, axis: Optional[int] = None,
                     block_size: Optional[int] = None, rounding: Any) -> np.ndarray:
-    return arrays.quantize(_block(x), multiplier, zero_point, axis=axis, block_size=block_size, rounding=rounding)
+    return typing.cast(np.ndarray, arrays.quantize(_block(x), multiplier, zero_point, axis=axis,
+                                                   block_size=block_size, rounding=rounding))
 
 
 def _block_keys(x: Any, *, channel_axis: Optional[int], block: int = 0) -> np.ndarray:

@@ -1,15 +1,20 @@
-"""``sk.choose_qparams``: INT8 quantization parameters from the data's range.
+"""``sk.choose_qparams``: quantization parameters from the data's range,
+for the levels of a storage type (INT8 by default; UINT8, INT16, UINT16,
+INT4, UINT4, INT2, UINT2).
 
-The rule (docs/qparams.md has it with examples):
+The rule (docs/qparams.md has it with examples), for a type's levels
+``L .. H`` (signed ``-2^(b-1) .. 2^(b-1) - 1``, unsigned ``0 .. 2^b - 1``;
+INT8: -128 .. 127):
 
 1. The range, per tensor or per channel of ``axis``: the least and greatest
    *finite* input values, widened to include 0 (NaN and infinities are left
    out of it: NaN quantizes to the zero point and infinities saturate, as
    the Quant contract says).  Taken on the representation bits, so the
    caller's FP modes cannot change it.
-2. The first scale: asymmetric ``(hi - lo) / 254`` (the range spans 254
-   steps, so the two ends' integers fit the 256 levels however they
-   round), symmetric ``max(-lo, hi) / 127``, computed exactly and rounded
+2. The first scale: asymmetric ``(hi - lo) / (H - L - 1)`` (INT8: 254; the
+   range spans one step fewer than the levels have, so the two ends'
+   integers fit however they round), symmetric ``max(-lo, hi) / H`` (signed
+   types only: H = 2^(b-1) - 1, INT8: 127), computed exactly and rounded
    to binary32
    (nearest-even); 1.0 for an empty range (all zeros, no finite value, an
    empty tensor); never below the least binary32 whose reciprocal is
@@ -20,8 +25,8 @@ The rule (docs/qparams.md has it with examples):
 4. The check, exact: with ``a = floor(fl32(lo * multiplier))`` and
    ``b = ceil(fl32(hi * multiplier))`` (the binary32 product Quant
    computes, then the integer the most extreme rounding mode can give),
-   asymmetric needs ``b - a <= 255`` and takes the zero point ``-128 - a``;
-   symmetric needs ``-127 <= a`` and ``b <= 127`` and takes zero point 0.
+   asymmetric needs ``b - a <= H - L`` and takes the zero point ``L - a``;
+   symmetric needs ``-H <= a`` and ``b <= H`` and takes zero point 0.
    While the check fails (binary32 rounding of the scale, the multiplier
    or a product can push an end past its level by a hair) the scale goes
    up one binary32 step, and the multiplier with it.  So neither end of the range saturates, in any of
@@ -36,13 +41,15 @@ from __future__ import annotations
 
 import math
 import typing
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, NamedTuple, Optional, Tuple, Union
 
 import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
-from . import _binary32, _plans, a65
+from . import _binary32, _plans, a65, storage
+from .ops import affine_dequant as ops_affine_dequant
+from .ops import affine_quant as ops_affine_quant
 from ._ffi import ffi, lib
 from . import _routes
 from .a65 import _backend
@@ -67,11 +74,53 @@ _INPUTS: Dict[Any, int] = {
 # Element bytes of each input format code.
 _SIZES = {lib.SK_QUANT_F32: 4, lib.SK_QUANT_BF16: 2, lib.SK_QUANT_F16: 2}
 
+class _Storage(NamedTuple):
+    """A storage type choose_qparams chooses levels for."""
 
-def choose_qparams(x: npt.ArrayLike, *, symmetric: bool = False, axis: Optional[int] = None,
-                   block_size: Optional[int] = None) -> QParams:
-    """INT8 parameters from the range of ``x`` (FLOAT32, FLOAT16 or BFLOAT16),
-    per tensor or per channel along ``axis`` (negative counts from the end),
+    code: int    # enum sk_hurray_storage
+    dtype: DType  # what QParams.dtype records
+    name: str    # its lowercase name
+
+
+_INT8_STORAGE = _Storage(lib.SK_HURRAY_INT8, DType.INT8, "int8")
+
+
+def _storage_dtype(dtype: Any) -> Optional[DType]:
+    """The DType a ``dtype=`` of choose_qparams names (``storage.to_dtype``:
+    a DType, its name, or a NumPy or ml_dtypes dtype or scalar type); None
+    when it names none."""
+    try:
+        return storage.to_dtype(dtype)
+    except KernelError:
+        return None
+
+
+def _check_storage(dtype: Any, symmetric: bool) -> _Storage:
+    """The storage type of choose_qparams' ``dtype=`` (``symmetric`` already
+    checked to be a bool): UNSUPPORTED_DTYPE for a dtype whose levels the
+    rule does not choose, INVALID_PARAMS for symmetric with an unsigned
+    type; raises KernelError."""
+    found = _storage_dtype(dtype)
+    name = found.name.lower() if found is not None else ""
+    if found is None or found not in ops_affine_quant.OUTPUTS:
+        why = ("names no simakernels dtype" if found is None else
+               "32-bit integers are no quantization's output" if name in ("int32", "uint32") else
+               "not an integer storage type")
+        raise KernelError(Error(ErrorCode.UNSUPPORTED_DTYPE, f"dtype={describe(dtype)}: {why}; choose_qparams chooses "
+                                                             f"levels of int8, uint8, int16, uint16, int4, uint4, "
+                                                             f"int2 or uint2"))
+    if symmetric and found.name.startswith("UINT"):
+        raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"symmetric=True with dtype={name}: symmetric levels "
+                                                          f"-(2^(b-1) - 1) .. 2^(b-1) - 1 need a signed type; "
+                                                          f"{name} is unsigned (take symmetric=False)"))
+    return _Storage(ops_affine_dequant.STORAGE[found], found, name)
+
+
+def choose_qparams(x: npt.ArrayLike, *, dtype: storage.DTypeSpec = "int8", symmetric: bool = False,
+                   axis: Optional[int] = None, block_size: Optional[int] = None) -> QParams:
+    """Parameters for the levels of the storage type ``dtype`` from the
+    range of ``x`` (FLOAT32, FLOAT16 or BFLOAT16), per tensor or per channel
+    along ``axis`` (negative counts from the end),
     or per block of ``block_size`` elements along ``axis`` (needs ``axis``):
     one parameter set per entry of the parameter shape, ``x``'s shape with
     ``ceil(x.shape[axis] / block_size)`` along ``axis``, from the range of
@@ -80,12 +129,18 @@ def choose_qparams(x: npt.ArrayLike, *, symmetric: bool = False, axis: Optional[
     then have that shape and its ``block_size`` is set.
 
     ``multiplier`` (for ``sk.quantize``) is the binary32 reciprocal of the
-    binary32 ``scale`` (for ``sk.dequantize``).  Asymmetric (default): the
-    range spans 254 of the 255 steps between -128 and 127 (its ends land
-    on the outermost levels or next to them).  Symmetric: zero point 0,
-    levels -127..127.  Guarantees: finite
+    binary32 ``scale`` (for ``sk.dequantize``).  ``dtype``: int8 (default),
+    uint8, int16, uint16, int4, uint4, int2 or uint2, as an ``sk.DType``, its
+    name or a NumPy or ml_dtypes dtype; the levels are its whole range
+    (int8: -128..127, uint4: 0..15) and ``QParams.dtype`` records it.
+    Asymmetric (default): the range spans all steps but one between the
+    type's least and greatest levels (int8: 254 of the 255 between -128 and
+    127; its ends land on the outermost levels or next to them).
+    Symmetric (signed types only): zero point 0, levels -(2^(b-1) - 1) ..
+    2^(b-1) - 1 (int8: -127..127).  Guarantees: finite
     scales > 0 and finite multipliers (an empty or constant range too);
-    ``dequantize(zero_point)`` is exactly 0; neither end of the range
+    zero points among the levels; ``dequantize(zero_point)`` is exactly 0;
+    neither end of the range
     saturates in any rounding mode; with nearest-even rounding every finite
     input in the range comes back within half a scale step (plus the
     binary32 rounding of the product and of the result).  NaN and
@@ -94,9 +149,11 @@ def choose_qparams(x: npt.ArrayLike, *, symmetric: bool = False, axis: Optional[
     docs/qparams.md.
 
     Raises :class:`~simakernels.KernelError`: ``UNSUPPORTED_DTYPE`` for
-    another dtype, ``INVALID_PARAMS`` for an ``axis`` outside the rank, a
-    ``symmetric`` that is not a bool, a ``block_size`` without ``axis`` or
-    that is not a positive integer, ``INVALID_BINDING`` for a masked array.
+    another dtype of ``x``, and for a ``dtype`` that is none of the eight
+    above (int32, uint32, floats), ``INVALID_PARAMS`` for an ``axis``
+    outside the rank, a ``symmetric`` that is not a bool, ``symmetric=True``
+    with an unsigned ``dtype``, a ``block_size`` without ``axis`` or that is
+    not a positive integer, ``INVALID_BINDING`` for a masked array.
 
     >>> import numpy as np, simakernels as sk
     >>> qp = sk.choose_qparams(np.float32([-1.0, 0.5, 2.0]))
@@ -105,13 +162,18 @@ def choose_qparams(x: npt.ArrayLike, *, symmetric: bool = False, axis: Optional[
     >>> q = sk.quantize(np.float32([-1.0, 0.5, 2.0]), qp.multiplier, qp.zero_point)
     >>> q.tolist(), sk.dequantize(q, qp.scale, qp.zero_point).tolist()
     ([-128, -1, 126], [-1.003937005996704, 0.4960629940032959, 1.996062994003296])
+    >>> qu = sk.choose_qparams(np.float32([-1.0, 0.5, 2.0]), dtype="uint4")   # levels 0..15
+    >>> float(qu.scale), qu.zero_point                                       # 3/14; -floor(-1 * 14/3) = 5
+    (0.2142857164144516, 5)
     """
     array = _array(x)
     channel_axis, block = _check_options(array.shape, symmetric, axis, block_size)
-    return _choose(array, symmetric, channel_axis, block)
+    target = _INT8_STORAGE if type(dtype) is str and dtype == "int8" else _check_storage(dtype, symmetric)
+    return _choose(array, symmetric, channel_axis, block, target)
 
 
-def _choose(array: np.ndarray, symmetric: bool, channel_axis: Optional[int], block: int = 0) -> QParams:
+def _choose(array: np.ndarray, symmetric: bool, channel_axis: Optional[int], block: int = 0,
+            target: _Storage = _INT8_STORAGE) -> QParams:
     """The range pass and the rule in one native call (sk_qparams_choose:
     _keys then _from_keys, without the keys leaving C); Python allocates
     only the outputs."""
@@ -130,13 +192,13 @@ def _choose(array: np.ndarray, symmetric: bool, channel_axis: Optional[int], blo
         src, span = ffi.from_buffer(array), array.nbytes
     else:
         src, span = ffi.cast("const void *", array.__array_interface__["data"][0]), _span(array)
-    status = lib.sk_qparams_choose(kind, _routes.route_id(), int(symmetric), layout, axis, block, src, span, space,
-                                   need, scale, zero_point, multiplier)
+    status = lib.sk_qparams_choose(kind, _routes.route_id(), target.code, int(symmetric), layout, axis, block, src,
+                                   span, space, need, scale, zero_point, multiplier)
     if status == lib.SK_UNSUPPORTED_LAYOUT or status == lib.SK_INVALID_BINDING:
-        return _choose(np.array(array, order="C"), symmetric, channel_axis, block)  # a copy: aligned and packed
+        return _choose(np.array(array, order="C"), symmetric, channel_axis, block, target)  # a copy: aligned, packed
     if status != lib.SK_OK:  # the arguments above are in contract: a broken invariant, not a caller's fault
         raise AssertionError(f"sk_qparams_choose refused an admitted array: status {status}")
-    return _qparams(fields, channel_axis, block, symmetric)
+    return _qparams(fields, channel_axis, block, symmetric, target.dtype)
 
 
 def _outputs(shape: Tuple[int, ...], channel_axis: Optional[int], block: int) -> Tuple[Any, Any, Any, Any]:
@@ -152,14 +214,14 @@ def _outputs(shape: Tuple[int, ...], channel_axis: Optional[int], block: int) ->
     return (fields,) + tuple(ffi.from_buffer(f, require_writable=True) for f in fields)
 
 
-def _qparams(fields: Any, channel_axis: Optional[int], block: int, symmetric: bool) -> QParams:
+def _qparams(fields: Any, channel_axis: Optional[int], block: int, symmetric: bool, dtype: Any) -> QParams:
     """The QParams of the arrays :func:`_outputs` made, once written."""
     if channel_axis is None:
         values = fields.view(np.float32)
-        return QParams(values[0], int(fields[1]), values[2], None, symmetric)
+        return QParams(values[0], int(fields[1]), values[2], None, symmetric, dtype=dtype)
     scales, zero_points, multipliers = fields
     return QParams(scales.view(np.float32), zero_points, multipliers.view(np.float32), channel_axis, symmetric,
-                   block_size=block or None)
+                   block_size=block or None, dtype=dtype)
 
 
 def _param_shape(shape: Tuple[int, ...], channel_axis: int, block: int) -> Tuple[int, ...]:
@@ -272,11 +334,13 @@ def _span(array: np.ndarray) -> int:
 
 
 def _from_keys(least: npt.NDArray[np.int64], greatest: npt.NDArray[np.int64], dtype: np.dtype, symmetric: bool,
-               channel_axis: Optional[int], block: int = 0, shape: Tuple[int, ...] = ()) -> QParams:
+               channel_axis: Optional[int], block: int = 0, shape: Tuple[int, ...] = (),
+               target: _Storage = _INT8_STORAGE) -> QParams:
     """The parameters for each channel's range keys (one channel when
     ``channel_axis`` is None; with ``block``, the flat entries of the
-    parameter shape ``shape``): the rule, for all channels in one native
-    call (csrc/qparams/rule.c: exact, in integer arithmetic)."""
+    parameter shape ``shape``) in the input format ``dtype``, for the levels
+    of ``target`` (:func:`_check_storage`'s): the rule, for all channels in
+    one native call (csrc/qparams/rule.c: exact, in integer arithmetic)."""
     # Aligned too: keys merged by Dask can arrive in a misaligned buffer
     low = np.require(least, np.int64, ["C_CONTIGUOUS", "ALIGNED"])
     high = np.require(greatest, np.int64, ["C_CONTIGUOUS", "ALIGNED"])
@@ -284,7 +348,7 @@ def _from_keys(least: npt.NDArray[np.int64], greatest: npt.NDArray[np.int64], dt
     scales = np.empty(count, np.uint32)
     zero_points = np.empty(count, np.int32)
     multipliers = np.empty(count, np.uint32)
-    status = lib.sk_qparams_rule(_INPUTS[dtype], int(symmetric), ffi.from_buffer("int64_t[]", low),
+    status = lib.sk_qparams_rule(_INPUTS[dtype], target.code, int(symmetric), ffi.from_buffer("int64_t[]", low),
                                  ffi.from_buffer("int64_t[]", high), count,
                                  ffi.from_buffer("uint32_t[]", scales, require_writable=True),
                                  ffi.from_buffer("int32_t[]", zero_points, require_writable=True),
@@ -298,11 +362,13 @@ def _from_keys(least: npt.NDArray[np.int64], greatest: npt.NDArray[np.int64], dt
                                                    f"channel {c}: ({int(low[c])}, {int(high[c])}) in {dtype}"))
     if channel_axis is None:
         return QParams(_binary32.from_bits(int(scales[0])), int(zero_points[0]),
-                       _binary32.from_bits(int(multipliers[0])), None, symmetric)
+                       _binary32.from_bits(int(multipliers[0])), None, symmetric, dtype=target.dtype)
     if block:
         return QParams(scales.reshape(shape).view(np.float32), zero_points.reshape(shape),
-                       multipliers.reshape(shape).view(np.float32), channel_axis, symmetric, block_size=block)
-    return QParams(scales.view(np.float32), zero_points, multipliers.view(np.float32), channel_axis, symmetric)
+                       multipliers.reshape(shape).view(np.float32), channel_axis, symmetric, block_size=block,
+                       dtype=target.dtype)
+    return QParams(scales.view(np.float32), zero_points, multipliers.view(np.float32), channel_axis, symmetric,
+                   dtype=target.dtype)
 
 
 # ---- sk.quantize_dynamic ------------------------------------------------------
@@ -401,11 +467,11 @@ def quantize_dynamic(x: InArray, *, axis: Optional[int] = None, block_size: Opti
     if channel_axis < 0:
         values = fields.view(_FLOAT32)
         qp.__dict__.update(scale=values[0], zero_point=int(fields[1]), multiplier=values[2], axis=None,
-                           symmetric=symmetric, block_size=None)
+                           symmetric=symmetric, block_size=None, dtype=_DTYPE_INT8)
     else:
         scales, zero_points, multipliers = fields
         qp.__dict__.update(scale=scales.view(_FLOAT32), zero_point=zero_points, multiplier=multipliers.view(_FLOAT32),
-                           axis=channel_axis, symmetric=symmetric, block_size=block or None)
+                           axis=channel_axis, symmetric=symmetric, block_size=block or None, dtype=_DTYPE_INT8)
     return out, qp
 
 
@@ -417,6 +483,7 @@ _from_buffer = ffi.from_buffer
 _CHAR_ARRAY = ffi.typeof("char[]")
 _NULL = ffi.NULL
 _INT8, _INT32, _UINT8, _UINT32, _FLOAT32 = np.int8, np.int32, np.uint8, np.uint32, np.float32
+_DTYPE_INT8 = DType.INT8
 _getitem = np.ndarray.__getitem__  # a subclass's own indexing is not asked
 _dynamic = lib.sk_quant_dynamic
 

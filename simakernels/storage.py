@@ -30,6 +30,11 @@ NUMPY: Dict[DType, "np.dtype[Any]"] = {
     DType.FLOAT16: np.dtype(np.float16),
     DType.BFLOAT16: np.dtype(ml_dtypes.bfloat16),
     DType.FLOAT32: np.dtype(np.float32),
+    # one element per byte, its low bits (ml_dtypes' own image of them)
+    DType.INT4: np.dtype(ml_dtypes.int4),
+    DType.UINT4: np.dtype(ml_dtypes.uint4),
+    DType.INT2: np.dtype(ml_dtypes.int2),
+    DType.UINT2: np.dtype(ml_dtypes.uint2),
 }
 FROM_NUMPY: Dict["np.dtype[Any]", DType] = {v: k for k, v in NUMPY.items()}
 SUPPORTED = ", ".join(str(d) for d in NUMPY.values())  # for messages

@@ -19,6 +19,8 @@
  *                                 which Quant's executes require nearest
  *   clamp512(f32)                 lanes clamped to [-512, 512], NaN to a
  *                                 lane that to_int makes 0
+ *   clamp(f32, lo, hi)            lanes clamped to [lo, hi] (lo <= 0 <= hi),
+ *                                 NaN to a lane that to_int makes 0
  *   widen_f16(const uint16_t *)   the lanes' FP16 values as binary32, where
  *                                 the ISA converts (AXIS_F16_CONVERTS): a
  *                                 conversion that flushed subnormal halves
@@ -46,12 +48,15 @@ typedef uint32_t AXIS_U32 __attribute__((vector_size(AXIS_BYTES)));
 enum { AXIS_CAT(AXIS_LANES, AXIS_ISA) = AXIS_BYTES / 4, AXIS_CAT(AXIS_K, AXIS_ISA) = SK_AXIS_LANES * 4 / AXIS_BYTES };
 #undef AXIS_BYTES
 
-#if !defined(AXIS_ISA_NEON) /* x86: plain vector moves */
+#if !defined(AXIS_ISA_NEON) /* x86: plain vector moves, unaligned (a memcpy of the whole block went through \
+                               the stack in 16-byte pieces on the wider routes) */
+typedef uint32_t AXIS_CAT(u32u, AXIS_ISA) __attribute__((vector_size(sizeof(AXIS_U32)), aligned(1), may_alias));
 static inline void AXIS_CAT(load64, AXIS_ISA)(const void *src, AXIS_U32 v[SK_AXIS_LANES * 4 / sizeof(AXIS_U32)]) {
-    memcpy(v, src, SK_AXIS_LANES * 4);
+    for (size_t k = 0; k < SK_AXIS_LANES * 4 / sizeof(AXIS_U32); ++k)
+        v[k] = (AXIS_U32)((const AXIS_CAT(u32u, AXIS_ISA) *)src)[k];
 }
 static inline void AXIS_CAT(store64, AXIS_ISA)(const AXIS_U32 v[SK_AXIS_LANES * 4 / sizeof(AXIS_U32)], void *dst) {
-    memcpy(dst, v, SK_AXIS_LANES * 4);
+    for (size_t k = 0; k < SK_AXIS_LANES * 4 / sizeof(AXIS_U32); ++k) ((AXIS_CAT(u32u, AXIS_ISA) *)dst)[k] = v[k];
 }
 #endif
 
@@ -79,6 +84,10 @@ static inline int any__sse2(AXIS_I32 mask) { return _mm_movemask_epi8((__m128i)m
 static inline AXIS_F32 clamp512__sse2(AXIS_F32 x) {
     const __m128 number = _mm_and_ps((__m128)x, _mm_cmpord_ps((__m128)x, (__m128)x)); /* NaN -> +0 */
     return (AXIS_F32)_mm_max_ps(_mm_min_ps(number, _mm_set1_ps(512.0f)), _mm_set1_ps(-512.0f));
+}
+static inline AXIS_F32 clamp__sse2(AXIS_F32 x, AXIS_F32 lo, AXIS_F32 hi) {
+    const __m128 number = _mm_and_ps((__m128)x, _mm_cmpord_ps((__m128)x, (__m128)x)); /* NaN -> +0 */
+    return (AXIS_F32)_mm_max_ps(_mm_min_ps(number, (__m128)hi), (__m128)lo);
 }
 static inline AXIS_I32 to_int__sse2(AXIS_F32 x, int mode) {
     if (mode == SK_QUANT_NEAREST_EVEN) return (AXIS_I32)_mm_cvtps_epi32((__m128)x);
@@ -114,6 +123,10 @@ static inline AXIS_F32 clamp512__avx2(AXIS_F32 x) {
     const __m256 number = _mm256_and_ps((__m256)x, _mm256_cmp_ps((__m256)x, (__m256)x, _CMP_ORD_Q)); /* NaN -> +0 */
     return (AXIS_F32)_mm256_max_ps(_mm256_min_ps(number, _mm256_set1_ps(512.0f)), _mm256_set1_ps(-512.0f));
 }
+static inline AXIS_F32 clamp__avx2(AXIS_F32 x, AXIS_F32 lo, AXIS_F32 hi) {
+    const __m256 number = _mm256_and_ps((__m256)x, _mm256_cmp_ps((__m256)x, (__m256)x, _CMP_ORD_Q)); /* NaN -> +0 */
+    return (AXIS_F32)_mm256_max_ps(_mm256_min_ps(number, (__m256)hi), (__m256)lo);
+}
 #define AXIS_F16_CONVERTS 1
 static inline AXIS_F32 widen_f16__avx2(const uint16_t *in) {
     return (AXIS_F32)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)in));
@@ -141,6 +154,10 @@ static inline AXIS_F32 clamp512__avx512(AXIS_F32 x) {
     const __m512 number = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask((__m512)x, (__m512)x, _CMP_ORD_Q), (__m512)x);
     return (AXIS_F32)_mm512_max_ps(_mm512_min_ps(number, _mm512_set1_ps(512.0f)),
                                    _mm512_set1_ps(-512.0f)); /* NaN: +0 */
+}
+static inline AXIS_F32 clamp__avx512(AXIS_F32 x, AXIS_F32 lo, AXIS_F32 hi) {
+    const __m512 number = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask((__m512)x, (__m512)x, _CMP_ORD_Q), (__m512)x);
+    return (AXIS_F32)_mm512_max_ps(_mm512_min_ps(number, (__m512)hi), (__m512)lo); /* NaN: +0 */
 }
 #define AXIS_F16_CONVERTS 1
 static inline AXIS_F32 widen_f16__avx512(const uint16_t *in) {
@@ -179,6 +196,9 @@ static inline void store64__neon(const AXIS_U32 v[4], void *dst) {
 static inline int any__neon(AXIS_I32 mask) { return vmaxvq_u32((uint32x4_t)mask) != 0; }
 static inline AXIS_F32 clamp512__neon(AXIS_F32 x) { /* NaN stays NaN, which every conversion makes 0 */
     return (AXIS_F32)vmaxq_f32(vminq_f32((float32x4_t)x, vdupq_n_f32(512.0f)), vdupq_n_f32(-512.0f));
+}
+static inline AXIS_F32 clamp__neon(AXIS_F32 x, AXIS_F32 lo, AXIS_F32 hi) { /* NaN stays NaN: converted to 0 */
+    return (AXIS_F32)vmaxq_f32(vminq_f32((float32x4_t)x, (float32x4_t)hi), (float32x4_t)lo);
 }
 #define AXIS_F16_CONVERTS 1
 static inline AXIS_F32 widen_f16__neon(const uint16_t *in) {

@@ -11,8 +11,10 @@ static inline int sk_fenv_needs(int operation) {
     switch (operation) {
     case SK_OP_DEQUANT:
     case SK_OP_HURRAY:
+    case SK_OP_AFFINE_DEQUANT:
         return SK_NEED_NEAREST | SK_NEED_GRADUAL_UNDERFLOW | SK_NEED_NO_TRAPS;
     case SK_OP_QUANT:
+    case SK_OP_AFFINE_QUANT:
         return SK_NEED_NEAREST | SK_NEED_NO_TRAPS;
     default:
         return 0;

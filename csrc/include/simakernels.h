@@ -77,13 +77,16 @@ enum sk_operation {
     SK_OP_DEQUANT = 1,
     SK_OP_QUANT = 2,
     SK_OP_HURRAY = 3, /* no kernel table */
-    SK_OP_RANGE = 4   /* the range pass of choose_qparams */
+    SK_OP_RANGE = 4,  /* the range pass of choose_qparams */
+    SK_OP_AFFINE_QUANT = 5,
+    SK_OP_AFFINE_DEQUANT = 6
 };
 
 /* The kernel registry: one row per leaf function the module holds, as each
  * operation's registry file lists it.  `variant` is the operation's table
- * index (Cast enum sk_cast_kind, Dequant sk_dequant_variant, Quant
- * sk_quant_variant, Range the input dtype), `block` the elements per
+ * index (Cast enum sk_cast_kind, Dequant sk_dequant_variant, Quant and
+ * affine quant sk_quant_variant, Range the input dtype, affine dequant
+ * sk_affine_dequant_variant), `block` the elements per
  * vector block (1: element at a time), `symbol` the function's name.  Tests
  * and benchmarks read variant lists and block edges from it. */
 enum sk_leaf_kind {
@@ -126,8 +129,9 @@ enum sk_fenv_need { SK_NEED_NEAREST = 1, SK_NEED_GRADUAL_UNDERFLOW = 2, SK_NEED_
 
 /* What each operation needs (enum sk_operation -> sk_fenv_need bits): Cast
  * is bit manipulation (nothing); Dequant and Hurray dequantization compute
- * in binary32 (nearest, gradual underflow, no traps); Quant is exact under
- * flush modes (its repair path) and needs nearest and no traps.  The
+ * in binary32 (nearest, gradual underflow, no traps), and so does affine
+ * dequant; Quant and affine quant are exact under flush modes (their
+ * repair path) and need nearest and no traps.  The
  * executes check exactly these; Python reads them for its messages. */
 int sk_operation_fenv_needs(int operation);
 
@@ -269,7 +273,8 @@ enum sk_rule {
     SK_RULE_PORTS_OVERLAP = 13, /* the accessed input and output ranges overlap (port 1) */
     /* parameters (sk_params_check): status SK_INVALID_PARAMS, port and axis -1 */
     SK_RULE_NOT_FINITE_POSITIVE = 15, /* a scale or multiplier not a finite binary32 > 0; value: its bits */
-    SK_RULE_ZERO_POINT_RANGE = 16     /* value: the zero point (two's complement), limit: the range's end it passes */
+    SK_RULE_ZERO_POINT_RANGE = 16,    /* value: the zero point (two's complement), limit: the range's end it passes */
+    SK_RULE_NOT_FINITE_NONZERO = 17   /* an affine dequant scale not a finite nonzero binary32; value: its bits */
 };
 
 /* The first rule a layout, binding or parameters break: SK_OK and
@@ -707,7 +712,8 @@ enum sk_hurray_storage {
     SK_HURRAY_STORAGE_COUNT = 10
 };
 /* x = scale * (q - zero_point): the difference in wrapping signed 32-bit
- * arithmetic, converted to binary32 (nearest-even), times the binary32 scale.
+ * arithmetic, converted to binary32 (nearest-even), times the binary32 scale
+ * (affine dequant's arithmetic: this entry runs its engine).
  * `count` elements; sub-byte storage is packed little-end first (element 0 in
  * the least significant bits of byte 0).  Checks the FP environment first
  * (SK_UNSUPPORTED_ENVIRONMENT): nearest rounding, gradual underflow, no traps;
@@ -717,31 +723,167 @@ int sk_hurray_dequantize(int storage, uint32_t scale_bits, int32_t zero_point, c
 /* Bits per element of a storage type (0 for an unknown code). */
 int sk_hurray_storage_bits(int storage);
 
+/* ---- Integer formats beyond INT8: affine quant and affine dequant ------- */
+/* The storage codes are enum sk_hurray_storage's (above); a type of b bits
+ * (sk_hurray_storage_bits) holds [-2^(b-1), 2^(b-1) - 1] when signed,
+ * [0, 2^b - 1] when unsigned.  SK_OK, or SK_INVALID_OPERATION for an
+ * unknown code. */
+int sk_storage_range(int storage, int64_t *least, int64_t *greatest);
+
+/* The parameters of `operation` (SK_OP_AFFINE_QUANT with an output storage
+ * other than INT32/UINT32, or SK_OP_AFFINE_DEQUANT with any storage; else
+ * SK_INVALID_OPERATION): the `bits_count` multiplier or scale bits, then
+ * the `zero_points_count` zero points, each in index order.  Affine quant:
+ * multipliers as Quant's (SK_RULE_NOT_FINITE_POSITIVE).  Affine dequant:
+ * scales finite and nonzero, negative and subnormal ones included
+ * (SK_RULE_NOT_FINITE_NONZERO).  Zero points within the storage range
+ * (sk_storage_range; UINT32: [0, 2^32 - 1]) (SK_RULE_ZERO_POINT_RANGE).
+ * Returns the fault's status; *at is the index of the entry at fault (0 if
+ * none). */
+int sk_affine_params_check(int operation, int storage, const uint32_t *bits, uint64_t bits_count,
+                           const int64_t *zero_points, uint64_t zero_points_count, uint64_t *at, sk_fault *fault);
+
+/* Sub-byte storage (INT4, UINT4, INT2, UINT2) has two images: one element
+ * per byte (its low `bits` bits; high bits zero on write, ignored on read)
+ * and packed (C order, element 0 in the least significant bits of byte 0,
+ * ceil(n * bits / 8) bytes).  A plan's walk always describes the sub-byte
+ * port as one byte per element (a packed port: C-order strides of 1-byte
+ * elements, the unpacked image); `packed` 1 makes execute read or write
+ * the packed image instead: one dense run goes in chunks of
+ * SK_AFFINE_CHUNK elements through a stack buffer (fused); any other walk
+ * goes through the caller's scratch of plan->scratch_bytes bytes (n, the
+ * element count; prepare sets it, 0 when execute needs none).  An output's
+ * unused high bits of its last byte are preserved. */
+enum { SK_AFFINE_CHUNK = 1024 };
+
+/* sk_pack: `count` elements, one per byte (the low bits count) from src,
+ * packed into dst (ceil(count * bits / 8) bytes; the unused high bits of
+ * its last byte preserved).  sk_unpack: the reverse, high bits written
+ * zero.  The binding check of both views first (any alignment; views that
+ * overlap are refused); SK_INVALID_OPERATION for a storage that is not
+ * sub-byte. */
+int sk_pack(int storage, const void *src, uint64_t src_len, void *dst, uint64_t dst_len, uint64_t count);
+int sk_unpack(int storage, const void *src, uint64_t src_len, void *dst, uint64_t dst_len, uint64_t count);
+
+/* What the affine quant leaves read, from one multiplier and zero point
+ * (per tensor: the plan's; per axis: each channel's, in the workspace) for
+ * one state of the control register (flushing or not). */
+typedef struct sk_affine_quant_ctx {
+    float multiplier;
+    int32_t zero_point;
+    uint64_t msig; /* multiplier = msig * 2^mexp, msig odd */
+    int32_t mexp;
+    int32_t flushes; /* the control register flushes: blocks are tested for the exact path */
+    int32_t least;   /* the storage range */
+    int32_t greatest;
+    uint32_t mask; /* 2^bits - 1: the bits an unpacked output byte (or word) holds */
+    int32_t width; /* output bytes per element: 1 or 2 */
+} sk_affine_quant_ctx;
+/* FLOAT32, BFLOAT16, FLOAT16 -> INT8, UINT8, INT16, UINT16, INT4, UINT4,
+ * INT2, UINT2: Quant's ordered arithmetic saturated to the storage range.
+ * The kernel table's variants are sk_quant_variant(input, rounding). */
+enum { SK_AFFINE_QUANT_VARIANTS = 12 };
+typedef struct sk_affine_quant_plan {
+    int32_t input;              /* enum sk_quant_input */
+    int32_t rounding;           /* enum sk_quant_rounding */
+    int32_t route;              /* enum sk_route */
+    int32_t storage;            /* enum sk_hurray_storage, not INT32/UINT32 */
+    int32_t packed;             /* sub-byte storage: 1 packed, 0 one element per byte */
+    uint32_t multiplier_bits;   /* admitted: finite, > 0 */
+    int32_t zero_point;         /* admitted: within the storage range */
+    int32_t prepared;           /* set by sk_affine_quant_prepare */
+    uint64_t scratch_bytes;     /* set by prepare: the scratch execute needs (0: none) */
+    sk_affine_quant_ctx ctx[2]; /* per tensor: [flushes] */
+    sk_axis axis;               /* per-axis / blocked parameters, as sk_quant_plan's */
+    sk_binding binding;
+    sk_walk walk;
+} sk_affine_quant_plan;
+/* Workspace bytes of a per-axis or blocked plan (axis.count and
+ * axis.block set; 0 for a count out of range). */
+uint64_t sk_affine_quant_axis_space(const sk_affine_quant_plan *plan);
+/* After the walk (and, per axis, the axis fields): validates the codes
+ * (SK_INVALID_OPERATION) and the parameters (SK_INVALID_PARAMS), decodes
+ * them, decides the walk and sets scratch_bytes; a per-axis plan fills its
+ * workspace (null, short or misaligned: SK_INVALID_OPERATION). */
+int sk_affine_quant_prepare(sk_affine_quant_plan *plan);
+/* SK_INVALID_OPERATION for a plan prepare did not accept; the binding
+ * check of src and dst; then, for nonempty work, the scratch (null or
+ * shorter than scratch_bytes when it needs one: SK_INVALID_BINDING) and
+ * the FP environment (nearest rounding, no traps; flush modes are repaired
+ * exactly: SK_UNSUPPORTED_ENVIRONMENT) before any write. */
+int sk_affine_quant_execute(const sk_affine_quant_plan *plan, const void *src, uint64_t src_len, void *dst,
+                            uint64_t dst_len, void *scratch, uint64_t scratch_len);
+
+/* What the affine dequant leaves read, from one scale and zero point. */
+typedef struct sk_affine_dequant_ctx {
+    float scale;
+    int32_t zero_point; /* UINT32 storage: its uint32 bits */
+    uint32_t mask;      /* the stored element's bits: 2^bits - 1 (32-bit storage: all ones) */
+    uint32_t sign;      /* 2^(bits-1) for signed storage below 32 bits, else 0 */
+} sk_affine_dequant_ctx;
+/* INT8, UINT8, INT16, UINT16, INT32, UINT32, INT4, UINT4, INT2, UINT2 ->
+ * FLOAT32, BFLOAT16: d = (int32)(q - zero_point) wrapping modulo 2^32,
+ * binary32(d) nearest-even, times the binary32 scale; BF16 narrowed by
+ * Cast's rule.  The kernel table's variants: an output and the storage's
+ * element bytes (1, 2 or 4), sk_affine_dequant_variant. */
+enum { SK_AFFINE_DEQUANT_VARIANTS = 6 };
+/* The variant of an output (enum sk_dequant_output) and a storage; -1 for
+ * an unknown code. */
+int sk_affine_dequant_variant(int output, int storage);
+typedef struct sk_affine_dequant_plan {
+    int32_t storage;           /* enum sk_hurray_storage, any of the ten */
+    int32_t packed;            /* sub-byte storage: 1 packed, 0 one element per byte */
+    int32_t output;            /* enum sk_dequant_output */
+    int32_t route;             /* enum sk_route */
+    uint32_t scale_bits;       /* admitted: finite, nonzero */
+    int32_t zero_point;        /* admitted: within the storage range (UINT32: its uint32 bits) */
+    int32_t prepared;          /* set by sk_affine_dequant_prepare */
+    int32_t variant;           /* set by prepare: the kernel table's entry */
+    uint64_t scratch_bytes;    /* set by prepare: the scratch execute needs (0: none) */
+    sk_affine_dequant_ctx ctx; /* per tensor */
+    sk_axis axis; /* per-axis / blocked parameters, as sk_dequant_plan's (UINT32: zero points' uint32 bits) */
+    sk_binding binding;
+    sk_walk walk;
+} sk_affine_dequant_plan;
+uint64_t sk_affine_dequant_axis_space(const sk_affine_dequant_plan *plan);
+int sk_affine_dequant_prepare(sk_affine_dequant_plan *plan);
+/* As sk_affine_quant_execute's checks, with Dequant's FP environment
+ * (nearest, gradual underflow, no traps). */
+int sk_affine_dequant_execute(const sk_affine_dequant_plan *plan, const void *src, uint64_t src_len, void *dst,
+                              uint64_t dst_len, void *scratch, uint64_t scratch_len);
+
 /* ---- sk.choose_qparams: the rule ---------------------------------------- */
 /* For `count` channels, from each one's range keys (least[c] <= 0 <=
  * greatest[c]: +magnitude or -magnitude, the magnitude being the value's
  * bits below the sign, finite) in the input format (enum sk_quant_input),
  * writes the scale bits, zero point and multiplier bits docs/qparams.md's
- * rule gives, asymmetric or `symmetric`.  Exact, in integer arithmetic
- * only: the FP state changes nothing and traps nothing.  Returns
- * SK_UNSUPPORTED_DTYPE for another input, SK_INVALID_BINDING for a null
- * array when count > 0, SK_INVALID_PARAMS for a key out of range (the
- * outputs are then unspecified). */
-int sk_qparams_rule(int input, int symmetric, const int64_t *least, const int64_t *greatest, uint64_t count,
-                    uint32_t *scale, int32_t *zero_point, uint32_t *multiplier);
-/* sk.choose_qparams in one call: the range pass (sk_range_execute's
- * arguments and checks, in its order) then the rule (sk_qparams_rule) on
- * its keys, one scale, zero point and multiplier per channel
- * (extent[channel_axis], or 1; none written for no channel): `scale` and
- * `multiplier` take uint32_t binary32 bits, `zero_point` int32_t (void
- * pointers, so that the Python layer binds its arrays untyped).  `space`:
- * sk_qparams_space bytes, any alignment (0: none needed, the accumulators
- * fit on the stack; SK_INVALID_OPERATION when null or short).  `block`
- * as sk_range_execute's: one parameter set per entry of the parameter
- * shape, in its C order. */
+ * rule gives for the levels of the storage type `storage` (enum
+ * sk_hurray_storage: its whole range, signed [-2^(b-1), 2^(b-1) - 1] or
+ * unsigned [0, 2^b - 1]), asymmetric or `symmetric` (levels -(2^(b-1) - 1)
+ * .. 2^(b-1) - 1, zero point 0).  Exact, in integer arithmetic only: the FP
+ * state changes nothing and traps nothing.  Returns SK_UNSUPPORTED_DTYPE
+ * for another input, and for INT32, UINT32 or an unknown storage code;
+ * SK_INVALID_PARAMS for `symmetric` with an unsigned storage type;
+ * SK_INVALID_BINDING for a null array when count > 0; SK_INVALID_PARAMS for
+ * a key out of range (the outputs are then unspecified). */
+int sk_qparams_rule(int input, int storage, int symmetric, const int64_t *least, const int64_t *greatest,
+                    uint64_t count, uint32_t *scale, int32_t *zero_point, uint32_t *multiplier);
+/* sk.choose_qparams in one call: the storage type and mode checks of
+ * sk_qparams_rule, then the range pass (sk_range_execute's arguments and
+ * checks, in its order), then the rule (sk_qparams_rule) on its keys, one
+ * scale, zero point and multiplier per channel (extent[channel_axis], or
+ * 1; none written for no channel): `scale` and `multiplier` take uint32_t
+ * binary32 bits, `zero_point` int32_t (void pointers, so that the Python
+ * layer binds its arrays untyped).  `space`: sk_qparams_space bytes, any
+ * alignment (0: none needed, the accumulators fit on the stack;
+ * SK_INVALID_OPERATION when null or short).  `block` as
+ * sk_range_execute's: one parameter set per entry of the parameter shape,
+ * in its C order.  (`input` and `route` read the data, as the range pass
+ * takes them; `storage` and `symmetric` choose the levels, as the rule
+ * takes them.) */
 uint64_t sk_qparams_space(int input, const sk_layout *layout, int channel_axis, int64_t block);
-int sk_qparams_choose(int input, int route, int symmetric, const sk_layout *layout, int channel_axis, int64_t block,
-                      const void *src, uint64_t src_len, void *space, uint64_t space_bytes, void *scale,
+int sk_qparams_choose(int input, int route, int storage, int symmetric, const sk_layout *layout, int channel_axis,
+                      int64_t block, const void *src, uint64_t src_len, void *space, uint64_t space_bytes, void *scale,
                       void *zero_point, void *multiplier);
 
 /* ---- sk.quantize_dynamic: choose_qparams then Quant, in one call ---------- */
@@ -751,7 +893,7 @@ int sk_qparams_choose(int input, int route, int symmetric, const sk_layout *layo
  * `channel_axis` or blocked (axis.axis, axis.block and axis.count as the
  * parameters will be; an empty tensor's plan is per tensor).  `layout` is
  * the input's (as sk_qparams_choose takes it), `channel_axis` and `block`
- * the parameters' (-1 and 0 per tensor).  Runs sk_qparams_choose into
+ * the parameters' (-1 and 0 per tensor).  Runs sk_qparams_choose (INT8 levels) into
  * `scale`, `zero_point` and `multiplier` (one entry per tensor, channel or
  * block entry, C order of the parameter shape), then prepares a copy of
  * the plan with those multipliers and zero points, in the workspace, and

@@ -35,8 +35,8 @@ int sk_quant_dynamic(const sk_quant_plan *plan, int symmetric, const sk_layout *
     char *base = need ? (char *)(((uintptr_t)space + 15) / 16 * 16) : NULL;
     char *range_space = quant ? base + quant : space;
     const uint64_t range_bytes = need - (uint64_t)(range_space - (char *)space);
-    const int chosen = sk_qparams_choose(plan->input, plan->route, symmetric, layout, channel_axis, block, src, src_len,
-                                         range_space, range_bytes, scale, zero_point, multiplier);
+    const int chosen = sk_qparams_choose(plan->input, plan->route, SK_HURRAY_INT8, symmetric, layout, channel_axis,
+                                         block, src, src_len, range_space, range_bytes, scale, zero_point, multiplier);
     if (chosen != SK_OK) return chosen;
     sk_quant_plan run = *plan;
     if (axis->count > 0) {

@@ -56,7 +56,11 @@ static inline void sk_q_multiplier(uint32_t bits, uint64_t *msig, int32_t *mexp)
     *mexp = (e ? (int32_t)e - 150 : -149) + zeros;
 }
 
-static inline int8_t sk_q_saturate(int64_t v) { return (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v); }
+/* Magnitudes of the rounded product are capped here: from 2^20 up every
+ * zero point of every storage range (at most 16 bits, |zero point| < 2^16)
+ * saturates by sign, so the cap changes no result and keeps the sums
+ * below in 32 bits. */
+#define SK_Q_MAGNITUDE_CAP ((uint64_t)1 << 20)
 
 /* Integer rounding of (ip + rem / 2^n) by the mode, for a magnitude with the
  * given sign; rem < 2^n.  `n` may exceed 63 (then rem is all sticky). */
@@ -79,10 +83,13 @@ static inline uint64_t sk_q_round_magnitude(uint64_t ip, uint64_t rem, int n, in
 
 /* The ordered contract with integers only (independent of FP modes):
  * product rounded to binary32 nearest-even (24 bits, quantum 2^-149), then
- * the integer rounding mode, then the zero point, then saturation. */
-static inline int8_t sk_q_exact(uint64_t msig, int32_t mexp, int32_t zero_point, sk_q_decoded d, int mode) {
-    if (d.kind == SK_Q_NAN || d.kind == SK_Q_ZERO) return (int8_t)zero_point;
-    if (d.kind == SK_Q_INF) return d.neg ? -128 : 127;
+ * the integer rounding mode, then the zero point in a wide integer, then
+ * saturation to [least, greatest] (a storage range; the zero point within
+ * it).  NaN and zeros give the zero point, infinities saturate by sign. */
+static inline int32_t sk_q_exact_range(uint64_t msig, int32_t mexp, int32_t zero_point, sk_q_decoded d, int mode,
+                                       int32_t least, int32_t greatest) {
+    if (d.kind == SK_Q_NAN || d.kind == SK_Q_ZERO) return zero_point;
+    if (d.kind == SK_Q_INF) return d.neg ? least : greatest;
     /* At most 24 x 24 bits: the exact product fits 64 bits. */
     uint64_t p = (uint64_t)d.sig * msig;
     int32_t q = d.exp + mexp;
@@ -94,22 +101,27 @@ static inline int8_t sk_q_exact(uint64_t msig, int32_t mexp, int32_t zero_point,
         p = sk_q_round_magnitude(ip, rem, shift, 0, SK_QUANT_NEAREST_EVEN);
         q += shift;
     }
-    /* The binary32 value is p * 2^q with p <= 2^24.  From 512 up (infinity
-     * included) every zero point saturates by sign. */
+    /* The binary32 value is p * 2^q with p <= 2^24: from the cap up every
+     * zero point saturates by sign. */
     uint64_t magnitude;
     if (p == 0) {
         magnitude = 0;
     } else if (q >= 0) {
-        magnitude = q >= 10 ? 512 : p << q;
+        magnitude = q >= 20 ? SK_Q_MAGNITUDE_CAP : p << q;
     } else {
         const int n = -q;
         uint64_t ip = n > 63 ? 0 : p >> n;
         uint64_t rem = n > 63 ? p : p & (((uint64_t)1 << n) - 1);
         magnitude = sk_q_round_magnitude(ip, rem, n, d.neg, mode);
     }
-    if (magnitude > 512) magnitude = 512;
-    const int64_t r = d.neg ? -(int64_t)magnitude : (int64_t)magnitude;
-    return sk_q_saturate(r + zero_point);
+    if (magnitude > SK_Q_MAGNITUDE_CAP) magnitude = SK_Q_MAGNITUDE_CAP;
+    const int64_t r = (d.neg ? -(int64_t)magnitude : (int64_t)magnitude) + zero_point;
+    return (int32_t)(r < least ? least : r > greatest ? greatest : r);
+}
+
+/* Quant's: the INT8 range. */
+static inline int8_t sk_q_exact(uint64_t msig, int32_t mexp, int32_t zero_point, sk_q_decoded d, int mode) {
+    return (int8_t)sk_q_exact_range(msig, mexp, zero_point, d, mode, -128, 127);
 }
 
 #endif

@@ -3,6 +3,7 @@
  * axis sort, coalescing and carry serve the reduction unchanged. */
 #include <string.h>
 #include "range.h"
+#include "../qparams/rule.h"
 
 /* [route][input] (enum sk_quant_input), from the registry. */
 #define RANGE_ENTRY(route, variant, kind, symbol, block) [SK_ROUTE_##route][variant].RANGE_FIELD_##kind = symbol,
@@ -172,9 +173,12 @@ uint64_t sk_qparams_space(int input, const sk_layout *layout, int channel_axis, 
     return words_space(input, channels, block) + 63; /* any alignment: aligned here */
 }
 
-int sk_qparams_choose(int input, int route, int symmetric, const sk_layout *layout, int channel_axis, int64_t block,
-                      const void *src, uint64_t src_len, void *space, uint64_t space_bytes, void *scale,
+int sk_qparams_choose(int input, int route, int storage, int symmetric, const sk_layout *layout, int channel_axis,
+                      int64_t block, const void *src, uint64_t src_len, void *space, uint64_t space_bytes, void *scale,
                       void *zero_point, void *multiplier) {
+    int64_t level_min, level_max; /* the storage type and mode first: the rule would refuse them after the pass */
+    const int levels = sk_qparams_levels(storage, symmetric != 0, &level_min, &level_max);
+    if (levels != SK_OK) return levels;
     int64_t channels;
     sk_layout port;
     uint64_t span;
@@ -198,8 +202,8 @@ int sk_qparams_choose(int input, int route, int symmetric, const sk_layout *layo
     for (int64_t c = 0; c < channels; c += QPARAMS_CHUNK) {
         const int64_t k = channels - c < QPARAMS_CHUNK ? channels - c : QPARAMS_CHUNK;
         range_keys(input_size(input), &acc, c, k, least, greatest);
-        const int ruled = sk_qparams_rule(input, symmetric, least, greatest, (uint64_t)k, (uint32_t *)scale + c,
-                                          (int32_t *)zero_point + c, (uint32_t *)multiplier + c);
+        const int ruled = sk_qparams_rule(input, storage, symmetric, least, greatest, (uint64_t)k,
+                                          (uint32_t *)scale + c, (int32_t *)zero_point + c, (uint32_t *)multiplier + c);
         if (ruled != SK_OK) return ruled; /* unreachable: the keys of finite values are in range */
     }
     return SK_OK;

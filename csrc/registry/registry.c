@@ -5,6 +5,7 @@
 #include "../quant/quant.h"
 #include "../dequant/dequant.h"
 #include "../range/range.h"
+#include "../affine/affine.h"
 
 static const sk_leaf_info leaves[] = {
 #define SK_LEAF SK_LEAF_INFO
@@ -19,6 +20,12 @@ static const sk_leaf_info leaves[] = {
 #undef SK_LEAF_OPERATION
 #define SK_LEAF_OPERATION SK_OP_RANGE
 #include "../range/range_kernels.inc"
+#undef SK_LEAF_OPERATION
+#define SK_LEAF_OPERATION SK_OP_AFFINE_QUANT
+#include "../affine/affine_quant_kernels.inc"
+#undef SK_LEAF_OPERATION
+#define SK_LEAF_OPERATION SK_OP_AFFINE_DEQUANT
+#include "../affine/affine_dequant_kernels.inc"
 #undef SK_LEAF_OPERATION
 #undef SK_LEAF
 };

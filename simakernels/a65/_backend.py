@@ -195,7 +195,7 @@ def fill_params(native: Any, shared: SharedPlan, space_bytes: Callable[[Any], in
         setattr(native, params.BITS, UNUSED_VALUE_BITS)
         return fill_axis(native, shared, getattr(params, params.BITS), params.zero_points, space_bytes)
     setattr(native, params.BITS, getattr(params, params.BITS))
-    native.zero_point = params.zero_point
+    native.zero_point = (params.zero_point + (1 << 31)) % (1 << 32) - (1 << 31)  # UINT32's: its int32 bits
     return None
 
 
@@ -242,8 +242,27 @@ def prepared(native: Any, status: int, operation: str) -> None:
         raise AssertionError(f"sk_{operation}_prepare rejected an admitted plan: status {status}")
 
 
-_OPERATION = {"cast": lib.SK_OP_CAST, "dequant": lib.SK_OP_DEQUANT, "quant": lib.SK_OP_QUANT}
-_NATIVE_PREPARE = {"cast": lib.sk_cast_prepare, "dequant": lib.sk_dequant_prepare, "quant": lib.sk_quant_prepare}
+_OPERATION = {"cast": lib.SK_OP_CAST, "dequant": lib.SK_OP_DEQUANT, "quant": lib.SK_OP_QUANT,
+              "affine_quant": lib.SK_OP_AFFINE_QUANT, "affine_dequant": lib.SK_OP_AFFINE_DEQUANT}
+_NATIVE_PREPARE = {"cast": lib.sk_cast_prepare, "dequant": lib.sk_dequant_prepare, "quant": lib.sk_quant_prepare,
+                   "affine_quant": lib.sk_affine_quant_prepare, "affine_dequant": lib.sk_affine_dequant_prepare}
+
+
+def with_scratch(native_execute: Callable[..., int]) -> NativeExecute:
+    """An execute entry that takes a scratch buffer (the affine operations':
+    a packed sub-byte port whose walk is not one dense run is staged through
+    one byte per element), as a :data:`NativeExecute`: the scratch the
+    prepared plan asks for (``scratch_bytes``) is allocated per call."""
+    null = ffi.NULL
+
+    def run(native: Any, src: Any, src_len: int, dst: Any, dst_len: int) -> int:
+        need = native.scratch_bytes
+        if not need:
+            return int(native_execute(native, src, src_len, dst, dst_len, null, 0))
+        scratch = np.empty(need, np.uint8)
+        return int(native_execute(native, src, src_len, dst, dst_len, ffi.from_buffer(scratch), need))
+
+    return run
 
 
 def prepare_native(native: Any, admitted: Admitted) -> None:
@@ -403,3 +422,39 @@ def _execute_checked(
     if status == lib.SK_OK:
         return None
     return _status_error(status, operation, plan._fenv_needs)
+
+
+def view_of(array: np.ndarray, nbytes: int, writable: bool) -> Any:
+    """The array itself when it is contiguous (the native entry takes it
+    directly); else a view of exactly the plan's accessed span."""
+    if array.flags.c_contiguous:
+        return array
+    address = array.__array_interface__["data"][0]
+    cls = HostBuffer if writable else ConstHostBuffer
+    return cls.from_address(address, nbytes, keepalive=array)
+
+
+def execute_packed(plan: Any, x: np.ndarray, y: np.ndarray, port: int) -> Optional[Error]:
+    """Runs an affine plan whose port ``port`` (0: the input ``x``, 1: the
+    output ``y``) is packed sub-byte storage, its bytes a C-contiguous uint8
+    array; the other port an array of the plan's layout: one native call,
+    or the Python checks naming the fault (None: done)."""
+    if type(plan) is Error:
+        return plan
+    in_nbytes, out_nbytes = plan._spans
+    arrays = [x, y]
+    if not arrays[1 - port].flags.c_contiguous:  # bound by its first element and the span
+        arrays[1 - port] = _getitem(arrays[1 - port], plan._first)
+    try:
+        src = _from_buffer(arrays[0])
+        dst = _from_buffer(_CHAR_ARRAY, arrays[1], True)
+        status = plan._run(plan._native, src, len(src) if arrays[0] is x else in_nbytes,
+                           dst, len(dst) if arrays[1] is y else out_nbytes)
+        if status == 0:
+            return None
+    except _NOT_A_PLAIN_BUFFER:
+        status = None
+    return refused(plan, status, [view_of(x, in_nbytes, False)], [view_of(y, out_nbytes, True)])
+
+
+_getitem = np.ndarray.__getitem__  # a subclass's own indexing is not asked

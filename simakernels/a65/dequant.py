@@ -10,7 +10,7 @@ from ..core import DType
 from ..ops import dequant as ops_dequant
 from . import _backend
 
-_OUTPUT = {DType.FLOAT32: lib.SK_DEQUANT_F32, DType.BFLOAT16: lib.SK_DEQUANT_BF16}
+OUTPUT = {DType.FLOAT32: lib.SK_DEQUANT_F32, DType.BFLOAT16: lib.SK_DEQUANT_BF16}
 _FORMS = {
     lib.SK_DEQUANT_NARROW: "narrow",
     lib.SK_DEQUANT_NARROW_POW2: "narrow_pow2",
@@ -31,7 +31,7 @@ class Plan(_backend.BackendPlan):
 
 
 def _fill(native: Any, shared: ops_dequant.Plan) -> Any:
-    native.output = _OUTPUT[shared.admitted.outputs[0].dtype]
+    native.output = OUTPUT[shared.admitted.outputs[0].dtype]
     # _backend then chooses the arithmetic form(s) from integers and bits
     return _backend.fill_params(native, shared, lib.sk_dequant_axis_space)
 

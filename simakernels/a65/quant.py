@@ -10,7 +10,7 @@ from ..core import DType
 from ..ops import quant as ops_quant
 from . import _backend
 
-_INPUT = {DType.FLOAT32: lib.SK_QUANT_F32, DType.BFLOAT16: lib.SK_QUANT_BF16, DType.FLOAT16: lib.SK_QUANT_F16}
+INPUT = {DType.FLOAT32: lib.SK_QUANT_F32, DType.BFLOAT16: lib.SK_QUANT_BF16, DType.FLOAT16: lib.SK_QUANT_F16}
 
 
 @dataclass(frozen=True, eq=False)
@@ -19,7 +19,7 @@ class Plan(_backend.BackendPlan):
 
 
 def _fill(native: Any, shared: ops_quant.Plan) -> Any:
-    native.input = _INPUT[shared.admitted.inputs[0].dtype]
+    native.input = INPUT[shared.admitted.inputs[0].dtype]
     native.rounding = shared.params.rounding.value
     return _backend.fill_params(native, shared, lib.sk_quant_axis_space)  # _backend then prepares it natively
 

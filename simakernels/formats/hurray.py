@@ -18,17 +18,19 @@ import builtins
 import enum
 import struct
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, SupportsIndex
+from typing import Any, Dict, List, Optional, SupportsIndex, Tuple
 
 import numpy as np
 
-from .. import _binary32, _plans, _routes, _rules
-from .._ffi import ffi, lib
-from ..core import DType, Error, ErrorCode, KernelError, TensorSpec, describe, type_name
-from ..fenv import describe_unmet
+from .. import _binary32, _plans, _routes
+from .._ffi import lib
+from ..core import Contiguous, DType, Error, ErrorCode, KernelError, TensorSpec, describe, type_name
+from ..fenv import default_state, describe_unmet
+from ..a65 import _backend
+from ..ops import affine_dequant as ops_affine_dequant
 from ..ops import dequant as ops_dequant
 
-__all__ = ["TAG", "VERSION", "SIZE", "HurrayFormatError", "StorageType", "PerTensorAffine", "dequantize"]
+__all__ = ["TAG", "VERSION", "SIZE", "HurrayFormatError", "StorageType", "PerTensorAffine", "dequantize", "quantize"]
 
 
 def __dir__() -> List[str]:
@@ -255,27 +257,8 @@ def _describe(out: object) -> str:
     return f"a {flags}{out.dtype} array of shape {out.shape}"
 
 
-def _bridge(q: np.ndarray, descriptor: PerTensorAffine, out: np.ndarray) -> np.ndarray:
-    """INT8 storage with a positive scale through the A65 Dequant kernel.  The
-    plan is cached by integers only (no float is converted or hashed) and by
-    SIMAKERNELS_FORCE_ROUTE, in the array layer's cache."""
-    from .. import a65
-
-    n, bits, zp = q.size, descriptor.scale_bits, descriptor.zero_point
-    plan = _plans.cached(("hurray-int8", n, bits, zp, _routes.forced_route_key()), lambda: a65.dequant.check_inference(
-        ops_dequant.Request([TensorSpec((n,), DType.INT8)], [TensorSpec((n,), DType.FLOAT32)],
-                            descriptor.to_dequant_params())))
-    if isinstance(plan, Error):
-        raise KernelError(plan)
-    status = a65.dequant.execute(plan, [q], [out])
-    if status is not None:
-        raise _environment_error() if status.code is ErrorCode.UNSUPPORTED_ENVIRONMENT else KernelError(status)
-    return out
-
-
 def _environment_error() -> KernelError:
-    """The refusal of the calling thread's FP state, worded the same for
-    every storage type (the INT8 bridge's comes from the Dequant kernel)."""
+    """The refusal of the calling thread's FP state."""
     unmet = lib.sk_fenv_unmet(lib.sk_operation_fenv_needs(lib.SK_OP_HURRAY))
     return KernelError(Error(ErrorCode.UNSUPPORTED_ENVIRONMENT,
                              f"hurray.dequantize: {describe_unmet(unmet)}; nothing was written"))
@@ -288,9 +271,8 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: SupportsIndex, c
     little-end first).  ``data`` is a C-contiguous buffer: bytes-like, a
     uint8 array or an array of the storage type's own dtype (int16 for
     INT16; uint8 only for sub-byte types), of any shape, read in C order;
-    anything else is a TypeError (ValueError if not C-contiguous).  INT8
-    storage with a positive scale runs through the A65 Dequant kernel (same
-    bits, see ``to_dequant_params``)."""
+    anything else is a TypeError (ValueError if not C-contiguous).  The
+    same bits as ``sk.ops.affine_dequant`` (the same native engine)."""
     kind = _storage(storage)
     if not isinstance(descriptor, PerTensorAffine):
         raise TypeError(f"descriptor must be a PerTensorAffine, got {type_name(descriptor)}")
@@ -302,17 +284,58 @@ def dequantize(data: Any, descriptor: PerTensorAffine, storage: SupportsIndex, c
     elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == (n,)
               and out.flags.c_contiguous and out.flags.writeable):
         raise ValueError(f"out must be a writable contiguous float32 array of shape ({n},), got {_describe(out)}")
-    if kind is StorageType.INT8 and not descriptor.scale_bits >> 31:
-        return _bridge(raw[:n], descriptor, out)
-    src, dst = ffi.from_buffer(raw), ffi.from_buffer(out, require_writable=True)
-    status = lib.sk_hurray_dequantize(_NATIVE[kind], descriptor.scale_bits, descriptor.zero_point,
-                                      src, len(src), dst, len(dst), n)
-    if status == lib.SK_UNSUPPORTED_ENVIRONMENT:
-        raise _environment_error()
-    if status != lib.SK_OK:  # a binding fault (overlap, ...): the binding rules name it
-        views = ((int(ffi.cast("uintptr_t", src)), len(src)), (int(ffi.cast("uintptr_t", dst)), len(dst)))
-        fault = _rules.binding(("input 0", "output 0"), views, ((-(-n * kind.bits // 8), 1), (4 * n, 4)))
-        raise KernelError(fault if fault is not None else Error(
-            ErrorCode(status), f"hurray.dequantize: the native kernel refused {kind.name} (storage code "
-                               f"{_NATIVE[kind]}, status {status})"))
+    plan = _plans.cached(("hurray", kind, n, descriptor.scale_bits, descriptor.zero_point,
+                          _routes.forced_route_key()), lambda: _plan(kind, n, descriptor))
+    if isinstance(plan, Error):
+        raise KernelError(plan)
+    data = raw[:-(-n * kind.bits // 8)]
+    if data.ctypes.data % min(kind.bits // 8 or 1, 4):  # storage is read at any address: an aligned copy
+        data = data.copy()
+    status = _backend.execute_packed(plan, data, out, 0)
+    if status is not None:
+        raise _environment_error() if status.code is ErrorCode.UNSUPPORTED_ENVIRONMENT else KernelError(status)
     return out
+
+
+def _plan(kind: StorageType, n: int, descriptor: PerTensorAffine) -> Any:
+    """The A65 affine_dequant plan of ``n`` elements of ``kind`` storage
+    (packed sub-byte) to FLOAT32 with the descriptor's parameters."""
+    from .. import a65
+
+    dtype = DType[kind.name]
+    return a65.affine_dequant.check_inference(ops_affine_dequant.Request(
+        [TensorSpec((n,), dtype, Contiguous())], [TensorSpec((n,), DType.FLOAT32, Contiguous())],
+        ops_affine_dequant.Params.from_bits(descriptor.scale_bits, descriptor.zero_point)))
+
+
+def quantize(x: Any, storage: SupportsIndex, scale: Any, zero_point: int = 0,
+             rounding: Any = "nearest_even") -> Tuple[bytes, PerTensorAffine]:
+    """A Hurray tensor of ``x`` (a float32, bfloat16 or float16 array, read
+    in C order): its data, stored as ``storage`` (little-endian; sub-byte
+    types packed, element 0 in the least significant bits of byte 0), and
+    its descriptor.  The elements are ``sk.quantize(x, multiplier,
+    zero_point, dtype=..., rounding=rounding)`` with ``multiplier`` the
+    binary32 reciprocal of the binary32 ``scale`` (``np.float32(1) /
+    np.float32(scale)``, nearest-even: as ``sk.choose_qparams`` gives them),
+    so :func:`dequantize` maps them back within the quantization's error.
+    The scale must be finite, positive (a quantization multiplies by its
+    reciprocal, which must be finite too) and the zero point in the
+    storage type's range; INT32 and UINT32 storage is refused (no
+    quantization writes them): HurrayFormatError."""
+    from ..arrays import quantize as quantize_array  # (the array layer imports the formats)
+
+    kind = _storage(storage)
+    if kind.bits > 16:
+        raise HurrayFormatError(f"quantize writes 8-, 16- and sub-byte storage, not {kind.name}")
+    descriptor = PerTensorAffine(scale, zero_point)
+    _check_zero_point(descriptor.zero_point, kind)
+    bits = descriptor.scale_bits
+    with default_state():
+        multiplier = np.float32(1) / np.float32(descriptor.scale)
+    if bits >> 31 or not np.isfinite(multiplier):
+        raise HurrayFormatError(f"scale (offset 4): {_binary32.text(bits)} (bits {bits:#010x}) must be positive with "
+                                f"a finite binary32 reciprocal to quantize with")
+    dtype = DType[kind.name]
+    q = quantize_array(x, multiplier, descriptor.zero_point, dtype=dtype, packed=dtype.sub_byte, rounding=rounding)
+    data = q.data if dtype.sub_byte else q.astype(q.dtype.newbyteorder("<"), copy=False)
+    return np.ascontiguousarray(data).tobytes(), descriptor

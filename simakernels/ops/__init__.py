@@ -1,4 +1,4 @@
 """Backend-neutral admission: one module per operation."""
-from . import cast, dequant, quant
+from . import affine_dequant, affine_quant, cast, dequant, quant
 
-__all__ = ["cast", "dequant", "quant"]
+__all__ = ["affine_dequant", "affine_quant", "cast", "dequant", "quant"]

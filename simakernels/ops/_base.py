@@ -107,8 +107,23 @@ def _readmit(module: str, request: Any) -> SharedPlan:
     return plan
 
 
-# The C core's operation codes, for its parameter rules.
-_OPERATION = {"dequant": _rules.DEQUANT, "quant": _rules.QUANT}
+@dataclass(frozen=True)
+class Rules:
+    """An operation's parameter rules: its name in messages, the C core's
+    rule set (:data:`simakernels._rules.Code`) and what a scale or
+    multiplier must be, in words."""
+
+    name: str
+    code: _rules.Code
+    value: str = "finite and > 0"
+
+
+_OPERATION = {"dequant": Rules("dequant", _rules.DEQUANT), "quant": Rules("quant", _rules.QUANT)}
+
+
+def rules_of(operation: Union[str, Rules]) -> Rules:
+    """The rules of an operation named "quant" or "dequant", or given."""
+    return operation if isinstance(operation, Rules) else _OPERATION[operation]
 
 
 class AffineParams:
@@ -160,7 +175,8 @@ def store_value(params: Any) -> None:
     object.__setattr__(params, "zero_point", _binary32.as_int(params.zero_point))
 
 
-def check_affine_or_axis(params: Any, shape: Tuple[int, ...] = (), *, operation: str, params_type: Type[Any],
+def check_affine_or_axis(params: Any, shape: Tuple[int, ...] = (), *, operation: Union[str, Rules],
+                         params_type: Type[Any],
                          axis_type: Type[Any], block_type: Type[Any]) -> Optional[Error]:
     """Dequant's and Quant's parameter rules: per-axis ones (``axis_type``)
     or blocked ones (``block_type``) against the tensor's ``shape``, else the
@@ -176,35 +192,37 @@ def check_affine_or_axis(params: Any, shape: Tuple[int, ...] = (), *, operation:
     return check_affine_params(params, params_type, operation, params_type.VALUE, bits)
 
 
-def check_affine_params(params: Any, params_type: Type[Any], operation: str, value_name: str,
+def check_affine_params(params: Any, params_type: Type[Any], operation: Union[str, Rules], value_name: str,
                         bits: int) -> Optional[Error]:
     """The parameter rules Dequant and Quant share: a binary32 value (scale or
     multiplier, by its bits) finite and > 0, and an integer zero point in
     the operation's range (``operation``: "dequant" or "quant"; the C
     core's rules, worded here)."""
+    rules = rules_of(operation)
+    name = rules.name
     if not isinstance(params, params_type):
         return Error(ErrorCode.INVALID_PARAMS,
-                     f"params must be {operation}.Params, {operation}.AxisParams or {operation}.BlockParams, "
+                     f"params must be {name}.Params, {name}.AxisParams or {name}.BlockParams, "
                      f"got {describe(params)}")
     value = getattr(params, value_name)
     if isinstance(value, (np.ndarray, list, tuple)) and np.ndim(value) >= 1:
         return Error(ErrorCode.INVALID_PARAMS,
                      f"{value_name} is a sequence of {len(value)} values ({type(value).__name__}): one value per "
-                     f"index along an axis needs axis= (the array functions) or {operation}.AxisParams")
+                     f"index along an axis needs axis= (the array functions) or {name}.AxisParams")
     if not _binary32.is_real(value):
         return Error(ErrorCode.INVALID_PARAMS,
                      f"{value_name} {describe(value)} ({type(value).__name__}) must be {_binary32.REAL_NUMBER}")
-    code, zp = _OPERATION[operation], params.zero_point
+    code, zp = rules.code, params.zero_point
     integer = isinstance(zp, int) and not isinstance(zp, bool)
     fault = _rules.params(code, (bits,), (zp,) if integer else ())
-    if fault is not None and fault[0] == _rules.NOT_FINITE_POSITIVE:
+    if fault is not None and fault[0] in _VALUE_RULES:
         return Error(
             ErrorCode.INVALID_PARAMS,
             f"{value_name} {_binary32.text(bits)} as binary32 (bits {bits:#010x}) "
-            "must be finite and > 0",
+            f"must be {rules.value}",
         )
     if fault is not None or not integer:
-        low, high = _rules.ZERO_POINTS[code]
+        low, high = _rules.zero_point_range(code)
         return Error(ErrorCode.INVALID_PARAMS, f"zero_point {describe(zp)} must be an integer in [{low}, {high}]")
     return None
 
@@ -331,7 +349,7 @@ def check_axis(axis: Any, shape: Tuple[int, ...]) -> Union[int, Error]:
 
 
 def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bits: Any,
-                      zero_points: Any, operation: str) -> Optional[Error]:
+                      zero_points: Any, operation: Union[str, Rules]) -> Optional[Error]:
     """Per-axis rules: an axis of the shape; one binary32 value (finite,
     > 0) per index along it; an integer zero point in the operation's range,
     or one per index."""
@@ -356,9 +374,10 @@ def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bit
                              f"{values_name}[{i}] {describe(v)} ({type(v).__name__}) must be {_binary32.REAL_NUMBER}")
     if len(bits) != channels:
         return _length_error(values_name, len(bits), where)
-    code = _OPERATION[operation]
-    low, high = _rules.ZERO_POINTS[code]
-    error = _value_fault(values_name, bits, code)
+    rules = rules_of(operation)
+    code = rules.code
+    low, high = _rules.zero_point_range(code)
+    error = _value_fault(values_name, bits, rules)
     if error is not None or type(zero_points) is int:
         return error or _shared_zero_point_fault(zero_points, code)
     if not isinstance(zero_points, (np.ndarray, tuple)) or (isinstance(zero_points, np.ndarray)
@@ -375,21 +394,25 @@ def check_axis_params(params: Any, shape: Tuple[int, ...], values_name: str, bit
     return None
 
 
-def _value_fault(values_name: str, bits: np.ndarray, code: int) -> Optional[Error]:
+# The rules a scale or multiplier can break (by the operation: > 0, or nonzero).
+_VALUE_RULES = frozenset({_rules.NOT_FINITE_POSITIVE, _rules.NOT_FINITE_NONZERO})
+
+
+def _value_fault(values_name: str, bits: np.ndarray, rules: Rules) -> Optional[Error]:
     """The first value (binary32 bits, any shape) the C rules refuse, named
     by its index (a tuple index for more than one axis), value and bits."""
-    fault = _rules.params(code, bits.reshape(-1))
+    fault = _rules.params(rules.code, bits.reshape(-1))
     if fault is None:
         return None
     b = int(bits.reshape(-1)[fault[1]])
     return Error(ErrorCode.INVALID_PARAMS, f"{values_name}[{_index_text(fault[1], bits.shape)}] {_binary32.text(b)} "
-                                           f"as binary32 (bits {b:#010x}) must be finite and > 0")
+                                           f"as binary32 (bits {b:#010x}) must be {rules.value}")
 
 
-def _shared_zero_point_fault(zero_point: int, code: int) -> Optional[Error]:
+def _shared_zero_point_fault(zero_point: int, code: _rules.Code) -> Optional[Error]:
     if _rules.params(code, (), (zero_point,)) is None:
         return None
-    low, high = _rules.ZERO_POINTS[code]
+    low, high = _rules.zero_point_range(code)
     return Error(ErrorCode.INVALID_PARAMS, f"zero_points {describe(zero_point)} must be an integer in [{low}, {high}]")
 
 
@@ -500,7 +523,7 @@ def check_block_size(block_size: Any, axis: Any) -> Union[int, Error]:
 
 
 def check_block_params(params: Any, shape: Tuple[int, ...], values_name: str, bits: Any,
-                       zero_points: Any, operation: str) -> Optional[Error]:
+                       zero_points: Any, operation: Union[str, Rules]) -> Optional[Error]:
     """Blocked rules: an axis of the shape; a positive integer block size;
     an array of the parameters' shape (:func:`blocked_shape`) of binary32
     values (finite, > 0); an integer zero point in the operation's range,
@@ -514,7 +537,8 @@ def check_block_params(params: Any, shape: Tuple[int, ...], values_name: str, bi
     expected = blocked_shape(shape, axis, block)
     where = (f"axis {params.axis} of shape {shape} in blocks of {block} gives parameters of shape {expected} "
              f"({expected[axis]} along the axis)")
-    code = _OPERATION[operation]
+    rules = rules_of(operation)
+    code = rules.code
     if not isinstance(bits, np.ndarray) or bits.dtype != np.uint32:
         if isinstance(bits, np.ndarray) and bits.dtype != object:  # the dtype is at fault
             return Error(ErrorCode.INVALID_PARAMS, f"{values_name}: an array of dtype {bits.dtype} "
@@ -530,10 +554,10 @@ def check_block_params(params: Any, shape: Tuple[int, ...], values_name: str, bi
                                                        f"({type(v).__name__}) must be {_binary32.REAL_NUMBER}")
     if bits.shape != expected:
         return Error(ErrorCode.INVALID_PARAMS, f"{values_name} has shape {bits.shape}, expected {expected}: {where}")
-    error = _value_fault(values_name, bits, code)
+    error = _value_fault(values_name, bits, rules)
     if error is not None or type(zero_points) is int:
         return error or _shared_zero_point_fault(zero_points, code)
-    low, high = _rules.ZERO_POINTS[code]
+    low, high = _rules.zero_point_range(code)
     if not isinstance(zero_points, np.ndarray):
         return Error(ErrorCode.INVALID_PARAMS, f"zero_points must be an integer or an array of integers of shape "
                                                f"{expected}, got {describe(zero_points)} ({type_name(zero_points)})")

@@ -4,7 +4,8 @@
 multiplier bits, per channel, for range keys chosen where exact rounding is
 hard: every binade, every 16-bit value, extreme exponent gaps, exact ties
 of the scale, ranges where the check steps the scale, the empty range and
-the least-scale clamp."""
+the least-scale clamp.  INT8's levels throughout; then every other storage
+type's (the last part), in both modes where the type has them."""
 from __future__ import annotations
 
 import random
@@ -26,6 +27,9 @@ FORMATS = {"f32": (BINARY32, np.dtype(np.float32)), "bf16": (BFLOAT16, np.dtype(
 MODES = [False, True]
 MODE_IDS = ["asymmetric", "symmetric"]
 SK_RULE_MAX_STEPS = 3  # csrc/qparams/rule.h: the bound its comment proves
+SK_RULE_MAX_STEPS_2BIT = 4  # the same for the 2-bit types (a subnormal multiplier)
+# Every storage type's levels (L, H), from the oracle's own table (the spec's ranges).
+STORAGE = {name: oracle.storage_levels(name) for name in oracle.STORAGE}
 
 
 def limit(fmt: Format) -> int:
@@ -40,50 +44,61 @@ def magnitude(fmt: Format, value) -> int:
     return bits & ((1 << (fmt.width - 1)) - 1)
 
 
-def native(key: str, least: Sequence[int], greatest: Sequence[int], symmetric: bool):
-    """(scale bits, zero points, multiplier bits) of the package's rule."""
+def native(key: str, least: Sequence[int], greatest: Sequence[int], symmetric: bool, storage: str = "int8"):
+    """(scale bits, zero points, multiplier bits) of the package's rule for
+    the levels of ``storage``."""
     _, dtype = FORMATS[key]
-    qp = sk.qparams._from_keys(np.array(least, np.int64), np.array(greatest, np.int64), dtype, symmetric, 0)
+    target = sk.qparams._check_storage(storage, symmetric)
+    qp = sk.qparams._from_keys(np.array(least, np.int64), np.array(greatest, np.int64), dtype, symmetric, 0,
+                               target=target)
     return qp.scale.view(np.uint32), qp.zero_point, qp.multiplier.view(np.uint32)
 
 
-def oracle_rule(fmt: Format, least: Sequence[int], greatest: Sequence[int], symmetric: bool) -> np.ndarray:
+def oracle_rule(fmt: Format, least: Sequence[int], greatest: Sequence[int], symmetric: bool,
+                storage: str = "int8") -> np.ndarray:
     """``oracle.choose_keys`` of every (least, greatest) pair, as rows
     (scale, zero point, multiplier, steps); large lists memoised on disk
     (support/oracle_store: a host run spares the emulated runs the exact
     arithmetic, the bulk of this module's time)."""
+    levels = STORAGE[storage]
+
     def compute() -> np.ndarray:
         return np.array([(c.scale, c.zero_point, c.multiplier, c.steps) for c in
-                         (oracle.choose_keys(fmt, int(lo), int(hi), symmetric) for lo, hi in zip(least, greatest))],
-                        np.int64).reshape(-1)
+                         (oracle.choose_keys(fmt, int(lo), int(hi), symmetric, levels)
+                          for lo, hi in zip(least, greatest))], np.int64).reshape(-1)
 
     if len(least) < 256:
         return compute().reshape(-1, 4)
     keys = np.array([least, greatest], np.int64)
-    return oracle_store.stored(f"choose_keys {fmt.name} {symmetric} {oracle_store.digest(keys)}",
-                               np.int64, 4 * len(least), compute).reshape(-1, 4)
+    what = f"choose_keys {fmt.name} {symmetric} {oracle_store.digest(keys)}"
+    if storage != "int8":  # INT8's names stay those stored before the other types came
+        what += f" levels {levels}"
+    return oracle_store.stored(what, np.int64, 4 * len(least), compute).reshape(-1, 4)
 
 
-def check_rule(key: str, least: Sequence[int], greatest: Sequence[int], symmetric: bool) -> np.ndarray:
-    """The native rule equals the oracle on every channel; returns the
-    oracle's rows (:func:`oracle_rule`)."""
+def check_rule(key: str, least: Sequence[int], greatest: Sequence[int], symmetric: bool,
+               storage: str = "int8") -> np.ndarray:
+    """The native rule equals the oracle on every channel (the levels of
+    ``storage``); returns the oracle's rows (:func:`oracle_rule`)."""
     fmt, _ = FORMATS[key]
-    scales, zero_points, multipliers = native(key, least, greatest, symmetric)
-    rows = oracle_rule(fmt, least, greatest, symmetric)
+    scales, zero_points, multipliers = native(key, least, greatest, symmetric, storage)
+    rows = oracle_rule(fmt, least, greatest, symmetric, storage)
     got = np.stack([np.asarray(scales, np.int64), np.asarray(zero_points, np.int64),
                     np.asarray(multipliers, np.int64)], axis=1).reshape(-1, 3)
     bad = np.flatnonzero((got != rows[:, :3]).any(axis=1))
     wrong = [f"keys ({int(least[i])}, {int(greatest[i])}): oracle {rows[i, 0]:#010x} {rows[i, 1]} {rows[i, 2]:#010x}, "
              f"native {got[i, 0]:#010x} {got[i, 1]} {got[i, 2]:#010x}" for i in bad[:8]]
-    assert not wrong, f"{key} {MODE_IDS[symmetric]}: {bad.size} of {len(rows)} differ:\n" + "\n".join(wrong)
-    assert int(rows[:, 3].max(initial=0)) <= SK_RULE_MAX_STEPS
+    assert not wrong, f"{key} {storage} {MODE_IDS[symmetric]}: {bad.size} of {len(rows)} differ:\n" + "\n".join(wrong)
+    low, high = STORAGE[storage]
+    assert int(rows[:, 3].max(initial=0)) <= (SK_RULE_MAX_STEPS_2BIT if high - low == 3 else SK_RULE_MAX_STEPS)
     return rows
 
 
-def assert_rule(key: str, least: Sequence[int], greatest: Sequence[int], symmetric: bool) -> List[oracle.Chosen]:
+def assert_rule(key: str, least: Sequence[int], greatest: Sequence[int], symmetric: bool,
+                storage: str = "int8") -> List[oracle.Chosen]:
     """:func:`check_rule`; returns the oracle's results (their step counts
     tell what was covered)."""
-    return [oracle.Chosen(*(int(v) for v in row)) for row in check_rule(key, least, greatest, symmetric)]
+    return [oracle.Chosen(*(int(v) for v in row)) for row in check_rule(key, least, greatest, symmetric, storage)]
 
 
 # ------------------------------------------------------------------ binades
@@ -321,11 +336,11 @@ def test_least_scale_clamp(symmetric):
 # ------------------------------------------------------------- the entry
 
 
-def call_entry(input_code, symmetric, least, greatest, count=None):
+def call_entry(input_code, symmetric, least, greatest, count=None, storage=lib.SK_HURRAY_INT8):
     least, greatest = np.array(least, np.int64), np.array(greatest, np.int64)
     n = least.size if count is None else count
     out = [np.zeros(max(n, 1), t) for t in (np.uint32, np.int32, np.uint32)]
-    status = lib.sk_qparams_rule(input_code, symmetric, ffi.from_buffer("int64_t[]", least),
+    status = lib.sk_qparams_rule(input_code, storage, symmetric, ffi.from_buffer("int64_t[]", least),
                                  ffi.from_buffer("int64_t[]", greatest), n,
                                  *(ffi.from_buffer(f"{c}[]", o, require_writable=True)
                                    for c, o in zip(("uint32_t", "int32_t", "uint32_t"), out)))
@@ -346,8 +361,9 @@ def test_the_entry_refuses_keys_out_of_range():
     assert call_entry(3, 0, [0], [0])[0] == lib.SK_UNSUPPORTED_DTYPE
     assert call_entry(-1, 0, [0], [0])[0] == lib.SK_UNSUPPORTED_DTYPE
     null = ffi.NULL
-    assert lib.sk_qparams_rule(lib.SK_QUANT_F32, 0, null, null, 1, null, null, null) == lib.SK_INVALID_BINDING
-    assert lib.sk_qparams_rule(lib.SK_QUANT_F32, 0, null, null, 0, null, null, null) == ok
+    i8 = lib.SK_HURRAY_INT8
+    assert lib.sk_qparams_rule(lib.SK_QUANT_F32, i8, 0, null, null, 1, null, null, null) == lib.SK_INVALID_BINDING
+    assert lib.sk_qparams_rule(lib.SK_QUANT_F32, i8, 0, null, null, 0, null, null, null) == ok
 
 
 def test_from_keys_shapes():
@@ -376,3 +392,151 @@ def test_misaligned_keys_are_taken():
     want = sk.qparams._from_keys(low, high, np.dtype(np.float32), False, 0)
     for field in ("scale", "zero_point", "multiplier"):
         assert np.array_equal(getattr(got, field), getattr(want, field)), field
+
+
+# ------------------------------------------------ every other storage type
+
+# (storage type, symmetric): symmetric only for the signed types.
+STORAGE_CASES = [(name, symmetric) for name in STORAGE for symmetric in MODES
+                 if name != "int8" and (not symmetric or STORAGE[name][0] < 0)]
+STORAGE_IDS = [f"{name}-{MODE_IDS[symmetric]}" for name, symmetric in STORAGE_CASES]
+
+
+def divisor(storage: str, symmetric: bool) -> int:
+    """The first scale's divisor the docs give: H - L - 1, or H symmetric."""
+    low, high = STORAGE[storage]
+    return high if symmetric else high - low - 1
+
+
+def storage_ranges(fmt: Format, storage: str, symmetric: bool, rng: random.Random, count: int) -> List[Tuple[int, int]]:
+    """Range keys for one type and mode: the empty range; tiny, subnormal
+    and huge ends; the widest exponent gaps; ends in every binade against
+    anything; and ends near whole levels of this type's divisor (lo = -i t,
+    hi = j t with i + j = D, or i = D symmetric), where the check steps."""
+    f, top = fmt.fraction_bits, limit(fmt) - 1
+    pairs = [(0, 0), (0, 1), (-1, 0), (-1, 1), (-top, top), (-1, top), (-top, 1), (0, top), (-top, 0),
+             (-((1 << f) - 1), (1 << f) - 1), (-(1 << f), 3)]
+    fields = (1 << fmt.exponent_bits) - 1
+    while len(pairs) < count // 2:
+        here = rng.randrange(fields) << f | rng.getrandbits(f)
+        other = rng.choice([0, 1, rng.randrange(1 << f), rng.randrange(limit(fmt)), top])
+        pairs.append((-other, here) if rng.getrandbits(1) else (-here, other))
+    d = divisor(storage, symmetric)
+    low_exp, high_exp = (-24, 13) if fmt is BINARY16 else (-145, 124)
+    while len(pairs) < count:
+        t = Fraction(rng.getrandbits(50) | 1 << 50, 1 << 50) * Fraction(2) ** rng.randint(low_exp, high_exp) / d
+        i = d if symmetric else rng.randint(0, d)
+        j = rng.choice([d, 0, rng.randint(0, d)]) if symmetric else d - i
+        lo, hi = round_to_format(fmt, i * t), round_to_format(fmt, j * t)
+        if lo < limit(fmt) and hi < limit(fmt):
+            pairs.append((-lo, hi) if rng.getrandbits(1) or symmetric else (-hi, lo))
+    return pairs
+
+
+@pytest.mark.parametrize("key", FORMATS)
+@pytest.mark.parametrize("storage,symmetric", STORAGE_CASES, ids=STORAGE_IDS)
+def test_every_storage_type_against_the_oracle(storage, symmetric, key):
+    """Field for field, for the type's levels: a few hundred ranges of
+    every kind (:func:`storage_ranges`)."""
+    fmt, _ = FORMATS[key]
+    pairs = storage_ranges(fmt, storage, symmetric, random.Random(f"storage-{storage}-{symmetric}-{key}"), 300)
+    expected = assert_rule(key, [lo for lo, _ in pairs], [hi for _, hi in pairs], symmetric, storage)
+    low, high = STORAGE[storage]
+    assert all(low <= e.zero_point <= high and (e.zero_point == 0 or not symmetric) for e in expected)
+
+
+@pytest.mark.parametrize("storage,symmetric", STORAGE_CASES, ids=STORAGE_IDS)
+def test_every_storage_type_steps_as_the_oracle(storage, symmetric):
+    """Binary32 ranges near whole levels: some must make the check step
+    (else the comparison proves nothing about stepping)."""
+    pairs = storage_ranges(BINARY32, storage, symmetric, random.Random(f"steps-{storage}-{symmetric}"), 1200)[600:]
+    expected = assert_rule("f32", [lo for lo, _ in pairs], [hi for _, hi in pairs], symmetric, storage)
+    if divisor(storage, symmetric) > 2:  # the 2-bit types step only with a subnormal multiplier (the next test)
+        assert sum(e.steps > 0 for e in expected) >= 1, f"no range of {len(pairs)} made the check step"
+
+
+@pytest.mark.parametrize("storage,symmetric", [("int2", True), ("uint2", False), ("int2", False)],
+                         ids=["int2-symmetric", "uint2-asymmetric", "int2-asymmetric"])
+def test_two_bit_scales_with_a_subnormal_multiplier(storage, symmetric):
+    """The 2-bit types' scales reach 2^126..2^128, where the multiplier is
+    subnormal and the check steps up to 3 times (rule.c argues at most 4):
+    ranges there, the largest finite included, both ends equal (asymmetric:
+    the case that steps) or one end small."""
+    rng = random.Random(f"subnormal-multiplier-{storage}-{symmetric}")
+    top = limit(BINARY32) - 1
+    ends = [top, top - 1, top - 3, top - 4, top - 5, 0x7E800000, 0x7F000000] + \
+        [rng.randrange(0x7E800000, limit(BINARY32)) for _ in range(700)]
+    pairs = [(-e, e) for e in ends] + [(-e, 0x3F800000) for e in ends[:100]] + [(-1, e) for e in ends[100:200]]
+    expected = assert_rule("f32", [lo for lo, _ in pairs], [hi for _, hi in pairs], symmetric, storage)
+    assert max(e.steps for e in expected) >= 3  # the deepest seen (over every symmetric one)
+    assert all(e.scale < 0x7F800000 for e in expected)
+    assert sum(0 < e.multiplier < 0x00800000 for e in expected) >= 500  # subnormal
+
+
+def test_unsigned_and_signed_twins():
+    """Asymmetric, an unsigned type and the signed type of its width have
+    the same divisor and the same check: the same scale and multiplier, the
+    zero point 2^(b-1) apart."""
+    rng = random.Random("twins")
+    least = [-rng.randrange(limit(BINARY32)) for _ in range(500)] + [0, -1, 0]
+    greatest = [rng.choice([0, rng.randrange(limit(BINARY32))]) for _ in range(500)] + [0, 0, 7]
+    for unsigned, signed in (("uint8", "int8"), ("uint16", "int16"), ("uint4", "int4"), ("uint2", "int2")):
+        u_scale, u_zero, u_mult = native("f32", least, greatest, False, unsigned)
+        s_scale, s_zero, s_mult = native("f32", least, greatest, False, signed)
+        assert np.array_equal(u_scale, s_scale) and np.array_equal(u_mult, s_mult), unsigned
+        assert np.array_equal(u_zero.astype(np.int64) - s_zero, np.full(len(least), -STORAGE[signed][0])), unsigned
+
+
+def test_storage_codes_at_the_entry():
+    """sk_qparams_rule's storage argument: the eight quantization outputs
+    taken (symmetric for the signed ones), INT32, UINT32 and unknown codes
+    UNSUPPORTED_DTYPE, symmetric with an unsigned type INVALID_PARAMS;
+    the input format first, then the storage type, then the binding."""
+    ok, codes = lib.SK_OK, {name: getattr(lib, f"SK_HURRAY_{name.upper()}") for name in STORAGE}
+    for name, code in codes.items():
+        status, out = call_entry(lib.SK_QUANT_F32, 0, [-magnitude(BINARY32, 1)], [magnitude(BINARY32, 2)],
+                                 storage=code)
+        assert status == ok and int(out[1][0]) == oracle.choose(-1, 2, False, STORAGE[name]).zero_point, name
+        signed = STORAGE[name][0] < 0
+        assert call_entry(lib.SK_QUANT_F32, 1, [-5], [7], storage=code)[0] == (ok if signed else lib.SK_INVALID_PARAMS)
+    for code in (lib.SK_HURRAY_INT32, lib.SK_HURRAY_UINT32, lib.SK_HURRAY_STORAGE_COUNT, -1, 99):
+        assert call_entry(lib.SK_QUANT_F32, 0, [-5], [7], storage=code)[0] == lib.SK_UNSUPPORTED_DTYPE, code
+    null = ffi.NULL
+    assert call_entry(3, 1, [0], [0], storage=codes["uint8"])[0] == lib.SK_UNSUPPORTED_DTYPE  # the input first
+    assert lib.sk_qparams_rule(lib.SK_QUANT_F32, lib.SK_HURRAY_INT32, 0, null, null, 1, null, null, null) == \
+        lib.SK_UNSUPPORTED_DTYPE
+    assert lib.sk_qparams_rule(lib.SK_QUANT_F32, codes["uint4"], 1, null, null, 1, null, null, null) == \
+        lib.SK_INVALID_PARAMS
+    assert lib.sk_qparams_rule(lib.SK_QUANT_F32, codes["uint4"], 0, null, null, 1, null, null, null) == \
+        lib.SK_INVALID_BINDING
+
+
+def test_storage_codes_at_the_fused_entry():
+    """sk_qparams_choose checks the storage type and mode before the range
+    pass: a null layout is not even looked at."""
+    null = ffi.NULL
+    for code, symmetric, status in ((lib.SK_HURRAY_INT32, 0, lib.SK_UNSUPPORTED_DTYPE),
+                                    (lib.SK_HURRAY_UINT16, 1, lib.SK_INVALID_PARAMS)):
+        assert lib.sk_qparams_choose(lib.SK_QUANT_F32, 0, code, symmetric, null, -1, 0, null, 0, null, 0, null, null,
+                                     null) == status
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", FORMATS)
+@pytest.mark.parametrize("storage,symmetric", STORAGE_CASES, ids=STORAGE_IDS)
+def test_every_storage_type_against_the_oracle_sweep(storage, symmetric, key):
+    """As the quick test, with many more ranges."""
+    fmt, _ = FORMATS[key]
+    pairs = storage_ranges(fmt, storage, symmetric, random.Random(f"sweep-{storage}-{symmetric}-{key}"), 12000)
+    assert_rule(key, [lo for lo, _ in pairs], [hi for _, hi in pairs], symmetric, storage)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", ["bf16", "f16"])
+@pytest.mark.parametrize("storage,symmetric", STORAGE_CASES, ids=STORAGE_IDS)
+def test_every_storage_type_every_16_bit_value_with_zero(storage, symmetric, key):
+    """Every finite positive pattern as hi with lo = 0, and as -lo with hi = 0."""
+    fmt, _ = FORMATS[key]
+    every = list(range(0, limit(fmt), 3))
+    check_rule(key, [0] * len(every), every, symmetric, storage)
+    check_rule(key, [-m for m in every], [0] * len(every), symmetric, storage)

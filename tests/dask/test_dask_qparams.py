@@ -45,6 +45,7 @@ def data(key, seed):
 
 def assert_same_qparams(got, expected, what):
     assert type(got) is type(expected) and got.axis == expected.axis and got.symmetric == expected.symmetric, what
+    assert got.dtype == expected.dtype and got.block_size == expected.block_size, what
     for field in ("scale", "zero_point", "multiplier"):
         a, b = getattr(got, field), getattr(expected, field)
         assert type(a) is type(b), (what, field, type(a), type(b))
@@ -97,6 +98,18 @@ def test_the_range_is_reduced_on_the_workers(client):
 
 # ---- Errors ------------------------------------------------------------------------
 
+@pytest.mark.parametrize("dtype, symmetric, axis, block_size", [("uint4", False, 1, None), ("int2", True, 1, 4)],
+                         ids=["uint4-axis1", "int2-symmetric-blocked"])
+def test_other_storage_types_are_the_in_memory_choice(client, dtype, symmetric, axis, block_size):
+    """``dtype=`` reaches the rule on both paths (per axis, blocked): the
+    in-memory fields, dtype included."""
+    x = data("f32", seed=3)
+    got = skd.choose_qparams(da.from_array(x, chunks=CHUNKS["uneven"]), dtype=dtype, symmetric=symmetric, axis=axis,
+                             block_size=block_size)
+    expected = sk.choose_qparams(x, dtype=dtype, symmetric=symmetric, axis=axis, block_size=block_size)
+    assert_same_qparams(got, expected, f"{dtype} axis {axis} block {block_size}")
+
+
 def _never(block):
     raise AssertionError("a block was computed while the parameters were checked")
 
@@ -113,7 +126,10 @@ def untouchable(values, chunks):
     (np.zeros((3, 4), np.float32), {"axis": 1.0}),
     (np.zeros((3, 4), np.float32), {"symmetric": 1}),
     (np.zeros((3, 4), np.float16), {"symmetric": None, "axis": 0}),
-], ids=["axis-2", "axis--3", "rank0-axis", "axis-float", "symmetric-int", "symmetric-none"])
+    (np.zeros((3, 4), np.float32), {"dtype": "uint32"}),
+    (np.zeros((3, 4), np.float32), {"dtype": "uint8", "symmetric": True}),
+], ids=["axis-2", "axis--3", "rank0-axis", "axis-float", "symmetric-int", "symmetric-none", "dtype-uint32",
+        "symmetric-uint8"])
 def test_errors_are_the_in_memory_errors_before_compute(values, options):
     with pytest.raises(sk.KernelError) as expected:
         sk.choose_qparams(values, **options)

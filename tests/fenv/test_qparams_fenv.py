@@ -45,23 +45,31 @@ def hard_keys(fmt: Format, rng: random.Random) -> Tuple[List[int], List[int]]:
     return [lo for lo, _ in pairs], [hi for _, hi in pairs]
 
 
-class Batch:
-    """One format and mode: keys, output buffers, and the expected bits
-    (the oracle's, checked against the default state's run too)."""
+# Storage types besides INT8 (the rule's loop with the levels as variables):
+# (type, symmetric), the 2-bit ones for their subnormal multipliers.
+OTHER_STORAGE = [("int2", True), ("uint2", False), ("int16", True), ("uint4", False)]
 
-    def __init__(self, key: str, symmetric: bool):
+
+class Batch:
+    """One format, storage type and mode: keys, output buffers, and the
+    expected bits (the oracle's, checked against the default state's run
+    too)."""
+
+    def __init__(self, key: str, symmetric: bool, storage: str = "int8"):
         fmt, self.code = FORMATS[key]
-        self.label = f"{key} {'symmetric' if symmetric else 'asymmetric'}"
+        self.label = f"{key} {storage} {'symmetric' if symmetric else 'asymmetric'}"
         self.symmetric = int(symmetric)
         least, greatest = hard_keys(fmt, random.Random(f"fenv-{key}-{symmetric}"))
         self.least, self.greatest = np.array(least, np.int64), np.array(greatest, np.int64)
-        chosen = [oracle.choose_keys(fmt, lo, hi, symmetric) for lo, hi in zip(least, greatest)]
+        levels = oracle.storage_levels(storage)
+        chosen = [oracle.choose_keys(fmt, lo, hi, symmetric, levels) for lo, hi in zip(least, greatest)]
         self.expected = (np.array([c.scale for c in chosen], np.uint32), np.array([c.zero_point for c in chosen],
                                                                                    np.int32),
                          np.array([c.multiplier for c in chosen], np.uint32))
         self.out = tuple(np.zeros_like(e) for e in self.expected)
         types = ("uint32_t[]", "int32_t[]", "uint32_t[]")
-        self.args = (self.code, self.symmetric, ffi.from_buffer("int64_t[]", self.least),
+        self.args = (self.code, getattr(lib, f"SK_HURRAY_{storage.upper()}"), self.symmetric,
+                     ffi.from_buffer("int64_t[]", self.least),
                      ffi.from_buffer("int64_t[]", self.greatest), self.least.size,
                      *(ffi.from_buffer(t, o, require_writable=True) for t, o in zip(types, self.out)))
 
@@ -95,10 +103,12 @@ def array_input() -> np.ndarray:
 
 def run_states(states) -> None:
     batches = [Batch(key, symmetric) for key in FORMATS for symmetric in (False, True)]
+    batches += [Batch(key, symmetric, storage) for key in FORMATS for storage, symmetric in OTHER_STORAGE]
     for batch in batches:  # the default state gives the oracle's bits
         assert not batch.report(batch.run()), batch.report(batch.run())
     x = array_input()
-    expected_arrays = [sk.choose_qparams(x, axis=0, symmetric=s) for s in (False, True)]
+    options = [dict(symmetric=False), dict(symmetric=True), dict(dtype="int2", symmetric=True), dict(dtype="uint4")]
+    expected_arrays = [sk.choose_qparams(x, axis=0, **o) for o in options]
 
     def body(progress):
         problems, ran, unsupported = [], 0, []
@@ -110,7 +120,7 @@ def run_states(states) -> None:
             try:
                 with sk.testing.fp_environment(**state):
                     statuses = [batch.run() for batch in batches]
-                    arrays = [sk.choose_qparams(x, axis=0, symmetric=s) for s in (False, True)]
+                    arrays = [sk.choose_qparams(x, axis=0, **o) for o in options]
             except sk.testing.UnsupportedFPState:
                 unsupported.append(sid)
                 continue

@@ -12,8 +12,7 @@
   two for every pair.
 * ``hurray.dequantize`` on INT8 storage with a positive scale gives bits
   identical to ``sk.dequantize`` with the bridged parameters and to the
-  oracle, on every route; a negative scale runs the native Hurray kernel
-  (not Dequant) and matches the oracle.
+  oracle, on every route; a negative scale matches the oracle.
 """
 import functools
 
@@ -245,47 +244,10 @@ def test_int8_negative_scale_matches_the_oracle(scale):
     fail_if(reports)
 
 
-@pytest.fixture
-def dequant_calls(monkeypatch):
-    """Records executions of the A65 Dequant kernel (``sk.a65.dequant.execute``)."""
-    calls = []
-    original = sk.a65.dequant.execute
-
-    def spy(*args, **kwargs):
-        calls.append((args, kwargs))
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(sk.a65.dequant, "execute", spy)
-    return calls
-
-
-@pytest.mark.parametrize("storage, scale_bits, through_dequant", [
-    (ST.INT8, 0x4037CED9, True),
-    (ST.INT8, 0x00000001, True),
-    (ST.INT8, 0xC037CED9, False),
-    (ST.INT8, 0x80000001, False),
-    (ST.UINT8, 0x4037CED9, False),
-    (ST.INT16, 0x4037CED9, False),
-    (ST.INT4, 0x4037CED9, False),
-    (ST.INT32, 0x4037CED9, False),
-], ids=["int8-positive", "int8-min-subnormal", "int8-negative", "int8-neg-subnormal", "uint8", "int16", "int4",
-        "int32"])
-def test_route_to_dequant_only_for_int8_with_a_positive_scale(dequant_calls, storage, scale_bits, through_dequant):
-    data = bytes(range(0, 256, 3)) + bytes(2)
-    values = np.frombuffer(data, np.int8).astype(np.int64) if storage is ST.INT8 else None
-    whole = np.full(len(data) * 8 // storage.bits, 0xA5A5A5A5, np.uint32).view(np.float32)
-    result = H.dequantize(data, descriptor(scale_bits, 3), storage, out=whole)
-    assert result is whole
-    assert len(dequant_calls) == (1 if through_dequant else 0)
-    if values is not None:
-        want = small_table(scale_bits)[values - 3 + 255]
-        fail_if([report(bits_of(whole), want, values, f"scale {scale_bits:#010x}")])
-
-
-def test_bridge_plan_follows_the_forced_route(monkeypatch):
-    """The bridge's cached Dequant plan is keyed by SIMAKERNELS_FORCE_ROUTE,
-    as the array layer's are: forcing another route after a call takes
-    effect instead of reusing the first route's plan."""
+def test_plan_follows_the_forced_route(monkeypatch):
+    """hurray.dequantize's cached affine_dequant plan is keyed by
+    SIMAKERNELS_FORCE_ROUTE, as the array layer's are: forcing another route
+    after a call takes effect instead of reusing the first route's plan."""
     from support.helpers import ROUTES
 
     sk.arrays.clear_plans()
@@ -293,6 +255,6 @@ def test_bridge_plan_follows_the_forced_route(monkeypatch):
     for route in ROUTES:
         monkeypatch.setenv(sk.a65.FORCE_ROUTE_ENV, route)
         H.dequantize(data, d, ST.INT8)
-    cached = {plan.route for key, plan in sk.arrays._PLANS.items() if key[0] == "hurray-int8"}
+    cached = {plan.route for key, plan in sk.arrays._PLANS.items() if key[0] == "hurray"}
     sk.arrays.clear_plans()
     assert cached == set(ROUTES)

@@ -186,17 +186,6 @@ def cached_then_readonly(fn):
     return trigger
 
 
-def hurray_native_status():
-    """The native kernel given a storage code it does not know."""
-    saved = dict(H._NATIVE)
-    H._NATIVE[ST.INT16] = 77
-    try:
-        return raised(lambda: H.dequantize(bytes(8), H.PerTensorAffine(np.float32(-1.0)), ST.INT16))()
-    finally:
-        H._NATIVE.clear()
-        H._NATIVE.update(saved)
-
-
 # EV74: a plan of shape (2, 8) FP32, its packet and regions.
 def ev_plan(shape=(2, 8), m=0x3F800000):
     return ev.check_inference(sk.ops.quant.Request([spec(shape, F32)], [spec(shape, I8)],
@@ -258,6 +247,29 @@ def hurray_bytes(tag=1, version=1, flags=0, scale=0x3F800000, zp=0, reserved=0):
             + (zp & 0xFFFFFFFF).to_bytes(4, "little") + reserved.to_bytes(4, "little"))
 
 
+def read_only_packed():
+    """A Packed INT4 tensor of 2 elements whose bytes are read-only."""
+    data = np.zeros(1, np.uint8)
+    data.flags.writeable = False
+    return sk.Packed(data, "int4", (2,))
+
+
+def packing_status():
+    """The native packer given a destination too short for the count."""
+    from simakernels import packed
+    return raised(lambda: packed._native(lib.sk_pack, sk.DType.INT4, np.zeros(4, np.uint8), np.zeros(1, np.uint8),
+                                         4))()
+
+
+def format_error(fn):
+    """The HurrayFormatError ``fn`` raises."""
+    try:
+        fn()
+    except H.HurrayFormatError as exc:
+        return exc
+    raise AssertionError("no HurrayFormatError")
+
+
 # ------------------------------------------------------------------- table
 
 
@@ -287,7 +299,7 @@ BIG = 1 << 63
 # Texts the messages state, as the documentation words them.
 REAL = "a real number (int, float, fractions.Fraction, or a NumPy integer or floating scalar; not bool)"
 UPWARD_TEXT = "rounding mode is UPWARD, round-to-nearest is required"
-SUPPORTED = "int8, uint8, int16, uint16, int32, uint32, float16, bfloat16, float32"
+SUPPORTED = "int8, uint8, int16, uint16, int32, uint32, float16, bfloat16, float32, int4, uint4, int2, uint2"
 ROUNDING_TEXT = ("rounding must be a quant.Rounding or one of ['nearest_even', 'toward_zero', 'toward_positive', "
                  "'toward_negative'], got 'sideways'")
 EV74_DOMAIN = "the EV74's 32-bit domain"
@@ -354,11 +366,14 @@ ROWS: List[Row] = [
                                                                       sk.ops.cast.Params())),
         E.INVALID_PARAMS, "params", "Params()",
         values=("dequant", "dequant", "dequant", "Params()")),
-    Row("scale or multiplier", "simakernels/ops/_base.py", "{} {} as binary32 (bits {}) must be finite and > 0",
+    Row("scale or multiplier", "simakernels/ops/_base.py", "{} {} as binary32 (bits {}) must be {}",
         lambda: sk.ops.dequant.check_inference(sk.ops.dequant.Request([spec((2,), I8)], [spec((2,), F32)],
                                                                       sk.ops.dequant.Params(1e40))),
         E.INVALID_PARAMS, "scale", "inf as binary32 (bits 0x7f800000)",
-        values=("scale", "inf", "0x7f800000")),
+        values=("scale", "inf", "0x7f800000", "finite and > 0")),
+    Row("affine scale", "simakernels/ops/_base.py", "{} {} as binary32 (bits {}) must be {}",
+        raised(lambda: sk.dequantize(np.uint8([1, 2]), 0.0)), E.INVALID_PARAMS, "scale", "0.0 as binary32",
+        values=("scale", "0.0", "0x00000000", "finite and nonzero")),
     Row("scale or multiplier type", "simakernels/ops/_base.py", "{} {} ({}) must be {}",
         raised(lambda: sk.quantize(f32_buf(), "0.5")), E.INVALID_PARAMS, "multiplier", "'0.5' (str)",
         values=("multiplier", "'0.5'", "str", REAL)),
@@ -523,9 +538,9 @@ ROWS: List[Row] = [
     Row("axis value entry type", OPB, "{}[{}] {} ({}) must be {}",
         raised(lambda: sk.dequantize(np.int8([1, 2]), [1.0, "x"], axis=0)), E.INVALID_PARAMS, "scales[1]", "'x'",
         values=("scales", "1", "'x'", "str", REAL)),
-    Row("axis value entry", OPB, "{}[{}] {} as binary32 (bits {}) must be finite and > 0",
+    Row("axis value entry", OPB, "{}[{}] {} as binary32 (bits {}) must be {}",
         raised(lambda: sk.dequantize(np.int8([1, 2]), [1.0, 0.0], axis=0)), E.INVALID_PARAMS, "scales[1]", "0.0",
-        values=("scales", "1", "0.0", "0x00000000")),
+        values=("scales", "1", "0.0", "0x00000000", "finite and > 0")),
     Row("axis values not a sequence", OPB, "{} must be a 1-D sequence of real numbers, got {}",
         raised(lambda: sk.dequantize(np.int8([1, 2]), 1.0, axis=0)), E.INVALID_PARAMS, "scales", "float",
         values=("scales", "builtins.float")),
@@ -581,10 +596,10 @@ ROWS: List[Row] = [
         E.INVALID_PARAMS, "zero_points", "(1, 2)",
         values=("(1, 2)", "(1, 1)",
                 "axis 1 of shape (1, 2) in blocks of 2 gives parameters of shape (1, 1) (1 along the axis)")),
-    Row("blocked value entry", OPB, "{}[{}] {} as binary32 (bits {}) must be finite and > 0",
+    Row("blocked value entry", OPB, "{}[{}] {} as binary32 (bits {}) must be {}",
         raised(lambda: sk.quantize(np.float32([[1.0, 2.0], [3.0, 4.0]]), [[1.0], [-2.0]], axis=1, block_size=2)),
         E.INVALID_PARAMS, "multipliers[1, 0]", "-2.0",
-        values=("multipliers", "1, 0", "-2.0", "0xc0000000")),
+        values=("multipliers", "1, 0", "-2.0", "0xc0000000", "finite and > 0")),
     Row("ev74 blocked", EVQ, "ev74.quant: blocked parameters (quant.BlockParams) cannot be encoded: the 224-byte "
         "descriptor holds one multiplier and one zero point; run blocked Quant on the A65 (sk.a65.quant) or encode "
         "one plan per block",
@@ -618,6 +633,25 @@ ROWS: List[Row] = [
         raised(lambda: sk.choose_qparams(np.float32([1.0]), symmetric="yes")), E.INVALID_PARAMS, "symmetric",
         "'yes'",
         values=("'yes'",)),
+    Row("qparams storage dtype", QP, "dtype={}: {}; choose_qparams chooses levels of int8, uint8, int16, uint16, "
+                                     "int4, uint4, int2 or uint2",
+        raised(lambda: sk.choose_qparams(np.float32([1.0]), dtype="float32")), E.UNSUPPORTED_DTYPE, "dtype",
+        "'float32'",
+        values=("'float32'", "not an integer storage type")),
+    Row("qparams storage dtype, 32-bit", QP, "dtype={}: {}; choose_qparams chooses levels of int8, uint8, int16, "
+                                             "uint16, int4, uint4, int2 or uint2",
+        raised(lambda: sk.choose_qparams(np.float32([1.0]), dtype=sk.DType.UINT32)), E.UNSUPPORTED_DTYPE, "dtype",
+        "DType.UINT32",
+        values=("DType.UINT32", "32-bit integers are no quantization's output")),
+    Row("qparams storage dtype, none", QP, "dtype={}: {}; choose_qparams chooses levels of int8, uint8, int16, "
+                                           "uint16, int4, uint4, int2 or uint2",
+        raised(lambda: sk.choose_qparams(np.float32([1.0]), dtype="int3")), E.UNSUPPORTED_DTYPE, "dtype", "'int3'",
+        values=("'int3'", "names no simakernels dtype")),
+    Row("qparams symmetric unsigned", QP, "symmetric=True with dtype={}: symmetric levels -(2^(b-1) - 1) .. "
+                                          "2^(b-1) - 1 need a signed type; {} is unsigned (take symmetric=False)",
+        raised(lambda: sk.choose_qparams(np.float32([1.0]), dtype="uint4", symmetric=True)), E.INVALID_PARAMS,
+        "symmetric=True", "uint4",
+        values=("uint4", "uint4")),
     # ---- the Dask layer (its other rejections are the array layer's, from the same code)
     Row("dask rounding", DSK, "<dynamic>",
         on_dask(lambda skd, da: skd.quantize(da.zeros(4, dtype=np.float32, chunks=2), 1.0, rounding="sideways")),
@@ -793,9 +827,51 @@ ROWS: List[Row] = [
         under(UPWARD, raised(lambda: H.dequantize(bytes(8), H.PerTensorAffine(0.5), ST.INT8))),
         E.UNSUPPORTED_ENVIRONMENT, "rounding mode", "UPWARD",
         values=(UPWARD_TEXT,)),
-    Row("hurray native status", HUR, "hurray.dequantize: the native kernel refused {} (storage code {}, status {})",
-        hurray_native_status, E.INVALID_OPERATION, "storage code", "77",
-        values=("INT16", "77", "1")),
+    # ---- the Hurray storage types (docs/formats.md): dtype=, packed=, sk.Packed, hurray.quantize
+    Row("packed out shape", ARR, "output 0: out is a Packed {} of shape {}, expected {} of shape {}",
+        raised(lambda: sk.quantize(np.float32([1, 2]), 1.0, dtype="int4", out=sk.Packed.empty((3,), "int4"))),
+        E.INVALID_SHAPE, "output 0", "(3,)", values=("INT4", "(3,)", "INT4", "(2,)")),
+    Row("packed out read-only", ARR, "output 0: out.data is read-only, a writable array is required",
+        raised(lambda: sk.quantize(np.float32([1, 2]), 1.0, out=read_only_packed())), E.INVALID_BINDING,
+        "output 0", "read-only", values=()),
+    Row("packed out not Packed", ARR, "output 0: packed output needs out= an sk.Packed, got {} ({})",
+        raised(lambda: sk.quantize(np.float32([1, 2]), 1.0, dtype="int4", packed=True, out=np.zeros(1, np.uint8))),
+        E.INVALID_BINDING, "output 0", "array of shape (1,)",
+        values=("array of shape (1,) and dtype uint8 [0]", "numpy.ndarray")),
+    Row("packed not sub-byte", ARR, "packed=True takes a sub-byte dtype (int4, uint4, int2, uint2), not {}",
+        raised(lambda: sk.quantize(np.float32([1, 2]), 1.0, dtype="uint8", packed=True)), E.UNSUPPORTED_DTYPE,
+        "packed=True", "uint8", values=("uint8",)),
+    Row("packed flag", ARR, "packed={} must be True or False",
+        raised(lambda: sk.quantize(np.float32([1, 2]), 1.0, dtype="int4", packed=1)), E.INVALID_PARAMS, "packed",
+        "1", values=("1",)),
+    Row("quantize output dtype", ARR, "quantize: dtype {} is not an output type; supported: {}",
+        raised(lambda: sk.quantize(np.float32([1, 2]), 1.0, dtype="int32")), E.UNSUPPORTED_DTYPE, "dtype", "int32",
+        values=("int32", "int8, uint8, int16, uint16, int4, uint4, int2, uint2")),
+    Row("hurray quantize storage", HUR, "quantize writes 8-, 16- and sub-byte storage, not {}",
+        lambda: format_error(lambda: H.quantize(np.float32([1]), ST.INT32, 1.0)), FORMAT_ERROR, "storage", "INT32",
+        values=("INT32",)),
+    Row("hurray quantize scale", HUR, "scale (offset 4): {} (bits {}) must be positive with a finite binary32 "
+        "reciprocal to quantize with",
+        lambda: format_error(lambda: H.quantize(np.float32([1]), ST.INT8, -2.0)), FORMAT_ERROR, "scale", "-2.0",
+        values=("-2.0", "0xc0000000")),
+    Row("packed data length", "simakernels/packed.py", "Packed data has {} bytes; {} {} elements take {}",
+        raised(lambda: sk.Packed(np.zeros(3, np.uint8), "int4", (4,))), E.INVALID_BINDING, "Packed data", "3 bytes",
+        values=("3", "(4,)", "INT4", "2")),
+    Row("packed data type", "simakernels/packed.py", "Packed data must be a C-contiguous uint8 array, got {} ({})",
+        raised(lambda: sk.Packed(np.zeros(2, np.int8), "int4", (4,))), E.INVALID_BINDING, "Packed data", "int8",
+        values=("array of shape (2,) and dtype int8 [0, 0]", "numpy.ndarray")),
+    Row("packed shape", "simakernels/packed.py", "Packed shape {}: extents must be >= 0, rank <= 6",
+        raised(lambda: sk.Packed(np.zeros(0, np.uint8), "int4", (-1,))), E.INVALID_SHAPE, "Packed shape", "(-1,)",
+        values=("(-1,)",)),
+    Row("pack dtype", "simakernels/packed.py", "pack takes an ml_dtypes int4/uint4/int2/uint2 array, got dtype {}",
+        raised(lambda: sk.pack(np.zeros(2, np.int8))), E.UNSUPPORTED_DTYPE, "pack", "int8", values=("int8",)),
+    Row("pack not an array", "simakernels/packed.py", "pack takes an ml_dtypes int4/uint4/int2/uint2 array, got {} ({})",
+        raised(lambda: sk.pack([1, 2])), E.UNSUPPORTED_DTYPE, "pack", "[1, 2]", values=("[1, 2]", "builtins.list")),
+    Row("packing status", "simakernels/packed.py", "packing {} {} elements: the native core refused the buffers (status {})",
+        packing_status, E.INVALID_BINDING, "packing", "INT4", values=("4", "INT4", "8")),
+    Row("packed dtype", "simakernels/packed.py", "{}: {} is not a packed sub-byte type (INT4, UINT4, INT2, UINT2)",
+        raised(lambda: sk.Packed(np.zeros(2, np.uint8), "uint8", (2,))), E.UNSUPPORTED_DTYPE, "Packed dtype",
+        "UINT8", values=("Packed dtype", "UINT8")),
     # ---- what a new user met: a QParams given with its own fields, arrays of other libraries
     Row("cast without a dtype", ARR, "cast: give the output dtype (dtype=) or an output array (out=)",
         raised(lambda: sk.cast(f32_buf())), E.UNSUPPORTED_DTYPE, "dtype=", "out=", values=()),
