@@ -149,6 +149,18 @@ def test_int8_arrays_stay_the_specifications_dequant_whatever_the_dtype_object()
         assert info.value.error.code is E.INVALID_PARAMS, dtype
 
 
+def test_zero_dimensional_parameters_as_for_int8():
+    """A 0-d array is taken as its value for every output type, as the
+    INT8 path takes it (never a TypeError)."""
+    x = np.float32([1.0, 2.0, 3.0])
+    want = sk.quantize(x, np.array(0.5, np.float32), np.array(1))
+    for dtype in ("int8", "uint8", "int16", "int4"):
+        got = sk.quantize(x, np.array(0.5, np.float32), np.array(1), dtype=dtype)
+        assert got.astype(np.int64).tolist() == want.astype(np.int64).tolist() == [1, 2, 3], dtype
+    y = sk.dequantize(np.uint8([1, 2]), np.array(-2.0, np.float32), np.array(1))
+    assert y.tolist() == [-0.0, -2.0]
+
+
 def test_quantize_with_qparams_does_not_depend_on_the_dtype_string_object():
     """``dtype="int8"`` given with a QParams means the same whether the
     string is a literal or built at run time."""

@@ -94,7 +94,7 @@ def test_packed_construction():
 @pytest.mark.parametrize("dtype", SUB_BYTE, ids=ids(SUB_BYTE))
 def test_quantize_packed_is_pack_of_unpacked(dtype):
     m, zp = QUANT_PARAMS[dtype]
-    mv = np.array(m, np.uint32).view(np.float32)
+    mv = np.array(m, np.uint32).view(np.float32)[()]
     rng = np.random.default_rng(dtype.bits)
     for n in (0, 1, 2, 3, 5, 17, 1023, 1025):
         x = (rng.uniform(-20, 20, n) / mv).astype(np.float32)
@@ -111,7 +111,7 @@ def test_quantize_packed_is_pack_of_unpacked(dtype):
 @pytest.mark.parametrize("dtype", SUB_BYTE, ids=ids(SUB_BYTE))
 def test_quantize_into_a_packed_out_keeps_the_spare_bits(dtype):
     m, zp = QUANT_PARAMS[dtype]
-    mv = np.array(m, np.uint32).view(np.float32)
+    mv = np.array(m, np.uint32).view(np.float32)[()]
     for n in (1, 2, 3, 5, 7, 9, 33, 1025):
         x = (np.linspace(-9, 9, n) / mv).astype(np.float32).reshape(1, n)
         for fill in (0xFF, 0x00, 0xA5):
@@ -133,7 +133,7 @@ def test_dequantize_packed_equals_unpacked(dtype):
         values = random_values(dtype, n, seed=9)
         p = sk.pack(values.astype(NUMPY[dtype]))
         for scale_bits, zp in ((0xBE000000, st.hi), (0x3DCCCCCD, st.lo)):
-            scale = np.array(scale_bits, np.uint32).view(np.float32)
+            scale = np.array(scale_bits, np.uint32).view(np.float32)[()]
             for out in ("float32", "bfloat16"):
                 a = sk.dequantize(p, scale, zp, dtype=out)
                 b = sk.dequantize(values.astype(NUMPY[dtype]), scale, zp, dtype=out)
