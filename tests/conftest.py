@@ -63,6 +63,7 @@ HOST_ONLY = frozenset({
     "tools/test_docs.py", "tools/test_cli.py", "tools/test_metadata.py", "tools/test_bench.py", "tools/test_typing.py",
     "tools/test_bench_aarch64.py", "tools/test_neon_estimate.py", "tools/test_floor.py",
     "dask/test_dask_arrays.py", "dask/test_dask_qparams.py", "dask/test_dask_import.py",
+    "formats/test_affine_admission.py",
 })
 
 

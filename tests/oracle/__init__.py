@@ -19,6 +19,12 @@ Modules:
 * :mod:`.axis`: per-axis (per-channel) Dequant and Quant: the per-tensor
   results under each element's channel parameters (NumPy integer indexing;
   imported as ``oracle.axis``, not re-exported here).
+* :mod:`.blocked`: blocked (group-wise) Dequant and Quant (``oracle.blocked``).
+* :mod:`.storage`: the ten Hurray storage types (ranges), packed sub-byte
+  bytes and the one-element-per-byte image (``oracle.storage``).
+* :mod:`.affine`: affine_quant (FP32 / BF16 / FP16 -> the eight output
+  types) and affine_dequant (the ten types -> FP32 / BF16), per tensor, per
+  axis and blocked (``oracle.affine``).
 """
 
 from .cast import bf16_to_f32, bf16_to_f32_table, f32_to_bf16, f32_to_bf16_many
