@@ -60,35 +60,10 @@ static int fused(const sk_walk *w, const sk_axis *axis) { return axis->count == 
  * (sk_affine_dequant_table), then the repeating scales and zero points of
  * the inner run's periodic leaf.  Blocked plans (axis.block): one position
  * per entry in the walk's table order (the period is the entry count). */
-typedef struct axis_space {
-    sk_affine_dequant_ctx *ctx;
-    sk_affine_dequant_table *table;
-    float *scale;
-    int64_t period;
-    int32_t *zero_point;
-} axis_space;
-
-static sk_carve carve_tables(int64_t count, void *base, axis_space *a) {
-    sk_carve c = {base, 0};
-    a->ctx = sk_carve_take(&c, sizeof(sk_affine_dequant_ctx) * (uint64_t)count);
-    a->table = sk_carve_take(&c, sizeof(sk_affine_dequant_table));
-    return c;
-}
-
-static uint64_t carve_axis(int64_t count, int64_t block, void *base, axis_space *a) {
-    sk_carve c = carve_tables(count, base, a);
-    a->period = block ? count : sk_axis_period(count);
-    a->scale = sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
-    a->zero_point = sk_carve_take(&c, sizeof(int32_t) * (uint64_t)a->period);
-    return c.bytes;
-}
+static const sk_axis_layout AXIS_LAYOUT = {1, sizeof(sk_affine_dequant_ctx), sizeof(sk_affine_dequant_table)};
 
 uint64_t sk_affine_dequant_axis_space(const sk_affine_dequant_plan *plan) {
-    axis_space a;
-    const int64_t count = plan->axis.count;
-    return count < 1 || count > SK_AXIS_MAX_COUNT || plan->axis.block < 0
-               ? 0
-               : carve_axis(count, plan->axis.block, NULL, &a);
+    return sk_axis_space(&AXIS_LAYOUT, plan->axis.count, plan->axis.block);
 }
 
 static int params_ok(int storage, uint32_t bits, int32_t zero_point, sk_fault *fault) {
@@ -98,34 +73,34 @@ static int params_ok(int storage, uint32_t bits, int32_t zero_point, sk_fault *f
 
 static int prepare_axis(sk_affine_dequant_plan *plan) {
     const sk_axis *axis = &plan->axis;
-    if (axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points || axis->block < 0 ||
-        axis->block != plan->walk.block || (axis->block && axis->count != plan->walk.channels))
-        return SK_INVALID_OPERATION;
-    axis_space a;
-    if (!sk_axis_space_ok(axis->space, axis->space_bytes, carve_axis(axis->count, axis->block, NULL, &a)))
+    sk_axis_pieces a;
+    if (!sk_axis_fits_walk(axis, &plan->walk) ||
+        !sk_axis_space_ok(axis->space, axis->space_bytes,
+                          sk_axis_carve(&AXIS_LAYOUT, axis->count, axis->block, NULL, &a)))
         return SK_INVALID_OPERATION;
     sk_fault fault;
     for (int64_t c = 0; c < axis->count; ++c)
         if (!params_ok(plan->storage, axis->bits[c], axis->zero_points[c], &fault)) return fault.status;
-    carve_axis(axis->count, axis->block, axis->space, &a);
+    sk_axis_carve(&AXIS_LAYOUT, axis->count, axis->block, axis->space, &a);
+    sk_affine_dequant_ctx *ctx = a.ctx[0];
     if (axis->block) { /* the entries in the walk's table order */
-        sk_walk_params_gather(&plan->walk, axis->bits, a.scale, sizeof(uint32_t));
+        sk_walk_params_gather(&plan->walk, axis->bits, a.values, sizeof(uint32_t));
         sk_walk_params_gather(&plan->walk, axis->zero_points, a.zero_point, sizeof(int32_t));
         for (int64_t c = 0; c < axis->count; ++c) {
             uint32_t bits;
-            memcpy(&bits, &a.scale[c], sizeof bits);
-            sk_affine_dequant_ctx_init(&a.ctx[c], plan->storage, bits, a.zero_point[c]);
+            memcpy(&bits, &a.values[c], sizeof bits);
+            sk_affine_dequant_ctx_init(&ctx[c], plan->storage, bits, a.zero_point[c]);
         }
     } else {
         for (int64_t c = 0; c < axis->count; ++c)
-            sk_affine_dequant_ctx_init(&a.ctx[c], plan->storage, axis->bits[c], axis->zero_points[c]);
+            sk_affine_dequant_ctx_init(&ctx[c], plan->storage, axis->bits[c], axis->zero_points[c]);
         for (int64_t i = 0, c = 0; i < a.period; ++i, c = c + 1 == axis->count ? 0 : c + 1) {
-            a.scale[i] = a.ctx[c].scale; /* bits copied, no arithmetic */
-            a.zero_point[i] = a.ctx[c].zero_point;
+            a.values[i] = ctx[c].scale; /* bits copied, no arithmetic */
+            a.zero_point[i] = ctx[c].zero_point;
         }
     }
-    *a.table =
-        (sk_affine_dequant_table){a.scale, a.zero_point, a.ctx, axis->count, a.period, a.ctx[0].mask, a.ctx[0].sign};
+    *(sk_affine_dequant_table *)a.table =
+        (sk_affine_dequant_table){a.values, a.zero_point, ctx, axis->count, a.period, ctx[0].mask, ctx[0].sign};
     return SK_OK;
 }
 
@@ -164,16 +139,17 @@ static void run_walk(const sk_affine_dequant_plan *plan, const void *in, void *d
         sk_walk_go(&plan->walk, in, dst, kernel, &plan->ctx);
         return;
     }
-    axis_space a;
-    carve_tables(plan->axis.count, plan->axis.space, &a);
+    sk_axis_pieces a;
+    sk_axis_carve_tables(&AXIS_LAYOUT, plan->axis.count, plan->axis.space, &a);
+    const sk_affine_dequant_table *table = a.table;
     const sk_channels ch = {
         .kernel = kernel,
-        .ctx = (const char *)a.ctx,
+        .ctx = (const char *)a.ctx[0],
         .ctx_size = sizeof(sk_affine_dequant_ctx),
         .periodic = kernel->periodic,
         .runs = kernel->runs,
-        .table = a.table,
-        .period = a.table->period,
+        .table = table,
+        .period = table->period,
     };
     sk_walk_channels(&plan->walk, in, dst, &ch);
 }

@@ -55,77 +55,50 @@ static int fused(const sk_walk *w, const sk_axis *axis) { return axis->count == 
  * run's periodic leaf.  Blocked plans (axis.block): the same pieces with
  * one position per entry in the walk's table order (the period is the
  * entry count), read by the periodic and runs leaves. */
-typedef struct axis_space {
-    sk_affine_quant_ctx *ctx[2];  /* [flushes] */
-    sk_affine_quant_table *table; /* [flushes] */
-    float *multiplier;
-    int64_t period;
-    int32_t *zero_point;
-} axis_space;
-
-static sk_carve carve_tables(int64_t count, void *base, axis_space *a) {
-    sk_carve c = {base, 0};
-    a->ctx[0] = sk_carve_take(&c, sizeof(sk_affine_quant_ctx) * (uint64_t)count);
-    a->ctx[1] = sk_carve_take(&c, sizeof(sk_affine_quant_ctx) * (uint64_t)count);
-    a->table = sk_carve_take(&c, 2 * sizeof(sk_affine_quant_table));
-    return c;
-}
-
-static uint64_t carve_axis(int64_t count, int64_t block, void *base, axis_space *a) {
-    sk_carve c = carve_tables(count, base, a);
-    a->period = block ? count : sk_axis_period(count);
-    a->multiplier = sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
-    a->zero_point = sk_carve_take(&c, sizeof(int32_t) * (uint64_t)a->period);
-    return c.bytes;
-}
+static const sk_axis_layout AXIS_LAYOUT = {2, sizeof(sk_affine_quant_ctx), sizeof(sk_affine_quant_table)};
 
 uint64_t sk_affine_quant_axis_space(const sk_affine_quant_plan *plan) {
-    axis_space a;
-    const int64_t count = plan->axis.count;
-    return count < 1 || count > SK_AXIS_MAX_COUNT || plan->axis.block < 0
-               ? 0
-               : carve_axis(count, plan->axis.block, NULL, &a);
+    return sk_axis_space(&AXIS_LAYOUT, plan->axis.count, plan->axis.block);
 }
 
 static int prepare_axis(sk_affine_quant_plan *plan) {
     const sk_axis *axis = &plan->axis;
-    if (axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points || axis->block < 0 ||
-        axis->block != plan->walk.block || (axis->block && axis->count != plan->walk.channels))
-        return SK_INVALID_OPERATION;
-    axis_space a;
-    if (!sk_axis_space_ok(axis->space, axis->space_bytes, carve_axis(axis->count, axis->block, NULL, &a)))
+    sk_axis_pieces a;
+    if (!sk_axis_fits_walk(axis, &plan->walk) ||
+        !sk_axis_space_ok(axis->space, axis->space_bytes,
+                          sk_axis_carve(&AXIS_LAYOUT, axis->count, axis->block, NULL, &a)))
         return SK_INVALID_OPERATION;
     sk_fault fault;
     for (int64_t c = 0; c < axis->count; ++c)
         if (sk_finite_positive_rule(axis->bits[c], &fault) != SK_OK ||
             sk_affine_zero_point_rule(plan->storage, axis->zero_points[c], &fault) != SK_OK)
             return fault.status;
-    carve_axis(axis->count, axis->block, axis->space, &a);
+    sk_axis_carve(&AXIS_LAYOUT, axis->count, axis->block, axis->space, &a);
+    sk_affine_quant_ctx *plain = a.ctx[0], *flushing = a.ctx[1];
+    sk_affine_quant_table *table = a.table;
     if (axis->block) { /* the entries in the walk's table order */
-        sk_walk_params_gather(&plan->walk, axis->bits, a.multiplier, sizeof(uint32_t));
+        sk_walk_params_gather(&plan->walk, axis->bits, a.values, sizeof(uint32_t));
         sk_walk_params_gather(&plan->walk, axis->zero_points, a.zero_point, sizeof(int32_t));
         for (int64_t c = 0; c < axis->count; ++c) {
             uint32_t bits;
-            memcpy(&bits, &a.multiplier[c], sizeof bits);
-            ctx_init(&a.ctx[0][c], bits, a.zero_point[c], plan->storage, 0);
-            a.ctx[1][c] = a.ctx[0][c];
-            a.ctx[1][c].flushes = 1;
+            memcpy(&bits, &a.values[c], sizeof bits);
+            ctx_init(&plain[c], bits, a.zero_point[c], plan->storage, 0);
         }
     } else {
-        for (int64_t c = 0; c < axis->count; ++c) {
-            ctx_init(&a.ctx[0][c], axis->bits[c], axis->zero_points[c], plan->storage, 0);
-            a.ctx[1][c] = a.ctx[0][c];
-            a.ctx[1][c].flushes = 1;
-        }
+        for (int64_t c = 0; c < axis->count; ++c)
+            ctx_init(&plain[c], axis->bits[c], axis->zero_points[c], plan->storage, 0);
         for (int64_t i = 0, c = 0; i < a.period; ++i, c = c + 1 == axis->count ? 0 : c + 1) {
-            a.multiplier[i] = a.ctx[0][c].multiplier; /* bits copied, no arithmetic */
+            a.values[i] = plain[c].multiplier; /* bits copied, no arithmetic */
             a.zero_point[i] = axis->zero_points[c];
         }
     }
-    const sk_affine_quant_ctx *first = &a.ctx[0][0];
+    for (int64_t c = 0; c < axis->count; ++c) {
+        flushing[c] = plain[c];
+        flushing[c].flushes = 1;
+    }
     for (int f = 0; f < 2; ++f)
-        a.table[f] = (sk_affine_quant_table){a.multiplier, a.zero_point,    a.ctx[f],    axis->count, a.period, f,
-                                             first->least, first->greatest, first->mask, first->width};
+        table[f] = (sk_affine_quant_table){a.values, a.zero_point,   a.ctx[f],          axis->count,   a.period,
+                                           f,        plain[0].least, plain[0].greatest, plain[0].mask, plain[0].width};
     return SK_OK;
 }
 
@@ -166,9 +139,9 @@ static void run_walk(const sk_affine_quant_plan *plan, const void *src, void *ou
         sk_walk_go(&plan->walk, src, out, kernel, &plan->ctx[flushes]);
         return;
     }
-    axis_space a;
-    carve_tables(plan->axis.count, plan->axis.space, &a);
-    const sk_affine_quant_table *table = &a.table[flushes];
+    sk_axis_pieces a;
+    sk_axis_carve_tables(&AXIS_LAYOUT, plan->axis.count, plan->axis.space, &a);
+    const sk_affine_quant_table *table = (const sk_affine_quant_table *)a.table + flushes;
     const sk_channels ch = {
         .kernel = kernel,
         .ctx = (const char *)table->ctx,

@@ -5,6 +5,7 @@
 #define SK_COMMON_AXIS_H
 #include <stdint.h>
 #include <string.h>
+#include "../include/simakernels.h"
 
 /* Channels a workspace is sized for at most (its sizes stay far from
  * uint64 overflow). */
@@ -52,6 +53,60 @@ static inline void *sk_carve_take(sk_carve *c, uint64_t bytes) {
 /* A workspace the caller gave for `need` bytes: present, aligned, long enough. */
 static inline int sk_axis_space_ok(const void *space, uint64_t have, uint64_t need) {
     return space && ((uintptr_t)space & 15u) == 0 && have >= need;
+}
+
+/* The workspace of a per-axis or blocked plan whose leaves read a table
+ * (Quant and the affine operations), carved in this order: `sets` arrays
+ * of `count` contexts of ctx_size bytes (a set per state of the control
+ * register the plan tells apart), `sets` tables of table_size bytes (the
+ * pieces up to here are all that execute reads), then the periodic
+ * leaves' repeating values (multipliers or scales) and zero points,
+ * `period` positions: sk_axis_period(count), or the entry count when
+ * blocked (one position per entry in the walk's table order). */
+typedef struct sk_axis_pieces {
+    void *ctx[2];
+    void *table;
+    float *values;
+    int32_t *zero_point;
+    int64_t period;
+} sk_axis_pieces;
+typedef struct sk_axis_layout {
+    int sets; /* 1 or 2 */
+    size_t ctx_size, table_size;
+} sk_axis_layout;
+
+/* The pieces execute reads (contexts and tables) from `base`. */
+static inline sk_carve sk_axis_carve_tables(const sk_axis_layout *l, int64_t count, void *base, sk_axis_pieces *a) {
+    sk_carve c = {(char *)base, 0};
+    a->ctx[1] = NULL;
+    for (int s = 0; s < l->sets; ++s) a->ctx[s] = sk_carve_take(&c, l->ctx_size * (uint64_t)count);
+    a->table = sk_carve_take(&c, l->table_size * (uint64_t)l->sets);
+    return c;
+}
+
+/* Every piece from `base` (NULL: none, only counted); the bytes they take. */
+static inline uint64_t sk_axis_carve(const sk_axis_layout *l, int64_t count, int64_t block, void *base,
+                                     sk_axis_pieces *a) {
+    sk_carve c = sk_axis_carve_tables(l, count, base, a);
+    a->period = block ? count : sk_axis_period(count);
+    a->values = (float *)sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
+    a->zero_point = (int32_t *)sk_carve_take(&c, sizeof(int32_t) * (uint64_t)a->period);
+    return c.bytes;
+}
+
+/* The workspace bytes of `count` channels or entries (block 0: per axis),
+ * 0 for a count out of range. */
+static inline uint64_t sk_axis_space(const sk_axis_layout *l, int64_t count, int64_t block) {
+    sk_axis_pieces a;
+    return count < 1 || count > SK_AXIS_MAX_COUNT || block < 0 ? 0 : sk_axis_carve(l, count, block, NULL, &a);
+}
+
+/* A per-axis or blocked plan's parameters as prepare takes them: a count
+ * in range, both arrays, and the block its walk was prepared with (a
+ * blocked walk's channels being the entries). */
+static inline int sk_axis_fits_walk(const sk_axis *axis, const sk_walk *walk) {
+    return axis->count <= SK_AXIS_MAX_COUNT && axis->bits && axis->zero_points && axis->block >= 0 &&
+           axis->block == walk->block && (!axis->block || axis->count == walk->channels);
 }
 
 /* Generic vectors: one source, compiled for each route's instruction set. */

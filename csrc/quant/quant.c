@@ -127,88 +127,62 @@ const sk_kernel sk_quant_kernels[SK_ROUTE_COUNT][SK_QUANT_VARIANTS] = {
  * Blocked plans (axis.block): the same pieces with one position per entry
  * in the walk's table order (the period is the entry count), read by the
  * periodic and runs leaves only. */
-typedef struct axis_space {
-    sk_quant_ctx *ctx[2];  /* [flushes] */
-    sk_quant_table *table; /* [flushes] */
-    float *multiplier;
-    int64_t period;
-    int32_t *zero_point;
-} axis_space;
-
-/* The pieces up to the tables (all that execute reads), then the rest. */
-static sk_carve carve_tables(int64_t count, void *base, axis_space *a) {
-    sk_carve c = {base, 0};
-    a->ctx[0] = sk_carve_take(&c, sizeof(sk_quant_ctx) * (uint64_t)count);
-    a->ctx[1] = sk_carve_take(&c, sizeof(sk_quant_ctx) * (uint64_t)count);
-    a->table = sk_carve_take(&c, 2 * sizeof(sk_quant_table));
-    return c;
-}
-
-static uint64_t carve_axis(int64_t count, int64_t block, void *base, axis_space *a) {
-    sk_carve c = carve_tables(count, base, a);
-    a->period = block ? count : sk_axis_period(count);
-    a->multiplier = sk_carve_take(&c, sizeof(float) * (uint64_t)a->period);
-    a->zero_point = sk_carve_take(&c, sizeof(int32_t) * (uint64_t)a->period);
-    return c.bytes;
-}
+static const sk_axis_layout AXIS_LAYOUT = {2, sizeof(sk_quant_ctx), sizeof(sk_quant_table)};
 
 uint64_t sk_quant_axis_space(const sk_quant_plan *plan) {
-    axis_space a;
-    const int64_t count = plan->axis.count;
-    return count < 1 || count > SK_AXIS_MAX_COUNT || plan->axis.block < 0
-               ? 0
-               : carve_axis(count, plan->axis.block, NULL, &a);
+    return sk_axis_space(&AXIS_LAYOUT, plan->axis.count, plan->axis.block);
 }
 
 /* A blocked plan's entries in the walk's table order: the multipliers'
  * bits and zero points copied, each entry's pair of contexts. */
-static void prepare_blocked(const sk_quant_plan *plan, const axis_space *a, size_t elements) {
+static void prepare_blocked(const sk_quant_plan *plan, const sk_axis_pieces *a, size_t elements) {
     const int64_t count = plan->axis.count;
-    sk_walk_params_gather(&plan->walk, plan->axis.bits, a->multiplier, sizeof(uint32_t));
+    sk_quant_ctx *plain = a->ctx[0], *flushing = a->ctx[1];
+    sk_walk_params_gather(&plan->walk, plan->axis.bits, a->values, sizeof(uint32_t));
     sk_walk_params_gather(&plan->walk, plan->axis.zero_points, a->zero_point, sizeof(int32_t));
     for (int64_t c = 0; c < count; ++c) {
         uint32_t bits;
-        memcpy(&bits, &a->multiplier[c], sizeof bits);
-        ctx_fields(&a->ctx[0][c], bits, a->zero_point[c], plan->input, 0);
-        a->ctx[0][c].stream_elements = elements;
-        flushing_copy(&a->ctx[1][c], &a->ctx[0][c]);
+        memcpy(&bits, &a->values[c], sizeof bits);
+        ctx_fields(&plain[c], bits, a->zero_point[c], plan->input, 0);
+        plain[c].stream_elements = elements;
+        flushing_copy(&flushing[c], &plain[c]);
     }
 }
 
 static int prepare_axis(sk_quant_plan *plan, int search) {
     const sk_axis *axis = &plan->axis;
-    if (axis->count > SK_AXIS_MAX_COUNT || !axis->bits || !axis->zero_points || axis->block < 0 ||
-        axis->block != plan->walk.block || (axis->block && axis->count != plan->walk.channels))
-        return SK_INVALID_OPERATION;
-    axis_space a;
-    if (!sk_axis_space_ok(axis->space, axis->space_bytes, carve_axis(axis->count, axis->block, NULL, &a)))
+    sk_axis_pieces a;
+    if (!sk_axis_fits_walk(axis, &plan->walk) ||
+        !sk_axis_space_ok(axis->space, axis->space_bytes,
+                          sk_axis_carve(&AXIS_LAYOUT, axis->count, axis->block, NULL, &a)))
         return SK_INVALID_OPERATION;
     sk_fault fault;
     for (int64_t c = 0; c < axis->count; ++c)
         if (sk_params_rules(SK_OP_QUANT, axis->bits[c], axis->zero_points[c], &fault) != SK_OK) return fault.status;
-    carve_axis(axis->count, axis->block, axis->space, &a);
+    sk_axis_carve(&AXIS_LAYOUT, axis->count, axis->block, axis->space, &a);
+    sk_quant_ctx *plain = a.ctx[0], *flushing = a.ctx[1];
+    sk_quant_table *table = a.table;
     /* Each run is a slice of the walk's output: whether to stream is the whole walk's question. */
     const size_t elements = (size_t)(plan->walk.runs * plan->walk.run_length);
     if (axis->block) {
         prepare_blocked(plan, &a, elements);
     } else {
         for (int64_t c = 0; c < axis->count; ++c)
-            prepare_pair(&a.ctx[0][c], &a.ctx[1][c], axis->bits[c], axis->zero_points[c], plan->input, elements,
-                         search);
+            prepare_pair(&plain[c], &flushing[c], axis->bits[c], axis->zero_points[c], plan->input, elements, search);
         for (int64_t i = 0, c = 0; i < a.period; ++i, c = c + 1 == axis->count ? 0 : c + 1) {
-            a.multiplier[i] = a.ctx[0][c].multiplier; /* bits copied, no arithmetic */
+            a.values[i] = plain[c].multiplier; /* bits copied, no arithmetic */
             a.zero_point[i] = axis->zero_points[c];
         }
     }
-    a.table[0] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[0], axis->count, a.period, 0};
-    a.table[1] = (sk_quant_table){a.multiplier, a.zero_point, a.ctx[1], axis->count, a.period, 1};
+    table[0] = (sk_quant_table){a.values, a.zero_point, plain, axis->count, a.period, 0};
+    table[1] = (sk_quant_table){a.values, a.zero_point, flushing, axis->count, a.period, 1};
     return SK_OK;
 }
 
 static void execute_axis(const sk_quant_plan *plan, const void *src, void *dst, int flushes) {
-    axis_space a;
-    carve_tables(plan->axis.count, plan->axis.space, &a);
-    const sk_quant_table *table = &a.table[flushes];
+    sk_axis_pieces a;
+    sk_axis_carve_tables(&AXIS_LAYOUT, plan->axis.count, plan->axis.space, &a);
+    const sk_quant_table *table = (const sk_quant_table *)a.table + flushes;
     const sk_kernel *kernel = &sk_quant_kernels[plan->route][sk_quant_variant(plan->input, plan->rounding)];
     const sk_channels ch = {
         .kernel = kernel,
