@@ -290,6 +290,7 @@ ADM, BUF = "simakernels/admission.py", "simakernels/buffers.py"
 RUL, STO = "simakernels/_rules.py", "simakernels/storage.py"
 QP, OPB = "simakernels/qparams.py", "simakernels/ops/_base.py"
 ARR, SPL = "simakernels/arrays.py", "simakernels/_split.py"
+PKD = "simakernels/packed.py"
 BACK, ROUTES_PY = "simakernels/a65/_backend.py", "simakernels/_routes.py"
 EVQ, EVD, HUR = "simakernels/ev74/quant.py", "simakernels/ev74/device.py", "simakernels/formats/hurray.py"
 OCL = "simakernels/ev74/opencl.py"
@@ -857,22 +858,22 @@ ROWS: List[Row] = [
         "reciprocal to quantize with",
         lambda: format_error(lambda: H.quantize(np.float32([1]), ST.INT8, -2.0)), FORMAT_ERROR, "scale", "-2.0",
         values=("-2.0", "0xc0000000")),
-    Row("packed data length", "simakernels/packed.py", "Packed data has {} bytes; {} {} elements take {}",
+    Row("packed data length", PKD, "Packed data has {} bytes; {} {} elements take {}",
         raised(lambda: sk.Packed(np.zeros(3, np.uint8), "int4", (4,))), E.INVALID_BINDING, "Packed data", "3 bytes",
         values=("3", "(4,)", "INT4", "2")),
-    Row("packed data type", "simakernels/packed.py", "Packed data must be a C-contiguous uint8 array, got {} ({})",
+    Row("packed data type", PKD, "Packed data must be a C-contiguous uint8 array, got {} ({})",
         raised(lambda: sk.Packed(np.zeros(2, np.int8), "int4", (4,))), E.INVALID_BINDING, "Packed data", "int8",
         values=("array of shape (2,) and dtype int8 [0, 0]", "numpy.ndarray")),
-    Row("packed shape", "simakernels/packed.py", "Packed shape {}: extents must be >= 0, rank <= 6",
+    Row("packed shape", PKD, "Packed shape {}: extents must be >= 0, rank <= 6",
         raised(lambda: sk.Packed(np.zeros(0, np.uint8), "int4", (-1,))), E.INVALID_SHAPE, "Packed shape", "(-1,)",
         values=("(-1,)",)),
-    Row("pack dtype", "simakernels/packed.py", "pack takes an ml_dtypes int4/uint4/int2/uint2 array, got dtype {}",
+    Row("pack dtype", PKD, "pack takes an ml_dtypes int4/uint4/int2/uint2 array, got dtype {}",
         raised(lambda: sk.pack(np.zeros(2, np.int8))), E.UNSUPPORTED_DTYPE, "pack", "int8", values=("int8",)),
-    Row("pack not an array", "simakernels/packed.py", "pack takes an ml_dtypes int4/uint4/int2/uint2 array, got {} ({})",
+    Row("pack not an array", PKD, "pack takes an ml_dtypes int4/uint4/int2/uint2 array, got {} ({})",
         raised(lambda: sk.pack([1, 2])), E.UNSUPPORTED_DTYPE, "pack", "[1, 2]", values=("[1, 2]", "builtins.list")),
-    Row("packing status", "simakernels/packed.py", "packing {} {} elements: the native core refused the buffers (status {})",
+    Row("packing status", PKD, "packing {} {} elements: the native core refused the buffers (status {})",
         packing_status, E.INVALID_BINDING, "packing", "INT4", values=("4", "INT4", "8")),
-    Row("packed dtype", "simakernels/packed.py", "{}: {} is not a packed sub-byte type (INT4, UINT4, INT2, UINT2)",
+    Row("packed dtype", PKD, "{}: {} is not a packed sub-byte type (INT4, UINT4, INT2, UINT2)",
         raised(lambda: sk.Packed(np.zeros(2, np.uint8), "uint8", (2,))), E.UNSUPPORTED_DTYPE, "Packed dtype",
         "UINT8", values=("Packed dtype", "UINT8")),
     # ---- what a new user met: a QParams given with its own fields, arrays of other libraries
