@@ -48,31 +48,9 @@ AQ_OWN(aq_blocks, AXIS_ISA)(const float *multiplier, const int32_t *zero_point, 
 #pragma GCC unroll 4
         for (int k = 0; k < K; ++k) {
             const size_t j = i + (size_t)k * LANES;
-            AXIS_U32 bits, nonzero = {0}; /* the input's binary32 bits; its own bits' magnitude */
-            if (input == SK_QUANT_F32) {
-                bits = x32[k];
-                nonzero = bits & 0x7fffffffu;
-            } else {
-                const AXIS_U32 w = AXIS_CAT(widen_u16, AXIS_ISA)((const uint16_t *)src + j);
-                nonzero = w & 0x7fffu;
-                if (input == SK_QUANT_BF16) {
-                    bits = w << 16;
-                } else {
-#ifdef AXIS_F16_CONVERTS
-                    bits = (AXIS_U32)AXIS_CAT(widen_f16, AXIS_ISA)((const uint16_t *)src + j);
-#else
-                    const AXIS_U32 mag = nonzero, e = mag >> 10;
-                    const AXIS_U32 normal = (mag << 13) + (112u << 23);
-                    const AXIS_U32 special = normal + (112u << 23); /* infinities and NaNs */
-                    /* mag * 2^-24: an exact integer conversion, then a normal product */
-                    const AXIS_U32 subnormal = (AXIS_U32)(__builtin_convertvector((AXIS_I32)mag, AXIS_F32) * 0x1p-24f);
-                    const AXIS_I32 zero_e = e == 0, max_e = e == 31;
-                    bits = (AXIS_U32)(((AXIS_I32)subnormal & zero_e) | ((AXIS_I32)special & max_e) |
-                                      ((AXIS_I32)normal & ~(zero_e | max_e)));
-                    bits |= (w & 0x8000u) << 16;
-#endif
-                }
-            }
+            AXIS_U32 nonzero; /* the input's own bits' magnitude */
+            const AXIS_U32 bits =
+                AXIS_CAT(input_bits, AXIS_ISA)(src, j, input == SK_QUANT_F32 ? x32[k] : (AXIS_U32){0}, input, &nonzero);
             p[k] = (AXIS_F32)bits * (AXIS_F32)m[k];
             if (flushes) {
                 const AXIS_U32 pmag = (AXIS_U32)p[k] & 0x7fffffffu;

@@ -228,3 +228,32 @@ static inline AXIS_I32 AXIS_CAT(to_int, AXIS_ISA)(AXIS_F32 x, int mode) {
 #undef AXIS_TO_POSITIVE
 #undef AXIS_TO_NEGATIVE
 #endif
+
+/* Lanes from element j of a Quant input as binary32 bits: FP32 lanes as
+ * loaded (`f32`), BFLOAT16 and FLOAT16 words read at src + j (FP16 by the
+ * ISA's conversion, or by integer moves, subnormals through an exact
+ * integer conversion and a normal product); *nonzero gets the input's own
+ * bits without the sign (the FTZ/DAZ repair test reads them). */
+static inline __attribute__((always_inline)) AXIS_U32
+AXIS_CAT(input_bits, AXIS_ISA)(const void *src, size_t j, AXIS_U32 f32, int input, AXIS_U32 *nonzero) {
+    if (input == SK_QUANT_F32) {
+        *nonzero = f32 & 0x7fffffffu;
+        return f32;
+    }
+    const AXIS_U32 w = AXIS_CAT(widen_u16, AXIS_ISA)((const uint16_t *)src + j);
+    *nonzero = w & 0x7fffu;
+    if (input == SK_QUANT_BF16) return w << 16;
+#ifdef AXIS_F16_CONVERTS
+    return (AXIS_U32)AXIS_CAT(widen_f16, AXIS_ISA)((const uint16_t *)src + j);
+#else
+    const AXIS_U32 mag = *nonzero, e = mag >> 10;
+    const AXIS_U32 normal = (mag << 13) + (112u << 23);
+    const AXIS_U32 special = normal + (112u << 23); /* infinities and NaNs */
+    /* mag * 2^-24: an exact integer conversion, then a normal product */
+    const AXIS_U32 subnormal = (AXIS_U32)(__builtin_convertvector((AXIS_I32)mag, AXIS_F32) * 0x1p-24f);
+    const AXIS_I32 zero_e = e == 0, max_e = e == 31;
+    const AXIS_U32 bits = (AXIS_U32)(((AXIS_I32)subnormal & zero_e) | ((AXIS_I32)special & max_e) |
+                                     ((AXIS_I32)normal & ~(zero_e | max_e)));
+    return bits | (w & 0x8000u) << 16;
+#endif
+}
