@@ -127,7 +127,7 @@ class Op:
         return sum(-(-n * d.bits // 8) for d in (self.src, self.dst))
 
 
-OPS = (
+OPS: Tuple[Op, ...] = (
     Op("cast-fp32-bf16", "cast", DType.FLOAT32, DType.BFLOAT16),
     Op("cast-bf16-fp32", "cast", DType.BFLOAT16, DType.FLOAT32),
     Op("dequant-int8-fp32", "dequant", DType.INT8, DType.FLOAT32),

@@ -16,7 +16,7 @@ from ..arrays import numpy_dtype
 from ..core import DType
 from ..packed import Packed
 from .cases import (DEQUANT_ZP, MULTIPLIER, QUANT_ZP, SCALE, Op, Runner, apply_layout, axis_of, block_of,
-                    block_params, channel_params, params, raw)
+                    block_params, channel_params, params)
 
 OPTIONAL = ("torch", "onnxruntime")
 # The storage types ONNX Runtime's QuantizeLinear/DequantizeLinear run for
@@ -171,7 +171,8 @@ class OnnxRuntime:
 
     def runner(self, op: Op, layout: str, x: Any, parent: Any) -> Optional[Runner]:
         axis = axis_of(layout)
-        if (layout != "dense" and axis is None) or op.rounding != "nearest_even" or op.storage not in ONNX_STORAGE:
+        if (layout != "dense" and axis is None) or op.rounding != "nearest_even" or (
+                op.affine and op.storage not in ONNX_STORAGE):
             return None
         block = block_of(layout)
         session = self._session(op, axis, x.shape[axis] if axis is not None else 0, block, x.shape)
