@@ -513,8 +513,7 @@ def quantize(
     if type(x) is not np.ndarray:
         x = _input(x)
     if type(multiplier) is QParams:
-        if dtype is _INT8_NAME:
-            dtype = getattr(multiplier, "dtype", DType.INT8)
+        dtype = _qparams_dtype(multiplier, dtype)
         multiplier, zero_point, axis, block_size = _unpack(multiplier, "multiplier", zero_point, axis, block_size)
     if dtype is not _INT8_NAME or packed is not False or type(out) is Packed:
         done = _affine_quantize(x, multiplier, zero_point, axis, block_size, rounding, dtype, packed, out, workers)
@@ -627,7 +626,19 @@ def _quantize_axis(x: np.ndarray, multiplier: Any, zero_point: Any, axis: Any, r
 
 _INT8_NAME = "int8"  # quantize's default dtype: an identity test on the fast path
 _INT8 = np.dtype(np.int8)
-_AFFINE_INPUTS = frozenset(storage.NUMPY[d] for d in ops_affine_dequant.STORAGE)
+# (INT8 arrays are the specification's Dequant, whatever their dtype object.)
+_AFFINE_INPUTS = frozenset(storage.NUMPY[d] for d in ops_affine_dequant.STORAGE if d is not DType.INT8)
+
+
+def _qparams_dtype(qp: QParams, dtype: Any) -> Any:
+    """quantize's output type with a QParams: its own, unless ``dtype``
+    names another than the default (int8), which must then be the same."""
+    if type(dtype) is str and dtype == _INT8_NAME:
+        return qp.dtype
+    if to_dtype(dtype) is not qp.dtype:
+        raise KernelError(Error(ErrorCode.INVALID_PARAMS, f"dtype={describe(dtype)} given with a QParams for "
+                                                          f"{qp.dtype.name.lower()}: pass one or the other"))
+    return dtype
 
 
 def _output_kind(dtype: Any, out: Any) -> DType:
@@ -676,10 +687,14 @@ def _affine_quantize(x: np.ndarray, multiplier: Any, zero_point: Any, axis: Any,
         out_key = "packed", out.dtype, out.shape  # checked on a miss; hits compare them
     else:
         out_key = _out_key(out)
-    key = ("affine-quant", dtype if type(dtype) is str else _param_key(dtype), packed, x.shape, x.strides, x.dtype,
-           out_key, rounding if type(rounding) is str else _param_key(rounding)) + _affine_key(
+    key: Optional[Tuple[Any, ...]] = (
+        "affine-quant", dtype if type(dtype) is str else _param_key(dtype), packed, x.shape, x.strides, x.dtype,
+        out_key, rounding if type(rounding) is str else _param_key(rounding)) + _affine_key(
         multiplier, zero_point, axis, block_size)
-    plan = _PLANS.get(key) if type(out_key) is not list else None
+    try:
+        plan = _PLANS.get(key)
+    except TypeError:  # unhashable parameters (a list of arrays, a 0-d array): never cached
+        key, plan = None, None
     if plan is None:
         kind = _output_kind(dtype, out)
         if packed is not False and packed is not True:
@@ -705,7 +720,7 @@ def _affine_quantize(x: np.ndarray, multiplier: Any, zero_point: Any, axis: Any,
         else:
             plan = a65.affine_quant.check_inference(ops_affine_quant.Request([_spec(x, "input 0")], [target],
                                                                              params))
-        if type(out_key) is not list:
+        if key is not None:
             _remember(key, plan)
     elif type(plan) is Error:
         raise KernelError(plan)
@@ -746,11 +761,14 @@ def _affine_dequantize(x: Any, scale: Any, zero_point: Any, axis: Any, block_siz
         return typing.cast(np.ndarray, out)
     packed = type(x) is Packed
     data = x.data if packed else x
-    key = ("affine-dequant", packed, x.shape, x.dtype if packed else (x.strides, x.dtype),
+    key: Optional[Tuple[Any, ...]] = ("affine-dequant", packed, x.shape, x.dtype if packed else (x.strides, x.dtype),
            dtype if dtype is None or type(dtype) is str else _param_key(dtype),
            None if out is None else (out.shape, out.strides, out.dtype)) + _affine_key(
         scale, zero_point, axis, block_size)
-    plan = _PLANS.get(key)
+    try:
+        plan = _PLANS.get(key)
+    except TypeError:  # unhashable parameters: never cached
+        key, plan = None, None
     if plan is None:
         if dtype is None:  # out's dtype, else FLOAT32
             dtype = DType.FLOAT32 if out is None else _FROM_NUMPY.get(out.dtype, DType.FLOAT32)
@@ -758,8 +776,10 @@ def _affine_dequantize(x: Any, scale: Any, zero_point: Any, axis: Any, block_siz
         source = TensorSpec(x.shape, x.dtype, Contiguous()) if packed else _spec(x, "input 0")
         params = _affine_params(ops_affine_dequant.Params, ops_affine_dequant.AxisParams,
                                 ops_affine_dequant.BlockParams, axis, block_size, scale, zero_point)
-        plan = _remember(key, a65.affine_dequant.check_inference(ops_affine_dequant.Request(
-            [source], [_spec(result, "output 0")], params)))
+        plan = a65.affine_dequant.check_inference(ops_affine_dequant.Request([source], [_spec(result, "output 0")],
+                                                                             params))
+        if key is not None:
+            _remember(key, plan)
     elif type(plan) is Error:
         raise KernelError(plan)
     else:

@@ -197,7 +197,7 @@ def quantize(x: da.Array, multiplier: ParamValues, zero_point: ZeroPoints = 0, *
                         block_size, rounding=mode)
 
 
-def choose_qparams(x: da.Array, *, dtype: Any = "int8", symmetric: bool = False, axis: Optional[int] = None,
+def choose_qparams(x: da.Array, *, dtype: DTypeSpec = "int8", symmetric: bool = False, axis: Optional[int] = None,
                    block_size: Optional[int] = None) -> QParams:
     """Parameters for the levels of the storage type ``dtype`` (int8 by
     default; as ``sk.choose_qparams`` takes it) from the range of ``x`` (a

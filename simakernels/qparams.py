@@ -116,8 +116,8 @@ def _check_storage(dtype: Any, symmetric: bool) -> _Storage:
     return _Storage(ops_affine_dequant.STORAGE[found], found, name)
 
 
-def choose_qparams(x: npt.ArrayLike, *, dtype: Any = "int8", symmetric: bool = False, axis: Optional[int] = None,
-                   block_size: Optional[int] = None) -> QParams:
+def choose_qparams(x: npt.ArrayLike, *, dtype: storage.DTypeSpec = "int8", symmetric: bool = False,
+                   axis: Optional[int] = None, block_size: Optional[int] = None) -> QParams:
     """Parameters for the levels of the storage type ``dtype`` from the
     range of ``x`` (FLOAT32, FLOAT16 or BFLOAT16), per tensor or per channel
     along ``axis`` (negative counts from the end),

@@ -4,6 +4,7 @@
  * it runs in).  The walk runs as Dequant's (per tensor, per axis, blocked);
  * a packed sub-byte input is read in chunks through a stack buffer (one
  * dense run) or unpacked into the caller's scratch (any other walk). */
+#include <stdlib.h>
 #include "affine.h"
 #include "affine_params.h"
 #include "../common/fenv.h"
@@ -202,4 +203,15 @@ int sk_affine_dequant_execute(const sk_affine_dequant_plan *plan, const void *sr
         run_walk(plan, scratch, dst);
     }
     return SK_OK;
+}
+
+int sk_affine_dequant_run(const sk_affine_dequant_plan *plan, const void *src, uint64_t src_len, void *dst,
+                          uint64_t dst_len) {
+    if (plan->scratch_bytes == 0) return sk_affine_dequant_execute(plan, src, src_len, dst, dst_len, NULL, 0);
+    if (plan->scratch_bytes > SIZE_MAX) return SK_OVERFLOW;
+    void *scratch = malloc((size_t)plan->scratch_bytes);
+    if (!scratch) return SK_OVERFLOW;
+    const int status = sk_affine_dequant_execute(plan, src, src_len, dst, dst_len, scratch, plan->scratch_bytes);
+    free(scratch);
+    return status;
 }

@@ -4,6 +4,7 @@
  * sk_channels); a packed sub-byte output is written in chunks through a
  * stack buffer (one dense run) or from the caller's scratch (any other
  * walk). */
+#include <stdlib.h>
 #include "affine.h"
 #include "affine_params.h"
 #include "../common/fenv.h"
@@ -218,4 +219,15 @@ int sk_affine_quant_execute(const sk_affine_quant_plan *plan, const void *src, u
         sk_pack_bytes(sk_storage_bits(plan->storage), scratch, dst, (size_t)plan->scratch_bytes);
     }
     return SK_OK;
+}
+
+int sk_affine_quant_run(const sk_affine_quant_plan *plan, const void *src, uint64_t src_len, void *dst,
+                        uint64_t dst_len) {
+    if (plan->scratch_bytes == 0) return sk_affine_quant_execute(plan, src, src_len, dst, dst_len, NULL, 0);
+    if (plan->scratch_bytes > SIZE_MAX) return SK_OVERFLOW;
+    void *scratch = malloc((size_t)plan->scratch_bytes);
+    if (!scratch) return SK_OVERFLOW;
+    const int status = sk_affine_quant_execute(plan, src, src_len, dst, dst_len, scratch, plan->scratch_bytes);
+    free(scratch);
+    return status;
 }

@@ -14,7 +14,7 @@
  * When the control register flushes, a block with an input whose own bits
  * are nonzero and whose product is below 2^-126, or with a NaN product,
  * takes the exact integer path (affine.h) instead, as Quant's leaves do;
- * tails of fewer than a block take it too. */
+ * the periodic leaves' tails of fewer than a block take it too. */
 #define AQ_OWN_(name, isa) name##_##isa
 #define AQ_OWN(name, isa) AQ_OWN_(name, isa)
 
@@ -116,15 +116,22 @@ AQ_OWN(aq_blocks, AXIS_ISA)(const float *multiplier, const int32_t *zero_point, 
  * for a rest, the run's last whole block again: its elements before the
  * rest get the same bytes twice (one context, lanes independent, input and
  * output never overlap), which costs less than the exact path per element;
- * runs shorter than a block take the exact path. */
+ * a run shorter than a block goes through one block on the stack. */
 static inline __attribute__((always_inline)) void AQ_OWN(aq_one, AXIS_ISA)(const sk_affine_quant_ctx *c, const char *in,
                                                                            char *out, size_t n, int input, int mode,
                                                                            int flushes, int width) {
-    if (n < SK_AXIS_LANES) {
-        sk_aq_exact_span(c, in, out, 0, n, input, mode);
+    const size_t size = input == SK_QUANT_F32 ? 4 : 2;
+    if (n < SK_AXIS_LANES) { /* one block padded with zeros (which need no repair), n results kept */
+        _Alignas(64) char in_block[SK_AXIS_LANES * 4] = {0};
+        _Alignas(64) char out_block[SK_AXIS_LANES * 2];
+        memcpy(in_block, in, n * size);
+        AQ_OWN(aq_blocks, AXIS_ISA)
+        (&c->multiplier, &c->zero_point, NULL, c, 0, in_block, out_block, SK_AXIS_LANES, c->least, c->greatest, c->mask,
+         input, mode, flushes, width, 1);
+        memcpy(out, out_block, n * (size_t)width);
         return;
     }
-    const size_t size = input == SK_QUANT_F32 ? 4 : 2, last = n - SK_AXIS_LANES;
+    const size_t last = n - SK_AXIS_LANES;
     if (AQ_OWN(aq_blocks, AXIS_ISA)(&c->multiplier, &c->zero_point, NULL, c, 0, in, out, n, c->least, c->greatest,
                                     c->mask, input, mode, flushes, width, 1) < n)
         AQ_OWN(aq_blocks, AXIS_ISA)

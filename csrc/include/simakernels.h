@@ -813,6 +813,12 @@ int sk_affine_quant_prepare(sk_affine_quant_plan *plan);
  * exactly: SK_UNSUPPORTED_ENVIRONMENT) before any write. */
 int sk_affine_quant_execute(const sk_affine_quant_plan *plan, const void *src, uint64_t src_len, void *dst,
                             uint64_t dst_len, void *scratch, uint64_t scratch_len);
+/* sk_affine_quant_execute with the scratch it needs (plan->scratch_bytes)
+ * allocated here and freed before it returns (SK_OVERFLOW when the
+ * allocation fails, before anything is written): the entry of callers that
+ * hold no scratch of their own, with the other operations' signature. */
+int sk_affine_quant_run(const sk_affine_quant_plan *plan, const void *src, uint64_t src_len, void *dst,
+                        uint64_t dst_len);
 
 /* What the affine dequant leaves read, from one scale and zero point. */
 typedef struct sk_affine_dequant_ctx {
@@ -851,6 +857,10 @@ int sk_affine_dequant_prepare(sk_affine_dequant_plan *plan);
  * (nearest, gradual underflow, no traps). */
 int sk_affine_dequant_execute(const sk_affine_dequant_plan *plan, const void *src, uint64_t src_len, void *dst,
                               uint64_t dst_len, void *scratch, uint64_t scratch_len);
+/* sk_affine_dequant_execute with its scratch allocated here, as
+ * sk_affine_quant_run. */
+int sk_affine_dequant_run(const sk_affine_dequant_plan *plan, const void *src, uint64_t src_len, void *dst,
+                          uint64_t dst_len);
 
 /* ---- sk.choose_qparams: the rule ---------------------------------------- */
 /* For `count` channels, from each one's range keys (least[c] <= 0 <=

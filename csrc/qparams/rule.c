@@ -242,9 +242,10 @@ INLINE int64_t ceil_product(dyadic a, dyadic b) {
  * Symmetric: each of x, y <= D (1 + u)^2 S / s_k + 2^-150 < D from k = 3
  * on, so -H <= a and b <= H.
  * s_k <= 2^126 holds for every type of 4 bits or more: D >= 7 (14
- * asymmetric), so S < 2^128 / 7, and 3 steps add 2^-21 of it.  The 2-bit types (D = 1
- * symmetric, D = 2 asymmetric) reach scales up to 2^128, whose m_k is
- * subnormal with an absolute error: m_k <= 1 / s_k + 2^-150 for those k.
+ * asymmetric), so S < 2^128 / 7, and 3 steps add 2^-21 of it.  The 2-bit
+ * types (D = 1 symmetric, D = 2 asymmetric) reach scales up to 2^128, whose
+ * m_k is subnormal with an absolute error: m_k <= 1 / s_k + 2^-150 for
+ * those k.
  * There a failing check needs T m_k > 1 + u, T = max(-lo, hi) symmetric
  * (exactly s_0: D = 1, no rounding), T = (hi - lo) / 2 asymmetric: fl32(z)
  * > 1 needs z > 1 + u (a tie goes to 1) and fl32(z) > 2 needs z > 2 + 2u,

@@ -248,23 +248,6 @@ _NATIVE_PREPARE = {"cast": lib.sk_cast_prepare, "dequant": lib.sk_dequant_prepar
                    "affine_quant": lib.sk_affine_quant_prepare, "affine_dequant": lib.sk_affine_dequant_prepare}
 
 
-def with_scratch(native_execute: Callable[..., int]) -> NativeExecute:
-    """An execute entry that takes a scratch buffer (the affine operations':
-    a packed sub-byte port whose walk is not one dense run is staged through
-    one byte per element), as a :data:`NativeExecute`: the scratch the
-    prepared plan asks for (``scratch_bytes``) is allocated per call."""
-    null = ffi.NULL
-
-    def run(native: Any, src: Any, src_len: int, dst: Any, dst_len: int) -> int:
-        need = native.scratch_bytes
-        if not need:
-            return int(native_execute(native, src, src_len, dst, dst_len, null, 0))
-        scratch = np.empty(need, np.uint8)
-        return int(native_execute(native, src, src_len, dst, dst_len, ffi.from_buffer(scratch), need))
-
-    return run
-
-
 def prepare_native(native: Any, admitted: Admitted) -> None:
     """Fills the binding requirements and the walk of a native plan struct
     (the walk stays empty, zero runs, for an empty tensor)."""

@@ -28,7 +28,7 @@ def _fill(native: Any, shared: ops_affine_dequant.Plan) -> Any:
 
 prepare, check_inference, execute = _backend.entry_points(
     Plan, "affine_dequant", ops_affine_dequant, "sk_affine_dequant_plan *", _fill,
-    _backend.with_scratch(lib.sk_affine_dequant_execute),
+    lib.sk_affine_dequant_run,
     "Selects the CPU route and the (output, input width) entry.",
     """execute(plan, inputs, outputs):
     Dequantizes ``inputs[0]`` into ``outputs[0]``; returns None or an Error

@@ -29,7 +29,7 @@ def _fill(native: Any, shared: ops_affine_quant.Plan) -> Any:
 
 prepare, check_inference, execute = _backend.entry_points(
     Plan, "affine_quant", ops_affine_quant, "sk_affine_quant_plan *", _fill,
-    _backend.with_scratch(lib.sk_affine_quant_execute),
+    lib.sk_affine_quant_run,
     "Selects the CPU route and the (input dtype, rounding) entry.",
     """execute(plan, inputs, outputs):
     Quantizes ``inputs[0]`` into ``outputs[0]`` (a packed sub-byte output:

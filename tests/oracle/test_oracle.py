@@ -850,3 +850,59 @@ def test_hurray_matches_numpy():
         reference = (difference.astype(np.float32) * scale).view(np.uint32)
     got = [hurray_dequant(q, s, z) for q, s, z in zip(qs, scales, zps, strict=True)]
     assert_same_bits(reference, got, list(zip(qs, hexes(scales), zps, strict=True)), "Hurray")
+
+
+# ---- the choose_qparams rule for every storage type (oracle.qparams)
+
+
+def test_qparams_levels_of_every_storage_type():
+    """The ranges API.md states: signed b bits -2^(b-1) .. 2^(b-1) - 1,
+    unsigned 0 .. 2^b - 1."""
+    from .qparams import INT8_LEVELS, storage_levels
+
+    assert INT8_LEVELS == (-128, 127)
+    assert [storage_levels(n) for n in ("int8", "uint8", "int16", "uint16", "int4", "uint4", "int2", "uint2")] == [
+        (-128, 127), (0, 255), (-32768, 32767), (0, 65535), (-8, 7), (0, 15), (-2, 1), (0, 3)]
+
+
+def test_qparams_hand_computed_uint4_and_int2():
+    """uint4 of [-1, 2]: scale fl32(3/14), multiplier fl32(14/3) =
+    4.66666651 (0x40955555), a = floor(-4.66666651) = -5, b =
+    ceil(fl32(2 x 4.66666651) = 9.33333302) = 10, b - a = 15: no step, zero
+    point 0 - (-5) = 5.  int2 symmetric of [0, largest finite]: scale the
+    largest finite itself (divisor 1), multiplier 1/(2^128 - 2^104) rounded
+    to the subnormal 2^-128 (0x00200000), b = ceil(1 - 2^-24) = 1: no step."""
+    from .qparams import choose, storage_levels
+
+    chosen = choose(F(-1), F(2), False, storage_levels("uint4"))
+    assert (chosen.scale, chosen.zero_point, chosen.multiplier, chosen.steps) == (
+        round_to_format(BINARY32, F(3, 14)), 5, 0x40955555, 0)
+    top = value_of(BINARY32, 0x7F7FFFFF)
+    chosen = choose(F(0), top, True, storage_levels("int2"))
+    assert (chosen.scale, chosen.zero_point, chosen.multiplier, chosen.steps) == (0x7F7FFFFF, 0, 0x00200000, 0)
+    # uint8 asymmetric is int8's (the same divisor and check), the zero point 128 up
+    assert choose(F(-1), F(2), False, storage_levels("uint8")).zero_point == choose(F(-1), F(2), False).zero_point + 128
+    with pytest.raises(ValueError):
+        choose(F(-1), F(2), True, storage_levels("uint8"))  # no symmetric levels around 0
+
+
+def test_qparams_quantized_is_quant_before_saturation():
+    """``quantized`` is Quant's order without the clamp: equal to the INT8
+    Quant wherever that does not saturate."""
+    from .qparams import quantized
+
+    rng = random.Random(32)
+    for _ in range(300):
+        bits = rng.choice([rng.getrandbits(32) & 0xBF7FFFFF, rng.randrange(0x3F000000, 0x43000000) | (
+            rng.getrandbits(1) << 31)])
+        if not is_finite32(bits):
+            continue
+        multiplier = rng.randrange(0x3E000000, 0x42000000)
+        zero_point, mode = rng.randint(-128, 127), rng.choice(ROUNDING_MODES)
+        got = quantized(value_of(BINARY32, bits), multiplier, zero_point, mode)
+        if -128 < got < 127:
+            assert got == quant(bits, BINARY32, multiplier, zero_point, mode), (hex(bits), hex(multiplier), mode)
+
+
+def is_finite32(bits: int) -> bool:
+    return bits & 0x7F800000 != 0x7F800000
