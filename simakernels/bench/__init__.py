@@ -12,6 +12,11 @@ multiplier and zero point per channel; blocked rows (``block32-inner``,
 ``block128-inner``, ``block32-outer``) one per block of the axis.  The
 report sets each against the dense (per-tensor) row of the same op and size
 from the same run.
+
+Integer formats beyond INT8 (``cases.FORMAT_OPS``: ``affine_quant`` and
+``affine_dequant`` per storage type, sub-byte ones packed) run dense, INT4
+also block32-inner; the report sets each against the INT8 row of the same
+direction, float type, layout and size from the same run.
 """
 from __future__ import annotations
 
@@ -94,7 +99,9 @@ def run_case(op: Op, layout: str, n: int, found: Sequence[Any], budget_s: float)
         "size": cases.size_label(n), "n": n, "shape": list(cases.out_shape(n, layout)),
         "axis": axis, "channels": cases.out_shape(n, layout)[axis] if axis is not None else None,
         "block_size": block,
-        "bytes": n * (op.src.itemsize + op.dst.itemsize), "route": route,
+        "bytes": op.nbytes(n), "route": route,
+        "storage": op.storage.name if op.storage is not None else None, "packed": op.packed,
+        "reference": op.reference,
         "ns_per_elem": ns, "mismatches": mismatches,
         "samples_s": {name: s for name, s in samples.items()},
     }

@@ -19,6 +19,15 @@ and ``block128-inner`` have shape (n/K, K) and axis 1 (LLM weights: the
 parameters change every B elements of a run; K = :func:`row_length`, 4096
 from 64K up), ``block32-outer`` has shape (n/C, C) and axis 0 (blocks of
 32 rows: each run takes a row of parameters).
+
+Integer formats beyond INT8 (issue 32): ``sk.a65.affine_quant`` to UINT8,
+INT16, UINT16 and packed INT4, UINT4, INT2, and ``sk.a65.affine_dequant``
+from UINT8, INT16, UINT16, INT32 and packed INT4 (:data:`FORMAT_OPS`), per
+tensor on the dense layout, and for INT4 also ``block32-inner`` (the LLM
+weight case); each against the INT8 row of the same direction and float
+type (:attr:`Op.reference`).  Sub-byte ports are packed (a ``Contiguous()``
+layout: element 0 in the low bits of byte 0, ``ceil(n * bits / 8)``
+bytes); their inputs and outputs are :class:`~simakernels.Packed` tensors.
 """
 from __future__ import annotations
 
@@ -32,6 +41,7 @@ from .. import a65, ops
 from ..arrays import numpy_dtype
 from ..buffers import ConstHostBuffer, HostBuffer
 from ..core import DType, Error, Strided, TensorSpec
+from ..packed import Packed
 
 DEFAULT_SIZES = ("64", "4K", "256K", "16M", "64M")
 VIEW_LAYOUTS = ("strided", "transposed")     # views of a larger parent: only from 4K up
@@ -46,6 +56,29 @@ ROUNDINGS = ("nearest_even", "toward_zero", "toward_positive", "toward_negative"
 SCALE, DEQUANT_ZP = np.float32(0.0123), -3      # dequant parameters
 MULTIPLIER, QUANT_ZP = np.float32(21.5), 3      # quant: x * 21.5 spans about +-86 for N(0,1)
 
+# The storage types' per-tensor parameters: the INT8 ones scaled by 2^(bits - 8)
+# (exact binary32 values; N(0,1) inputs spread over the type's range as over
+# INT8's), zero points a little off the middle of the range.
+QUANT_PARAMS = {DType.INT8: (MULTIPLIER, QUANT_ZP), DType.UINT8: (MULTIPLIER, 131),
+                DType.INT16: (np.float32(21.5 * 256), 3), DType.UINT16: (np.float32(21.5 * 256), 32771),
+                DType.INT4: (np.float32(21.5 / 16), 1), DType.UINT4: (np.float32(21.5 / 16), 9),
+                DType.INT2: (np.float32(21.5 / 64), 0), DType.UINT2: (np.float32(21.5 / 64), 2)}
+DEQUANT_PARAMS = {DType.INT8: (SCALE, DEQUANT_ZP), DType.UINT8: (SCALE, 125),
+                  DType.INT16: (np.float32(0.0123 / 256), -3), DType.UINT16: (np.float32(0.0123 / 256), 32765),
+                  DType.INT32: (np.float32(0.0123 / 2 ** 24), -3),
+                  DType.INT4: (np.float32(0.0123 * 16), -3), DType.UINT4: (np.float32(0.0123 * 16), 5),
+                  DType.INT2: (np.float32(0.0123 * 64), -1), DType.UINT2: (np.float32(0.0123 * 64), 1)}
+FORMAT_LAYOUTS = ("dense",)               # the storage rows beyond INT8: per tensor, dense ...
+INT4_LAYOUTS = ("dense", "block32-inner")  # ... and INT4 also blocked along the rows (LLM weights)
+
+
+def storage_range(dtype: DType) -> Tuple[int, int]:
+    """[least, greatest] of an integer storage type of b bits: signed
+    [-2^(b-1), 2^(b-1) - 1], unsigned [0, 2^b - 1]."""
+    if dtype.name.startswith("U"):
+        return 0, (1 << dtype.bits) - 1
+    return -(1 << (dtype.bits - 1)), (1 << (dtype.bits - 1)) - 1
+
 
 @dataclass(frozen=True)
 class Op:
@@ -57,11 +90,44 @@ class Op:
 
     @property
     def label(self) -> str:
-        name = f"{self.kind} {self.key.split('-', 1)[1].replace('-', '->')}"
+        name = f"{self.kind} {self.key.split('-', 1)[1].replace('-', '->')}" + (" packed" if self.packed else "")
         return name if self.rounding == "nearest_even" else f"{name} {self.rounding}"
 
+    @property
+    def storage(self) -> Optional[DType]:
+        """The integer type of a Dequant or Quant row (None for Cast)."""
+        return None if self.kind == "cast" else self.src if self.kind == "dequant" else self.dst
 
-OPS = (
+    @property
+    def affine(self) -> bool:
+        """A storage type beyond INT8: ``affine_quant`` / ``affine_dequant``."""
+        return self.storage not in (None, DType.INT8)
+
+    @property
+    def packed(self) -> bool:
+        """A sub-byte storage type: its port is packed."""
+        return self.storage is not None and self.storage.sub_byte
+
+    @property
+    def backend(self) -> str:
+        """The operation's module in ``sk.a65`` and ``sk.ops``."""
+        return f"affine_{self.kind}" if self.affine else self.kind
+
+    @property
+    def reference(self) -> Optional[str]:
+        """The key of the INT8 row of the same direction and float type
+        (an affine row's reference ratio; None for the others)."""
+        if not self.affine:
+            return None
+        parts = self.key.split("-")
+        return f"dequant-int8-{parts[2]}" if self.kind == "dequant" else f"quant-{parts[1]}-int8"
+
+    def nbytes(self, n: int) -> int:
+        """Input plus output bytes of n elements (packed ports: ceil(n * bits / 8))."""
+        return sum(-(-n * d.bits // 8) for d in (self.src, self.dst))
+
+
+OPS: Tuple[Op, ...] = (
     Op("cast-fp32-bf16", "cast", DType.FLOAT32, DType.BFLOAT16),
     Op("cast-bf16-fp32", "cast", DType.BFLOAT16, DType.FLOAT32),
     Op("dequant-int8-fp32", "dequant", DType.INT8, DType.FLOAT32),
@@ -70,6 +136,17 @@ OPS = (
     Op("quant-bf16-int8", "quant", DType.BFLOAT16, DType.INT8),
     Op("quant-fp16-int8", "quant", DType.FLOAT16, DType.INT8),
 )
+# Integer formats beyond INT8 (affine_dequant, affine_quant); sub-byte ones packed.
+FORMAT_OPS = (
+    *(Op(f"dequant-{s.name.lower()}-{f}", "dequant", s, d)
+      for s in (DType.UINT8, DType.INT16, DType.UINT16, DType.INT32, DType.INT4)
+      for f, d in (("fp32", DType.FLOAT32), ("bf16", DType.BFLOAT16)) if (s, d) != (DType.INT32, DType.BFLOAT16)),
+    *(Op(f"quant-fp32-{d.name.lower()}", "quant", DType.FLOAT32, d)
+      for d in (DType.UINT8, DType.INT16, DType.UINT16, DType.INT4, DType.UINT4, DType.INT2)),
+    *(Op(f"quant-bf16-{d.name.lower()}", "quant", DType.BFLOAT16, d)
+      for d in (DType.UINT8, DType.INT16, DType.UINT16, DType.INT4)),
+)
+OPS = OPS + FORMAT_OPS
 
 
 def parse_size(text: str) -> int:
@@ -116,6 +193,9 @@ def channels(n: int, most: int = MAX_CHANNELS) -> int:
 
 def skip_reason(op: Op, layout: str, n: int) -> Optional[str]:
     """None when the case runs, else why the layout does not apply."""
+    if op.affine and layout not in format_layouts(op):
+        return (f"the rows of the integer formats beyond INT8 run {' and '.join(FORMAT_LAYOUTS)} "
+                f"(INT4 also {' and '.join(INT4_LAYOUTS[1:])})")
     if layout in AXIS_LAYOUTS and op.kind == "cast":
         return f"{' and '.join(AXIS_LAYOUTS)} (per-axis parameters) apply to dequant and quant only"
     if layout in BLOCK_LAYOUTS and op.kind == "cast":
@@ -126,6 +206,11 @@ def skip_reason(op: Op, layout: str, n: int) -> Optional[str]:
         return (f"{' and '.join(VIEW_LAYOUTS)} run from {size_label(MIN_LAYOUT_N)} ({MIN_LAYOUT_N} elements) up; "
                 f"add a size of at least {size_label(MIN_LAYOUT_N)} or another layout")
     return None
+
+
+def format_layouts(op: Op) -> Tuple[str, ...]:
+    """The layouts an affine (storage beyond INT8) row runs."""
+    return INT4_LAYOUTS if op.storage == DType.INT4 else FORMAT_LAYOUTS
 
 
 def grid(n: int) -> Tuple[int, int]:
@@ -203,14 +288,24 @@ class ChannelParams:
         return self.values.reshape(shape), self.zero_points.astype(np.float32).reshape(shape)
 
 
+def params(op: Op) -> Tuple[np.float32, int]:
+    """The op's per-tensor (scale or multiplier, zero point)."""
+    assert op.storage is not None, "cast has no parameters"
+    value, zp = (DEQUANT_PARAMS if op.kind == "dequant" else QUANT_PARAMS)[op.storage]
+    return np.float32(value), zp
+
+
 def channel_params(op: Op, count: int, period: Optional[int] = None) -> ChannelParams:
     """``period``: the values repeat every so many entries (blocked
-    parameters, whose count can be large; default: the count)."""
-    base, zp = (SCALE, DEQUANT_ZP) if op.kind == "dequant" else (MULTIPLIER, QUANT_ZP)
+    parameters, whose count can be large; default: the count).  Zero
+    points stay in the storage type's range."""
+    base, zp = params(op)
     period = period or count
     spread = np.float32(0.5) + (np.arange(count) % period).astype(np.float32) / np.float32(period)
     values = (base * spread).astype(np.float32)
-    return ChannelParams(values, zp + np.arange(count, dtype=np.int64) % 7 - 3)
+    assert op.storage is not None
+    least, greatest = storage_range(op.storage)
+    return ChannelParams(values, np.clip(zp + np.arange(count, dtype=np.int64) % 7 - 3, least, greatest))
 
 
 def block_params(op: Op, shape: Tuple[int, ...], axis: int, block: int) -> ChannelParams:
@@ -221,12 +316,17 @@ def block_params(op: Op, shape: Tuple[int, ...], axis: int, block: int) -> Chann
     return ChannelParams(flat.values.reshape(pshape), flat.zero_points.reshape(pshape))
 
 
-def make_parent(dtype: DType, shape: Tuple[int, ...], seed: int = 0) -> np.ndarray:
-    """Reproducible inputs: INT8 uniform over all values; floats N(0, 1),
-    which the quant multiplier spreads over the INT8 range."""
+def make_parent(dtype: DType, shape: Tuple[int, ...], seed: int = 0) -> Any:
+    """Reproducible inputs: integers uniform over all values of their type
+    (sub-byte types: a :class:`Packed` tensor of uniform random bytes);
+    floats N(0, 1), which the quant multiplier spreads over the range."""
     rng = np.random.default_rng(seed)
-    if dtype == DType.INT8:
-        return rng.integers(-128, 128, shape, dtype=np.int8)
+    if dtype.sub_byte:
+        count = math.prod(shape)
+        return Packed(rng.integers(0, 256, -(-count * dtype.bits // 8), dtype=np.uint8), dtype, shape)
+    if dtype in DEQUANT_PARAMS:
+        least, greatest = storage_range(dtype)
+        return rng.integers(least, greatest, shape, dtype=numpy_dtype(dtype), endpoint=True)
     values = rng.standard_normal(shape, dtype=np.float32)
     return values if dtype == DType.FLOAT32 else values.astype(numpy_dtype(dtype))
 
@@ -240,48 +340,65 @@ class Runner:
     result: Callable[[], Optional[np.ndarray]] = field(default=lambda: None)
 
 
-def request(op: Op, x: np.ndarray, out: np.ndarray, axis: Optional[int] = None,
-            block_size: Optional[int] = None) -> Any:
-    """The op's request for ``x`` into ``out``: per-tensor parameters, or
-    with ``axis`` the per-axis ones of :func:`channel_params`, with
-    ``block_size`` too the blocked ones of :func:`block_params`."""
-    specs = [TensorSpec(x.shape, op.src, Strided(x.strides))], [TensorSpec(out.shape, op.dst)]
+def _spec(op: Op, array: Any, dtype: DType) -> TensorSpec:
+    """A port's spec: packed (``Contiguous()``) for a :class:`Packed`
+    tensor, else the array's strides."""
+    if isinstance(array, Packed):
+        return TensorSpec(array.shape, dtype)
+    return TensorSpec(array.shape, dtype, Strided(array.strides))
+
+
+def request(op: Op, x: Any, out: Any, axis: Optional[int] = None, block_size: Optional[int] = None) -> Any:
+    """The op's request for ``x`` into ``out`` (arrays, or :class:`Packed`
+    tensors for packed ports): per-tensor parameters, or with ``axis`` the
+    per-axis ones of :func:`channel_params`, with ``block_size`` too the
+    blocked ones of :func:`block_params`."""
+    specs = [_spec(op, x, op.src)], [TensorSpec(out.shape, op.dst)]
     if op.kind == "cast":
         return ops.cast.Request(*specs)
+    module = getattr(ops, op.backend)  # ops.quant / ops.affine_quant, ops.dequant / ops.affine_dequant
     rounding = ops.quant.Rounding.parse(op.rounding)
+    dequant = op.kind == "dequant"
     if axis is not None and block_size is not None:
         blocked = block_params(op, x.shape, axis, block_size)
-        if op.kind == "dequant":
-            return ops.dequant.Request(*specs, ops.dequant.BlockParams(axis, block_size, blocked.values,
-                                                                       blocked.zero_points))
-        return ops.quant.Request(*specs, ops.quant.BlockParams(axis, block_size, blocked.values, blocked.zero_points,
-                                                               rounding))
+        return module.Request(*specs, module.BlockParams(axis, block_size, blocked.values, blocked.zero_points,
+                                                         *(() if dequant else (rounding,))))
     if axis is not None:
         per_axis = channel_params(op, x.shape[axis])
-        if op.kind == "dequant":
-            return ops.dequant.Request(*specs, ops.dequant.AxisParams(axis, per_axis.values, per_axis.zero_points))
-        return ops.quant.Request(*specs, ops.quant.AxisParams(axis, per_axis.values, per_axis.zero_points, rounding))
-    if op.kind == "dequant":
-        return ops.dequant.Request(*specs, ops.dequant.Params(SCALE, DEQUANT_ZP))
-    return ops.quant.Request(*specs, ops.quant.Params(MULTIPLIER, QUANT_ZP, rounding))
+        return module.Request(*specs, module.AxisParams(axis, per_axis.values, per_axis.zero_points,
+                                                        *(() if dequant else (rounding,))))
+    value, zp = params(op)
+    return module.Request(*specs, module.Params(value, zp, *(() if dequant else (rounding,))))
 
 
-def ours(op: Op, x: np.ndarray, route: Optional[str] = None, axis: Optional[int] = None,
+def new_output(op: Op, shape: Tuple[int, ...]) -> Any:
+    """An output of the op's type: an array, or a :class:`Packed` tensor."""
+    return Packed.empty(shape, op.dst) if op.dst.sub_byte else np.empty(shape, numpy_dtype(op.dst))
+
+
+def raw(value: Any) -> np.ndarray:
+    """An array, or a :class:`Packed` tensor's bytes."""
+    return value.data if isinstance(value, Packed) else value
+
+
+def ours(op: Op, x: Any, route: Optional[str] = None, axis: Optional[int] = None,
          block_size: Optional[int] = None) -> Tuple[Runner, str]:
-    """The runner for ``sk.a65.<op>.execute`` and the route its plan chose
-    (``route``, else the default choice); ``axis``: per-axis parameters
-    (:func:`channel_params`) along it, with ``block_size`` blocked ones."""
-    backend = getattr(a65, op.kind)
-    out = np.empty(x.shape, numpy_dtype(op.dst))
+    """The runner for ``sk.a65.<op>.execute`` (``affine_quant`` /
+    ``affine_dequant`` for the storage types beyond INT8) and the route its
+    plan chose (``route``, else the default choice); ``axis``: per-axis
+    parameters (:func:`channel_params`) along it, with ``block_size``
+    blocked ones.  Packed ports are bound as their bytes."""
+    backend = getattr(a65, op.backend)
+    out = new_output(op, x.shape)
     plan = backend.check_inference(request(op, x, out, axis, block_size), route)
     if isinstance(plan, Error):
         raise RuntimeError(f"{op.label}: no plan: {plan}")
-    if x.flags.c_contiguous:
-        src = ConstHostBuffer(x)
+    if isinstance(x, Packed) or x.flags.c_contiguous:
+        src = ConstHostBuffer(raw(x))
     else:  # the accessed span of the view, from its first element
         src = ConstHostBuffer.from_address(x.__array_interface__["data"][0],
                                            plan.input_requirements()[0].nbytes, keepalive=x)
-    inputs, outputs, execute = [src], [HostBuffer(out)], backend.execute
+    inputs, outputs, execute = [src], [HostBuffer(raw(out))], backend.execute
 
     def call() -> object:
         return execute(plan, inputs, outputs)
@@ -289,13 +406,14 @@ def ours(op: Op, x: np.ndarray, route: Optional[str] = None, axis: Optional[int]
     status = call()
     if status is not None:
         raise RuntimeError(f"{op.label}: execute failed: {status}")
-    return Runner(call, lambda: out), plan.route
+    return Runner(call, lambda: raw(out)), plan.route
 
 
 def memcpy(n: int, op: Op) -> Runner:
     """np.copyto of uint8 arrays moving the operation's memory traffic:
-    n * (input + output itemsize) / 2 bytes each way."""
-    nbytes = n * (op.src.itemsize + op.dst.itemsize) // 2
+    n * (input + output itemsize) / 2 bytes each way (packed ports:
+    their packed bytes)."""
+    nbytes = op.nbytes(n) // 2
     src, dst = np.ones(nbytes, np.uint8), np.empty(nbytes, np.uint8)
     return Runner(lambda: np.copyto(dst, src))
 
@@ -303,51 +421,118 @@ def memcpy(n: int, op: Op) -> Runner:
 _ROUND = {"nearest_even": np.rint, "toward_zero": np.trunc, "toward_positive": np.ceil, "toward_negative": np.floor}
 
 
-def numpy_expression(op: Op, x: np.ndarray, axis: Optional[int] = None,
+def numpy_expression(op: Op, x: Any, axis: Optional[int] = None,
                      block_size: Optional[int] = None) -> Runner:
     """NumPy's expression at its best: staged float32 ufuncs into
     preallocated arrays (BF16 ends converted by ml_dtypes' casts); with
     ``axis``, the per-channel parameters broadcast along it; with
     ``block_size`` too (a divisor of the axis's extent), the blocked ones
-    broadcast over the axis split into (blocks, block_size)."""
-    out = np.empty(x.shape, numpy_dtype(op.dst))
+    broadcast over the axis split into (blocks, block_size).  INT32 input:
+    ``q - zero_point`` in int32 (wrapping) first.  Packed ports: unpacked
+    (shifts and masks, sign extension by ``(v ^ h) - h``) into one byte per
+    element first, or packed from it last."""
     if op.kind == "cast":
+        out = np.empty(x.shape, numpy_dtype(op.dst))
         return Runner(lambda: np.copyto(out, x, casting="unsafe"), lambda: out)
+    out = new_output(op, x.shape)
     factor: Any
     zp: Any
-    src, dst = x, out
+    src, dst = x, raw(out)
+    unpack: Optional[Callable[[], object]] = None
+    pack: Optional[Callable[[], object]] = None
+    if op.packed and op.kind == "dequant":
+        unpack, src = _numpy_unpack(x)
+    elif op.packed:
+        pack, dst = _numpy_pack(out)
     if axis is not None and block_size is not None:
         split = x.shape[:axis] + (x.shape[axis] // block_size, block_size) + x.shape[axis + 1:]
-        src, dst = x.reshape(split), out.reshape(split)
+        src, dst = src.reshape(split), dst.reshape(split)
         blocked = block_params(op, x.shape, axis, block_size)
         factor = np.expand_dims(blocked.values, axis + 1)
-        zp = np.expand_dims(blocked.zero_points.astype(np.float32), axis + 1)
+        zp = np.expand_dims(blocked.zero_points, axis + 1)
     elif axis is not None:
-        factor, zp = channel_params(op, x.shape[axis]).shaped(axis, x.ndim)
+        per_channel = channel_params(op, x.shape[axis])
+        factor, _ = per_channel.shaped(axis, x.ndim)
+        zp = per_channel.zero_points.reshape([-1 if a == axis else 1 for a in range(x.ndim)])
     else:
-        factor = SCALE if op.kind == "dequant" else MULTIPLIER
-        zp = np.float32(DEQUANT_ZP if op.kind == "dequant" else QUANT_ZP)
+        factor, zp = params(op)
+        zp = np.int64(zp)
     tmp = np.empty(src.shape, np.float32)
     if op.kind == "dequant":
         final = dst if op.dst == DType.FLOAT32 else tmp
+        # INT32: (int32)(q - zp) wraps, then binary32 nearest-even; the others: q - zp is exact in binary32
+        wide = np.empty(src.shape, np.int32) if op.src.bits == 32 else None
+        zpd = np.asarray(zp).astype(np.int32 if wide is not None else np.float32)
 
         def dequant() -> object:
-            np.subtract(src, zp, out=tmp, dtype=np.float32)
-            np.multiply(tmp, factor, out=final)
+            if unpack is not None:
+                unpack()
+            if wide is not None:
+                np.subtract(src, zpd, out=wide, dtype=np.int32)
+                np.multiply(wide, factor, out=final, dtype=np.float32)
+            else:
+                np.subtract(src, zpd, out=tmp, dtype=np.float32)
+                np.multiply(tmp, factor, out=final)
             if final is tmp:
                 np.copyto(dst, tmp, casting="unsafe")
             return out
-        return Runner(dequant, lambda: out)
-    rounder = _ROUND[op.rounding]
+        return Runner(dequant, lambda: raw(out))
+    rounder, zpf = _ROUND[op.rounding], np.asarray(zp).astype(np.float32)
+    assert op.storage is not None
+    least, greatest = storage_range(op.storage)
 
     def quant() -> object:
         np.multiply(src, factor, out=tmp, dtype=np.float32)
         rounder(tmp, out=tmp)
-        np.add(tmp, zp, out=tmp)
-        np.clip(tmp, -128, 127, out=tmp)
+        np.add(tmp, zpf, out=tmp)
+        np.clip(tmp, least, greatest, out=tmp)
         np.copyto(dst, tmp, casting="unsafe")
+        if pack is not None:
+            pack()
         return out
-    return Runner(quant, lambda: out)
+    return Runner(quant, lambda: raw(out))
+
+
+def _numpy_unpack(x: Packed) -> Tuple[Callable[[], object], np.ndarray]:
+    """A staged NumPy unpack of ``x`` into one byte per element (int8 for a
+    signed type: sign-extended), and that array in ``x``'s shape."""
+    bits, per = x.dtype.bits, 8 // x.dtype.bits
+    count, mask, half = x.size, (1 << bits) - 1, 1 << (bits - 1)
+    lanes = np.empty((x.data.size, per), np.uint8)  # element k of byte j at [j, k]
+    shifted = np.empty(x.data.size, np.uint8)
+    signed = not x.dtype.name.startswith("U")
+    flat = lanes.reshape(-1)
+    values = flat.view(np.int8) if signed else flat
+
+    def unpack() -> object:
+        for k in range(per):
+            np.right_shift(x.data, k * bits, out=shifted)
+            np.bitwise_and(shifted, mask, out=lanes[:, k])
+        if signed:
+            np.bitwise_xor(flat, half, out=flat)
+            np.subtract(values, half, out=values)
+        return values
+    return unpack, values[:count].reshape(x.shape)
+
+
+def _numpy_pack(out: Packed) -> Tuple[Callable[[], object], np.ndarray]:
+    """A staged NumPy pack into ``out`` of one byte per element, and that
+    array (int8 or uint8, ``out``'s shape) to write the elements to."""
+    bits, per = out.dtype.bits, 8 // out.dtype.bits
+    mask = (1 << bits) - 1
+    lanes = np.zeros((out.data.size, per), np.uint8)  # spare elements of the last byte: zero
+    shifted = np.empty(out.data.size, np.uint8)
+    flat = lanes.reshape(-1)
+    elements = flat if out.dtype.name.startswith("U") else flat.view(np.int8)
+
+    def pack() -> object:
+        np.bitwise_and(lanes[:, 0], mask, out=out.data)
+        for k in range(1, per):
+            np.bitwise_and(lanes[:, k], mask, out=shifted)
+            np.left_shift(shifted, k * bits, out=shifted)
+            np.bitwise_or(out.data, shifted, out=out.data)
+        return out
+    return pack, elements[:out.size].reshape(out.shape)
 
 
 def bits(array: np.ndarray) -> np.ndarray:

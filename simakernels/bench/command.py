@@ -67,8 +67,10 @@ def add_parser(sub: Any) -> None:
         "bench", help="throughput against memcpy, NumPy and installed peers",
         description="Medians of ns/elem for each op x size x layout, with GB/s and ratios to the "
                     "memcpy-equivalent, NumPy's expression and the fastest installed peer, all measured "
-                    "in the same run (one thread), and per-axis (per-channel) and blocked Dequant/Quant "
-                    "against per-tensor. Ours is sk.a65.<op>.execute with a prepared plan.")
+                    "in the same run (one thread), per-axis (per-channel) and blocked Dequant/Quant "
+                    "against per-tensor, and the integer formats beyond INT8 (affine_quant, affine_dequant: "
+                    "uint8, int16, uint16, int32, packed int4, uint4, int2) against INT8. Ours is "
+                    "sk.a65.<op>.execute with a prepared plan.")
     bench.add_argument("--sizes", default=",".join(cases.DEFAULT_SIZES),
                        help="element counts, comma-separated (K = 1024, M = 1024^2; default %(default)s)")
     bench.add_argument("--ops", help="comma-separated op keys or prefixes (default all): "
@@ -78,7 +80,8 @@ def add_parser(sub: Any) -> None:
                             "(C x n/C, axis 0) and axis-inner (n/C x C, axis 1): per-axis parameters, C channels "
                             f"(up to {cases.MAX_CHANNELS}, at most sqrt(n)); block32-inner, block128-inner "
                             f"(n/K x K, axis 1, K up to {cases.MAX_ROW}) and block32-outer (n/C x C, axis 0): "
-                            "blocked parameters, blocks of 32 or 128; dequant and quant only (default all)")
+                            "blocked parameters, blocks of 32 or 128; dequant and quant only; the integer formats "
+                            "beyond INT8 run dense, int4 also block32-inner (default all)")
     bench.add_argument("--rounding", default="nearest_even",
                        help="quant rounding mode(s), comma-separated, or all (default %(default)s)")
     bench.add_argument("--peers", nargs="?", const="all", metavar="LIST",

@@ -14,10 +14,15 @@ import numpy as np
 
 from ..arrays import numpy_dtype
 from ..core import DType
+from ..packed import Packed
 from .cases import (DEQUANT_ZP, MULTIPLIER, QUANT_ZP, SCALE, Op, Runner, apply_layout, axis_of, block_of,
-                    block_params, channel_params)
+                    block_params, channel_params, params)
 
 OPTIONAL = ("torch", "onnxruntime")
+# The storage types ONNX Runtime's QuantizeLinear/DequantizeLinear run for
+# (issue 32's peers: uint8, int16 and int4 beside INT8; the CPU provider of
+# 1.32 also registers uint16 and uint4, and int32 for DequantizeLinear).
+ONNX_STORAGE = (DType.INT8, DType.UINT8, DType.INT16, DType.INT4)
 
 
 def _as_16bit(array: np.ndarray) -> np.ndarray:
@@ -39,7 +44,8 @@ class Torch:
     ``torch.quantize_per_channel(x, 1/m, zp, axis, torch.qint8)``; its
     ``int_repr()`` (untimed, as for the per-tensor rows) is the result
     checked.  torch has no blocked (group-wise) Dequant or Quant of its own:
-    absent from the blocked rows."""
+    absent from the blocked rows; and absent from the rows of the integer
+    formats beyond INT8."""
 
     name = "torch"
 
@@ -57,7 +63,7 @@ class Torch:
     def runner(self, op: Op, layout: str, x: np.ndarray, parent: np.ndarray) -> Optional[Runner]:
         torch = self.torch
         last: Dict[str, Any] = {}
-        if block_of(layout) is not None:
+        if block_of(layout) is not None or op.affine:
             return None
         if op.kind == "cast" or (op.kind == "dequant" and op.dst == DType.BFLOAT16):
             out = np.empty(x.shape, numpy_dtype(op.dst))
@@ -111,7 +117,14 @@ class OnnxRuntime:
     opset 13; the models are opset 21), the blocked ones with ``axis`` and
     ``block_size`` and scales and zero points of the blocks' shape (opset
     21).  QuantizeLinear divides by its scale 1/m (in the input's type for
-    FP16)."""
+    FP16).
+
+    Integer formats beyond INT8 (:data:`ONNX_STORAGE`): the zero point's
+    type sets the storage type (uint8, int16, int4, opset 21).  An int4
+    tensor is packed two per byte, element 0 in the low nibble, as ours:
+    its OrtValue wraps a uint8 array of the tensor's shape whose first
+    ``ceil(n / 2)`` bytes hold the packed data (ORT reads and writes only
+    those)."""
 
     name = "onnxruntime"
 
@@ -144,21 +157,47 @@ class OnnxRuntime:
             return self.ort.OrtValue.ortvalue_from_numpy_with_onnx_type(_as_16bit(array), TensorProto.BFLOAT16)
         return self.ort.OrtValue.ortvalue_from_numpy(array)
 
-    def runner(self, op: Op, layout: str, x: np.ndarray, parent: np.ndarray) -> Optional[Runner]:
+    def _packed(self, dtype: DType, shape: Tuple[int, ...], data: Optional[np.ndarray] = None) -> Tuple[Any, Any]:
+        """An int4 OrtValue of ``shape`` over a new uint8 array of that
+        shape (``data``, the packed bytes, copied to its start), and the
+        array."""
+        from onnx import TensorProto
+
+        memory = np.zeros(shape, np.uint8)
+        if data is not None:
+            memory.reshape(-1)[:data.size] = data
+        onnx_type = {DType.INT4: TensorProto.INT4, DType.UINT4: TensorProto.UINT4}[dtype]
+        return self.ort.OrtValue.ortvalue_from_numpy_with_onnx_type(memory, onnx_type), memory
+
+    def runner(self, op: Op, layout: str, x: Any, parent: Any) -> Optional[Runner]:
         axis = axis_of(layout)
-        if (layout != "dense" and axis is None) or op.rounding != "nearest_even":
+        if (layout != "dense" and axis is None) or op.rounding != "nearest_even" or (
+                op.affine and op.storage not in ONNX_STORAGE):
             return None
         block = block_of(layout)
         session = self._session(op, axis, x.shape[axis] if axis is not None else 0, block, x.shape)
-        out = np.empty(x.shape, numpy_dtype(op.dst))
         binding = session.io_binding()
-        binding.bind_ortvalue_input("x", self._value(x))
-        binding.bind_ortvalue_output("y", self._value(out))
-        keep = (x, out)  # the OrtValues borrow their memory
+        if isinstance(x, Packed):
+            value, memory = self._packed(x.dtype, x.shape, x.data)
+            binding.bind_ortvalue_input("x", value)
+            keep: Tuple[Any, ...] = (memory,)
+        else:
+            binding.bind_ortvalue_input("x", self._value(x))
+            keep = (x,)  # the OrtValues borrow their memory
+        if op.dst.sub_byte:
+            value, out = self._packed(op.dst, x.shape)
+            binding.bind_ortvalue_output("y", value)
+            nbytes = -(-x.size * op.dst.bits // 8)
+            result = lambda: out.reshape(-1)[:nbytes]  # noqa: E731
+        else:
+            out = np.empty(x.shape, numpy_dtype(op.dst))
+            binding.bind_ortvalue_output("y", self._value(out))
+            result = lambda: out  # noqa: E731
+        keep += (out,)
 
         def run() -> object:
             return session.run_with_iobinding(binding), keep
-        return Runner(run, lambda: out)
+        return Runner(run, result)
 
 
 def _model(op: Op, axis: Optional[int] = None, channels: int = 0, block: Optional[int] = None,
@@ -169,7 +208,11 @@ def _model(op: Op, axis: Optional[int] = None, channels: int = 0, block: Optiona
     from onnx import TensorProto, helper
 
     onnx_type = {DType.INT8: TensorProto.INT8, DType.FLOAT32: TensorProto.FLOAT,
-                 DType.FLOAT16: TensorProto.FLOAT16, DType.BFLOAT16: TensorProto.BFLOAT16}
+                 DType.FLOAT16: TensorProto.FLOAT16, DType.BFLOAT16: TensorProto.BFLOAT16,
+                 DType.UINT8: TensorProto.UINT8, DType.INT16: TensorProto.INT16, DType.UINT16: TensorProto.UINT16,
+                 DType.INT32: TensorProto.INT32, DType.INT4: TensorProto.INT4, DType.UINT4: TensorProto.UINT4}
+    assert op.storage is not None or op.kind == "cast"
+    value, zp = params(op) if op.kind != "cast" else (np.float32(1), 0)
     nodes, inits, mid = [], [], "x"
     per_axis = None
     if axis is not None and op.kind != "cast":
@@ -181,10 +224,10 @@ def _model(op: Op, axis: Optional[int] = None, channels: int = 0, block: Optiona
     if op.kind == "cast":
         nodes.append(helper.make_node("Cast", ["x"], ["y"], to=onnx_type[op.dst]))
     elif op.kind == "dequant":
-        scales = per_axis.values.ravel().tolist() if per_axis is not None else [float(SCALE)]
-        zero_points = per_axis.zero_points.ravel().tolist() if per_axis is not None else [DEQUANT_ZP]
+        scales = per_axis.values.ravel().tolist() if per_axis is not None else [float(value)]
+        zero_points = per_axis.zero_points.ravel().tolist() if per_axis is not None else [zp]
         inits = [helper.make_tensor("s", TensorProto.FLOAT, dims, scales),
-                 helper.make_tensor("z", TensorProto.INT8, dims, zero_points)]
+                 helper.make_tensor("z", onnx_type[op.src], dims, zero_points)]
         last = "y" if op.dst == DType.FLOAT32 else "f"
         nodes.append(helper.make_node("DequantizeLinear", ["x", "s", "z"], [last], **axis_attr))
         if last != "y":
@@ -195,10 +238,10 @@ def _model(op: Op, axis: Optional[int] = None, channels: int = 0, block: Optiona
             nodes.append(helper.make_node("Cast", ["x"], ["f"], to=TensorProto.FLOAT))
             mid = "f"
         scales = (1.0 / per_axis.values.astype(np.float64)).ravel().tolist() if per_axis is not None else [
-            1.0 / float(MULTIPLIER)]
-        zero_points = per_axis.zero_points.ravel().tolist() if per_axis is not None else [QUANT_ZP]
+            1.0 / float(value)]
+        zero_points = per_axis.zero_points.ravel().tolist() if per_axis is not None else [zp]
         inits = [helper.make_tensor("s", scale_type, dims, scales),
-                 helper.make_tensor("z", TensorProto.INT8, dims, zero_points)]
+                 helper.make_tensor("z", onnx_type[op.dst], dims, zero_points)]
         nodes.append(helper.make_node("QuantizeLinear", [mid, "s", "z"], ["y"], **axis_attr))
     graph = helper.make_graph(
         nodes, op.key.replace("-", "_"), [helper.make_tensor_value_info("x", onnx_type[op.src], None)],

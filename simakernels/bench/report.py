@@ -26,6 +26,13 @@ PARAM_LAYOUTS = (*AXIS_LAYOUTS, *BLOCK_LAYOUTS)  # the rows with parameters per 
 AXIS_TARGET_SIZES = ("256K", "16M")
 AXIS_PEER_FROM = MIN_LAYOUT_N
 
+# Issue 32's x86 targets for the integer formats beyond INT8 (one run, one
+# thread, dense): at every size from 4K, at most FORMAT_RATIO_TARGET x the
+# time of the INT8 row of the same direction and float type, and faster
+# than each peer's QuantizeLinear / DequantizeLinear for that type.
+FORMAT_RATIO_TARGET = 1.3
+FORMAT_FROM = MIN_LAYOUT_N
+
 
 def cpu_model() -> str:
     try:
@@ -60,6 +67,7 @@ def document(options: Any, results: List[Dict[str, Any]], per_call: List[Dict[st
         "peers": {"requested": list(options.peers), "found": [peer.name for peer in found], "missing": missing},
         "results": results,
         "per_axis": per_axis(results),
+        "formats": formats(results),
         "per_call": per_call,
     }
 
@@ -72,7 +80,7 @@ def per_axis(results: List[Dict[str, Any]]) -> Dict[str, Any]:
     comparisons = []
     for r in results:
         base = dense.get((r["op"], r["rounding"], r["n"]))
-        if r["layout"] in PARAM_LAYOUTS and base is not None:
+        if r["layout"] in PARAM_LAYOUTS and base is not None and not r.get("reference"):
             comparisons.append({"op": r["op"], "label": r["label"], "rounding": r["rounding"], "size": r["size"],
                                 "n": r["n"], "layout": r["layout"], "channels": r["channels"], "shape": r["shape"],
                                 "dense_ns": base["ns_per_elem"]["ours"], "axis_ns": r["ns_per_elem"]["ours"],
@@ -89,7 +97,7 @@ def axis_targets(results: List[Dict[str, Any]]) -> List[Tuple[str, float, float,
     out = []
     dense = {(r["op"], r["rounding"], r["n"]): r for r in results if r["layout"] == "dense"}
     target_ns = {parse_size(s) for s in AXIS_TARGET_SIZES}
-    rows = [r for r in results if r["layout"] in PARAM_LAYOUTS]
+    rows = [r for r in results if r["layout"] in PARAM_LAYOUTS and not r.get("reference")]  # INT8 rows: issue 20
     for r in rows:
         base = dense.get((r["op"], r["rounding"], r["n"]))
         if base is not None and r["n"] in target_ns:
@@ -107,6 +115,62 @@ def axis_targets(results: List[Dict[str, Any]]) -> List[Tuple[str, float, float,
     for (label, layout, name), margins in groups.items():
         worst, size = min(margins)
         out.append((f"{label} {layout} faster than {name} from 4K (slowest margin at {size})", worst, 1.0, worst > 1.0))
+    return out
+
+
+def _peers(r: Dict[str, Any]) -> Dict[str, float]:
+    """Each peer's time over ours in a row (> 1: we are faster)."""
+    ns = r["ns_per_elem"]
+    return {name: v / ns["ours"] for name, v in ns.items() if name not in REFERENCES and name != "ml_dtypes"}
+
+
+def formats(results: List[Dict[str, Any]]) -> Dict[str, Any]:
+    """Each row of an integer format beyond INT8 against the INT8 row of
+    the same direction, float type, rounding, layout and size (``reference``;
+    ours both, same run) and against its peers, and the targets the run has
+    data for: {"comparisons": [...], "targets": [...]}."""
+    by_key = {(r["op"], r["rounding"], r["layout"], r["n"]): r for r in results}
+    comparisons = []
+    for r in results:
+        if not r.get("reference"):
+            continue
+        base = by_key.get((r["reference"], r["rounding"], r["layout"], r["n"]))
+        ours = r["ns_per_elem"]["ours"]
+        int8 = base["ns_per_elem"]["ours"] if base else None
+        comparisons.append({"op": r["op"], "label": r["label"], "rounding": r["rounding"], "layout": r["layout"],
+                            "size": r["size"], "n": r["n"], "reference": r["reference"], "ns": ours,
+                            "int8_ns": int8, "ratio": ours / int8 if int8 else None, "peers": _peers(r)})
+    targets = [{"what": what, "value": value, "limit": limit, "met": met}
+               for what, value, limit, met in format_targets(results)]
+    return {"comparisons": comparisons, "targets": targets}
+
+
+def format_targets(results: List[Dict[str, Any]]) -> List[Tuple[str, float, float, bool]]:
+    """(what, measured, limit, met) for the dense rows of the integer
+    formats beyond INT8, from 4K: the largest ratio of ours over the INT8
+    row (limit: FORMAT_RATIO_TARGET), and per peer the smallest
+    peer-time-over-ours (limit: more than 1); each with the size where it
+    occurs."""
+    by_key = {(r["op"], r["rounding"], r["layout"], r["n"]): r for r in results}
+    ratios: Dict[str, List[Tuple[float, int, str]]] = {}
+    margins: Dict[Tuple[str, str], List[Tuple[float, int, str]]] = {}
+    for r in results:
+        if not r.get("reference") or r["layout"] != "dense" or r["n"] < FORMAT_FROM:
+            continue
+        base = by_key.get((r["reference"], r["rounding"], r["layout"], r["n"]))
+        if base is not None:
+            ratios.setdefault(r["label"], []).append(
+                (r["ns_per_elem"]["ours"] / base["ns_per_elem"]["ours"], r["n"], r["size"]))
+        for name, margin in _peers(r).items():
+            margins.setdefault((r["label"], name), []).append((margin, r["n"], r["size"]))
+    out = []
+    for label, values in ratios.items():
+        worst, _, size = max(values)
+        out.append((f"{label} dense / int8 from 4K (largest at {size})", worst, FORMAT_RATIO_TARGET,
+                    worst <= FORMAT_RATIO_TARGET))
+    for (label, name), values in margins.items():
+        worst, _, size = min(values)
+        out.append((f"{label} dense faster than {name} from 4K (slowest margin at {size})", worst, 1.0, worst > 1.0))
     return out
 
 
@@ -163,6 +227,7 @@ def tables(data: Dict[str, Any]) -> str:
         "(e.g. torch/ORT quantize divide by 1/m); ! ours differs from NumPy's exact expression: a bug.",
     ]
     lines += _per_axis_lines(data)
+    lines += _format_lines(data)
     if data["per_call"]:
         lines += ["", "Per-call cost at 64 elements (median microseconds per call; x copyto: that time over",
                   "np.copyto's moving 64 FP32 values, measured in the same run):", ""]
@@ -203,6 +268,38 @@ def _per_axis_lines(data: Dict[str, Any]) -> List[str]:
         met = sum(1 for c in checks if c["met"])
         lines += ["", f"targets (one thread; / per-tensor at most {limits} at {' and '.join(AXIS_TARGET_SIZES)}; "
                       f"faster than each peer from 4K): {met} of {len(checks)} met"]
+        lines += [f"  {'met ' if c['met'] else 'OPEN'} {c['what']}: {c['value']:.2f}x "
+                  f"({'limit' if c['limit'] != 1.0 else 'need >'} {c['limit']:g}x)" for c in checks]
+    return lines
+
+
+def _format_lines(data: Dict[str, Any]) -> List[str]:
+    """The section of the integer formats beyond INT8: ours against the
+    INT8 row of the same direction and against the peers, and the targets."""
+    comparisons = data.get("formats", {}).get("comparisons", [])
+    if not comparisons:
+        return []
+    names = list(dict.fromkeys(name for c in comparisons for name in c["peers"]))
+    columns = ["op", "layout", "size", "ns/elem", "int8 ns", "/ int8"]
+    for name in names:
+        columns += [f"{name} ns", f"vs {name}"]
+    rows = []
+    for c in comparisons:
+        cells = [c["label"], c["layout"], c["size"], f"{c['ns']:.3f}",
+                 f"{c['int8_ns']:.3f}" if c["int8_ns"] else "-", f"{c['ratio']:.2f}x" if c["ratio"] else "-"]
+        for name in names:
+            margin = c["peers"].get(name)
+            cells += [f"{c['ns'] * margin:.3f}", f"{margin:.2f}x"] if margin else ["-", "-"]
+        rows.append(cells)
+    lines = ["", "Integer formats beyond INT8 (affine_quant, affine_dequant; int4, uint4, int2 packed two or four",
+             "per byte), ours against the INT8 row of the same direction, float type, layout and size (/ int8:",
+             "that time over the INT8 time; - where the run has no INT8 row), and vs peer: its time over ours:", ""]
+    lines += _grid(columns, rows, 3)
+    checks = data["formats"]["targets"]
+    if checks:
+        met = sum(1 for c in checks if c["met"])
+        lines += ["", f"targets (one thread, dense, every size from 4K: at most {FORMAT_RATIO_TARGET:g}x the INT8 "
+                      f"time; faster than each peer): {met} of {len(checks)} met"]
         lines += [f"  {'met ' if c['met'] else 'OPEN'} {c['what']}: {c['value']:.2f}x "
                   f"({'limit' if c['limit'] != 1.0 else 'need >'} {c['limit']:g}x)" for c in checks]
     return lines

@@ -25,11 +25,10 @@ import os
 import sys
 import threading
 import time
-from typing import Callable, Dict, List, Optional, Sequence, TextIO, Tuple
-
-import numpy as np
+from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from .. import a65
+from ..packed import Packed
 from .cases import OPS, Op, make_parent, memcpy, ours, parse_size, size_label
 from .timing import median
 
@@ -58,9 +57,11 @@ def wall(calls: Sequence[Callable[[], object]], reps: int) -> Tuple[float, float
     return time.perf_counter() - t0, time.process_time() - c0
 
 
-def _our_call(op: Op, x: np.ndarray, route: str) -> Callable[[], object]:
-    """One thread's call: our runner on its own copy of ``x``."""
-    return ours(op, x.copy(), route)[0].call
+def _our_call(op: Op, x: Any, route: str) -> Callable[[], object]:
+    """One thread's call: our runner on its own copy of ``x`` (an array, or
+    a packed tensor)."""
+    own = Packed(x.data.copy(), x.dtype, x.shape) if isinstance(x, Packed) else x.copy()
+    return ours(op, own, route)[0].call
 
 
 def _memcpy_call(n: int, op: Op) -> Callable[[], object]:

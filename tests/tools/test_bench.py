@@ -67,7 +67,8 @@ def test_select_ops():
     every = cases.select_ops(None, ["nearest_even"])
     assert [op.key for op in every] == [op.key for op in cases.OPS]
     assert [op.key for op in cases.select_ops(["quant"], ["nearest_even"])] == [
-        "quant-fp32-int8", "quant-bf16-int8", "quant-fp16-int8"]
+        "quant-fp32-int8", "quant-bf16-int8", "quant-fp16-int8"] + [
+        op.key for op in cases.FORMAT_OPS if op.kind == "quant"]
     assert [op.key for op in cases.select_ops(["cast-bf16"], ["nearest_even"])] == ["cast-bf16-fp32"]
     modes = cases.select_ops(["quant-fp16", "cast-fp32-bf16"], list(cases.ROUNDINGS))
     assert [(op.key, op.rounding) for op in modes] == [("cast-fp32-bf16", "nearest_even")] + [
@@ -183,10 +184,11 @@ def test_a_wrong_result_is_caught(capsys, monkeypatch):
         runner, route = real(op, x, *args, **kwargs)
         return cases.Runner(runner.call, lambda: np.zeros_like(runner.result())), route
     monkeypatch.setattr(cases, "ours", broken)
-    status = cli.main(["bench", "--sizes", "64", "--ops", "quant-fp32", *FAST])
+    status = cli.main(["bench", "--sizes", "64", "--ops", "quant-fp32-int8,quant-fp32-int4", *FAST])
     out, err = capsys.readouterr()
     assert status == 1
     assert "ERROR quant fp32->int8 dense 64" in err and "differ from NumPy" in err
+    assert "ERROR quant fp32->int4 packed dense 64" in err  # packed bytes compared too
     assert "x!" in out
 
 
@@ -242,7 +244,7 @@ def test_installed_peers(capsys):
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnxruntime")
     pytest.importorskip("onnx")
-    status, doc, err = bench_json(capsys, "--sizes", "64,4K", "--ops", "dequant-int8-fp32,quant-bf16,cast",
+    status, doc, err = bench_json(capsys, "--sizes", "64,4K", "--ops", "dequant-int8-fp32,quant-bf16-int8,cast",
                                   "--layouts", "dense,strided", "--rounding", "nearest_even,toward_zero",
                                   "--peers", "torch,onnxruntime", *FAST)
     assert status == 0, err
@@ -336,8 +338,8 @@ def test_the_numpy_check_sees_per_channel_parameters(capsys, monkeypatch):
 
 
 def test_per_axis_table_and_targets(capsys):
-    status = cli.main(["bench", "--sizes", "4K,256K", "--ops", "quant-fp32", "--layouts", "dense,axis-outer,axis-inner",
-                       *FAST])
+    status = cli.main(["bench", "--sizes", "4K,256K", "--ops", "quant-fp32-int8", "--layouts",
+                       "dense,axis-outer,axis-inner", *FAST])
     out, err = capsys.readouterr()
     assert status == 0, err
     section = out[out.index("Per-axis and blocked parameters against per-tensor"):]
@@ -404,3 +406,131 @@ def test_installed_peers_per_axis(capsys):
         assert r["mismatches"]["numpy"] == 0
         if r["op"].startswith("dequant"):  # (q - zp) * scale is exact everywhere; quantize divides by 1/m
             assert r["mismatches"]["torch"] == r["mismatches"]["onnxruntime"] == 0, r
+
+
+# ---- integer formats beyond INT8 (affine_quant, affine_dequant) -----------------
+
+def test_format_ops():
+    ops = {op.key: op for op in cases.FORMAT_OPS}
+    assert sorted(ops) == sorted(
+        [f"dequant-{s}-{f}" for s in ("uint8", "int16", "uint16", "int4") for f in ("fp32", "bf16")]
+        + ["dequant-int32-fp32"] + [f"quant-fp32-{d}" for d in ("uint8", "int16", "uint16", "int4", "uint4", "int2")]
+        + [f"quant-bf16-{d}" for d in ("uint8", "int16", "uint16", "int4")])
+    assert all(op.affine and op.backend == f"affine_{op.kind}" for op in ops.values())
+    assert [op.key for op in cases.OPS if not op.affine] == [
+        "cast-fp32-bf16", "cast-bf16-fp32", "dequant-int8-fp32", "dequant-int8-bf16", "quant-fp32-int8",
+        "quant-bf16-int8", "quant-fp16-int8"]
+    q4, d4, d16 = ops["quant-fp32-int4"], ops["dequant-int4-bf16"], ops["dequant-uint16-fp32"]
+    assert (q4.label, q4.reference, q4.storage, q4.packed) == (
+        "quant fp32->int4 packed", "quant-fp32-int8", DType.INT4, True)
+    assert (d4.label, d4.reference) == ("dequant int4->bf16 packed", "dequant-int8-bf16")
+    assert (d16.label, d16.reference, d16.packed) == ("dequant uint16->fp32", "dequant-int8-fp32", False)
+    assert ops["quant-bf16-uint8"].reference == "quant-bf16-int8"
+    assert q4.nbytes(4096) == 4096 * 4 + 2048 and ops["quant-fp32-int2"].nbytes(7) == 28 + 2
+    assert d16.nbytes(64) == 64 * 6 and ops["quant-bf16-uint8"].nbytes(64) == 64 * 3
+    assert cases.skip_reason(q4, "block32-inner", 4096) is None and cases.skip_reason(d16, "dense", 64) is None
+    for op, layout in ((d16, "block32-inner"), (q4, "strided"), (q4, "axis-inner"), (ops["quant-fp32-int2"],
+                                                                                     "block32-inner")):
+        assert "run dense (INT4 also block32-inner)" in cases.skip_reason(op, layout, 1 << 16)
+    for op in ops.values():  # the parameters admit: zero points in range, N(0, 1) over the range
+        least, greatest = cases.storage_range(op.storage)
+        value, zp = cases.params(op)
+        assert least <= zp <= greatest and value > 0
+        per_block = cases.channel_params(op, 64)
+        assert least <= per_block.zero_points.min() and per_block.zero_points.max() <= greatest
+    assert cases.storage_range(DType.UINT16) == (0, 65535) and cases.storage_range(DType.INT2) == (-2, 1)
+
+
+@pytest.mark.parametrize("dtype", [DType.INT4, DType.UINT4, DType.INT2, DType.UINT2])
+def test_numpy_pack_and_unpack(dtype):
+    """NumPy's staged pack and unpack agree with sk.pack and Packed.unpack,
+    spare high bits of the last byte included (zero)."""
+    least, greatest = cases.storage_range(dtype)
+    values = np.arange(11) % (greatest - least + 1) + least
+    elements = values.astype(sk.arrays.numpy_dtype(dtype))
+    packed = sk.pack(elements)
+    unpack, unpacked = cases._numpy_unpack(packed)
+    unpack()
+    assert unpacked.tolist() == values.tolist()
+    out = sk.Packed.empty((11,), dtype)
+    pack, slots = cases._numpy_pack(out)
+    slots[...] = values
+    pack()
+    assert out.data.tolist() == packed.data.tolist()
+
+
+def test_format_rows(capsys, tmp_path):
+    """The rows, their JSON fields, the packed bytes checked against NumPy's
+    expression, the section against INT8 and its targets."""
+    path = tmp_path / "b.json"
+    status = cli.main(["bench", "--sizes", "4K", "--ops", "quant-fp32-int8,quant-fp32-int4,dequant-int4-bf16,"
+                       "dequant-int32", "--layouts", "dense,strided,block32-inner", "--json", str(path), *FAST])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    doc = json.loads(path.read_text())
+    rows = {(r["op"], r["layout"], r["size"]): r for r in doc["results"]}
+    formats = [("quant-fp32-int4", "dense"), ("quant-fp32-int4", "block32-inner"), ("dequant-int4-bf16", "dense"),
+               ("dequant-int4-bf16", "block32-inner"), ("dequant-int32-fp32", "dense")]
+    assert sorted(k for k in rows if k[0] != "quant-fp32-int8") == sorted((op, layout, "4K") for op, layout in formats)
+    for r in doc["results"]:
+        assert r["mismatches"] == {"numpy": 0}, r["op"]
+        assert r["route"] == sk.a65.available_routes()[0]
+    assert rows[("quant-fp32-int4", "dense", "4K")]["bytes"] == 4096 * 4 + 2048
+    assert rows[("quant-fp32-int4", "dense", "4K")]["packed"] and rows[("quant-fp32-int4", "dense", "4K")][
+        "storage"] == "INT4"
+    assert rows[("dequant-int4-bf16", "block32-inner", "4K")]["reference"] == "dequant-int8-bf16"
+    assert rows[("quant-fp32-int8", "dense", "4K")]["reference"] is None
+    comparisons = {(c["op"], c["layout"], c["size"]): c for c in doc["formats"]["comparisons"]}
+    assert set(comparisons) == {k for k in rows if rows[k]["reference"]}
+    for layout in ("dense", "block32-inner"):
+        c = comparisons[("quant-fp32-int4", layout, "4K")]
+        int8 = rows[("quant-fp32-int8", layout, "4K")]["ns_per_elem"]["ours"]
+        assert c["ratio"] == pytest.approx(c["ns"] / int8) and c["peers"] == {}
+    for key in (("dequant-int32-fp32", "dense", "4K"), ("dequant-int4-bf16", "block32-inner", "4K")):
+        assert comparisons[key]["ratio"] is None  # no INT8 dequant row in this run
+    assert [t["what"] for t in doc["formats"]["targets"]] == [  # dense, from 4K, with an INT8 row
+        "quant fp32->int4 packed dense / int8 from 4K (largest at 4K)"]
+    assert all(t["limit"] == report.FORMAT_RATIO_TARGET for t in doc["formats"]["targets"])
+    assert [c["op"] for c in doc["per_axis"]["comparisons"]] == ["quant-fp32-int8"]  # INT8 rows only
+    section = out[out.index("Integer formats beyond INT8"):]
+    assert any(line.split()[:5] == ["quant", "fp32->int4", "packed", "block32-inner", "4K"]
+               for line in section.splitlines())
+    assert "quant fp32->int4 packed dense / int8 from 4K (largest at 4K)" in section and "(limit 1.3x)" in section
+
+
+def test_format_target_rules():
+    def row(op, size, ours, reference=None, label=None, layout="dense", **peers):
+        n = cases.parse_size(size)
+        return {"op": op, "label": label or op, "rounding": "nearest_even", "layout": layout, "size": size, "n": n,
+                "reference": reference, "ns_per_elem": {"ours": ours, "memcpy": 0.01, "numpy": 1.0, **peers}}
+    results = [row("quant-fp32-int8", "64", 1.0), row("quant-fp32-int8", "4K", 0.2), row("quant-fp32-int8", "16M", 0.1),
+               row("quant-fp32-int8", "4K", 0.2, layout="block32-inner"),
+               row("u8", "64", 9.0, "quant-fp32-int8", onnxruntime=1.0),     # below 4K: no target
+               row("u8", "4K", 0.26, "quant-fp32-int8", onnxruntime=0.52),   # 1.3x: at the limit
+               row("u8", "16M", 0.12, "quant-fp32-int8", onnxruntime=0.6),
+               row("i4", "4K", 0.3, "quant-fp32-int8"), row("i4", "16M", 0.14, "quant-fp32-int8", onnxruntime=0.1),
+               row("i4", "4K", 9.0, "quant-fp32-int8", layout="block32-inner", onnxruntime=1.0),  # blocked: reported
+               row("u16", "4K", 0.2, "quant-fp16-int8")]                     # no INT8 row: no ratio target
+    checks = {what: (round(value, 3), limit, met) for what, value, limit, met in report.format_targets(results)}
+    assert checks == {
+        "u8 dense / int8 from 4K (largest at 4K)": (1.3, 1.3, True),
+        "i4 dense / int8 from 4K (largest at 4K)": (1.5, 1.3, False),
+        "u8 dense faster than onnxruntime from 4K (slowest margin at 4K)": (2.0, 1.0, True),
+        "i4 dense faster than onnxruntime from 4K (slowest margin at 16M)": (0.714, 1.0, False),
+    }
+
+
+def test_installed_peers_formats(capsys):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    status, doc, err = bench_json(capsys, "--sizes", "4K", "--ops", "quant-fp32-uint8,quant-fp32-uint16,"
+                                  "quant-bf16-int4,dequant-int16-fp32,dequant-int4-fp32",
+                                  "--layouts", "dense,block32-inner", "--peers", "onnxruntime", *FAST)
+    assert status == 0, err
+    rows = {(r["op"], r["layout"]): r for r in doc["results"]}
+    assert len(rows) == 1 + 1 + 2 + 1 + 2
+    for (op, layout), r in rows.items():
+        assert ("onnxruntime" in r["ns_per_elem"]) == (op != "quant-fp32-uint16"), op  # ORT: uint8, int16, int4
+        assert r["mismatches"]["numpy"] == 0
+        if op.startswith("dequant"):  # exact; int4 packed the same way, element 0 in the low nibble
+            assert r["mismatches"]["onnxruntime"] == 0, (op, layout)

@@ -117,3 +117,41 @@ def test_per_axis_rows_and_targets():
     text = bench.report(dict(result, version="0", cpu="cortex-a76", qemu="qemu"))
     assert "| quant-fp32-int8 | axis-outer | 1.69 (1.30x) |" in text
     assert "C channels: 256 at 64K" in text
+
+
+def test_format_rows_and_targets():
+    """Issue 32 (neon, 64K, dense): uint8/int16/uint16 within 1.1x of the
+    INT8 figure of the same direction, quantize to packed int4 within 1.6x,
+    packed int4 dequantize at most 1.4 (FP32) and 2.2 (BF16) per element."""
+    from simakernels.bench import cases
+
+    keys = {op.key for op in cases.OPS}
+    assert set(bench.FORMAT_OPS) <= keys and set(bench.FORMAT_OPS.values()) <= keys  # the host bench's ops
+    assert len(bench.FORMAT_OPS) == 16 and bench.FORMAT_OPS["dequant-int4-bf16"] == "dequant-int8-bf16"
+    assert bench.applies("quant-bf16-uint16", "dense", "scalar") and not bench.applies("dequant-int4-fp32",
+                                                                                       "block32-inner", "neon")
+    assert bench.selected(["dequant-int4-fp32", "quant-bf16-int16"]) == [
+        "dequant-int8-fp32", "quant-bf16-int8", "quant-bf16-int16", "dequant-int4-fp32"]  # OPS order
+    assert bench.selected(None) == list(bench.OPS)
+    result = {"cases": [
+        _case("quant-fp32-int8", "dense", "64K", 1.30), _case("dequant-int8-bf16", "dense", "64K", 1.90),
+        _case("quant-fp32-uint8", "dense", "64K", 1.43),    # 1.1x: at the limit
+        _case("quant-fp32-int4", "dense", "64K", 2.21),     # 1.7x: over 1.6
+        _case("dequant-uint16-bf16", "dense", "64K", 1.71),  # 0.9x
+        _case("dequant-int4-fp32", "dense", "64K", 1.5),     # absolute: over 1.4
+        _case("dequant-int4-bf16", "dense", "64K", 2.2),     # at 2.2
+        _case("dequant-int16-fp32", "dense", "64K", 1.2),    # no INT8 dequant fp32 figure: no target
+        _case("quant-fp32-uint16", "dense", "4K", 9.0),      # not the target size
+        _case("quant-fp32-int16", "dense", "64", 0, instructions=900),  # no 64-element call target
+    ]}
+    checks = {what: (round(value, 3), limit, ok) for what, value, limit, ok in bench.targets(result)}
+    assert {k: v for k, v in checks.items() if not k.startswith(("quant-fp32-int8", "dequant-int8"))} == {
+        "quant-fp32-uint8 dense 64K / quant-fp32-int8": (1.1, 1.1, True),
+        "quant-fp32-int4 dense 64K / quant-fp32-int8": (1.7, 1.6, False),
+        "dequant-uint16-bf16 dense 64K / dequant-int8-bf16": (0.9, 1.1, True),
+        "dequant-int4-fp32 dense 64K instr/elem": (1.5, 1.4, False),
+        "dequant-int4-bf16 dense 64K instr/elem": (2.2, 2.2, True),
+    }
+    text = bench.report(dict(result, version="0", cpu="cortex-a76", qemu="qemu"))
+    assert "| quant-fp32-int4 | 2.21 | quant-fp32-int8 | 1.30 | 1.70x | <= 1.6x |" in text
+    assert "| dequant-int4-fp32 | 1.50 | dequant-int8-fp32 |  |  | <= 1.4 instr/elem |" in text

@@ -30,6 +30,14 @@ and blocks of 32 rows along axis 0 of (n/C, C) (block32-outer).  Quant only:
 ``sk.quantize_dynamic`` (the range, the parameters and the quantization in
 one call), per tensor on the dense layout (dynamic) and blocked as
 block32-inner (dynamic-block32), on the default route.
+
+Integer formats beyond INT8 (issue 32; ``FORMAT_OPS``): ``affine_quant``
+FP32 and BF16 -> UINT8, INT16, UINT16 and packed INT4, ``affine_dequant``
+UINT8, INT16, UINT16 and packed INT4 -> FP32 and BF16, dense only; the
+whole run (no ``--ops``) measures them where the targets are, 64K on the
+neon route, with the INT8 rows of the same direction beside them (a run
+naming them in ``--ops`` takes its sizes and routes, and adds the INT8
+rows their ratios need).
 """
 from __future__ import annotations
 
@@ -47,8 +55,15 @@ PLUGIN_SOURCE = ROOT / "toolchains" / "aarch64" / "insn_count.c"
 GUEST_PYTHON = ROOT / "toolchains" / "aarch64" / "python"
 INSN_COUNT_SYSCALL, SET_RANGE, START, STOP, STOP_PROFILE = 0x7A5E, 1, 2, 3, 4
 
+# Integer formats beyond INT8 (affine_quant, affine_dequant; int4 packed):
+# each with the INT8 op of the same direction and float type, its reference.
+FORMAT_OPS = {
+    **{f"quant-{f}-{s}": f"quant-{f}-int8" for f in ("fp32", "bf16") for s in ("uint8", "int16", "uint16", "int4")},
+    **{f"dequant-{s}-{f}": f"dequant-int8-{f}" for s in ("uint8", "int16", "uint16", "int4") for f in ("fp32", "bf16")},
+}
 OPS = ("cast-fp32-bf16", "cast-bf16-fp32", "dequant-int8-fp32", "dequant-int8-bf16",
-       "quant-fp32-int8", "quant-bf16-int8", "quant-fp16-int8", "range-fp32", "range-bf16", "range-fp16")
+       "quant-fp32-int8", "quant-bf16-int8", "quant-fp16-int8", "range-fp32", "range-bf16", "range-fp16",
+       *FORMAT_OPS)
 # The range pass of choose_qparams (sk_range_execute, csrc/range): its input
 # type; per tensor on the per-tensor layouts, per channel on the per-axis ones.
 RANGE_OPS = {"range-fp32": "FLOAT32", "range-bf16": "BFLOAT16", "range-fp16": "FLOAT16"}
@@ -77,6 +92,13 @@ LAYOUT_RATIO_TARGETS = {"every-other": 1.3, "transposed": 2.0, "axis-outer": 1.3
 DYNAMIC_TARGET = 2.2
 CALL_TARGET = 400
 TARGET_SIZES = ("4K", "64K")
+# Issue 32's NEON targets at 64K, dense: over the INT8 figure of the same
+# direction (uint8, int16, uint16: 1.1x; quantize to packed int4: 1.6x), and
+# absolute instructions per element for dequantizing packed int4.
+FORMAT_SIZE = "64K"
+FORMAT_RATIO_TARGETS = {key: 1.6 if key.endswith("-int4") else 1.1
+                        for key in FORMAT_OPS if not key.startswith("dequant-int4-")}
+FORMAT_ABSOLUTE_TARGETS = {"dequant-int4-fp32": 1.4, "dequant-int4-bf16": 2.2}
 
 
 # ---- inside the emulated AArch64 Python ------------------------------------------
@@ -244,7 +266,10 @@ def run_cases(
 def applies(op: str, layout: str, route: str) -> bool:
     """Whether the layout is measured for the op: per-axis parameters are
     Dequant's, Quant's and the range pass's, blocked ones Dequant's and
-    Quant's, dynamic quantization Quant's on the default (NEON) route."""
+    Quant's, dynamic quantization Quant's on the default (NEON) route; the
+    integer formats beyond INT8 run dense."""
+    if op in FORMAT_OPS:
+        return layout == "dense"
     if layout in DYNAMIC_LAYOUTS:
         return op.startswith("quant-") and route == "neon"
     if layout in BLOCK_LAYOUTS:
@@ -260,11 +285,22 @@ def channels(n: int) -> int:
     return next(c for c in range(top, 0, -1) if n % c == 0)
 
 
+def selected(ops: Sequence[str] | None) -> List[str]:
+    """The ops a run measures: all by default; else the ones named, with
+    the INT8 reference of each integer format beyond INT8 among them."""
+    if ops is None:
+        return list(OPS)
+    wanted = set(ops) | {FORMAT_OPS[op] for op in ops if op in FORMAT_OPS}
+    return [op for op in OPS if op in wanted]
+
+
 def measure(args: argparse.Namespace) -> Dict[str, Any]:
+    whole = args.ops is None  # the whole run: the integer formats where their targets are (64K, neon)
     cases = [{"op": op, "layout": layout, "size": size, "n": _size(size), "route": route,
               "profile": bool(args.profile)}
-             for route in args.routes for op in args.ops for layout in args.layouts for size in args.sizes
-             if applies(op, layout, route) and (layout not in BLOCK_LAYOUTS + tuple(DYNAMIC_LAYOUTS) or size != "64")]
+             for route in args.routes for op in selected(args.ops) for layout in args.layouts for size in args.sizes
+             if applies(op, layout, route) and (layout not in BLOCK_LAYOUTS + tuple(DYNAMIC_LAYOUTS) or size != "64")
+             and not (whole and op in FORMAT_OPS and (size, route) != (FORMAT_SIZE, "neon"))]
     if not cases:
         raise SystemExit("bench-aarch64: no case: the per-axis and blocked layouts apply to dequant and quant ops, "
                          "the dynamic ones to quant ops on the neon route")
@@ -377,10 +413,50 @@ def targets(result: Dict[str, Any]) -> List[Tuple[str, float, float, bool]]:
                     out.append((f"{op} {layout} {size} / quantize {like or 'dense'}", r, DYNAMIC_TARGET,
                                 r <= DYNAMIC_TARGET))
         call = _find(result, op=op, layout="dense", route="neon", size="64")
-        if call and op not in RANGE_OPS:
+        if call and op not in RANGE_OPS and op not in FORMAT_OPS:
             out.append((f"{op} 64-element call, instr", call["instructions"], CALL_TARGET,
                         call["instructions"] <= CALL_TARGET))
+    return out + format_targets(result)
+
+
+def format_targets(result: Dict[str, Any]) -> List[Tuple[str, float, float, bool]]:
+    """Issue 32's targets (neon, 64K, dense): the ratio over the INT8
+    figure of the same direction, or the absolute figure."""
+    out = []
+    for op, reference in FORMAT_OPS.items():
+        c = _find(result, op=op, layout="dense", route="neon", size=FORMAT_SIZE)
+        if not c:
+            continue
+        if op in FORMAT_ABSOLUTE_TARGETS:
+            limit = FORMAT_ABSOLUTE_TARGETS[op]
+            out.append((f"{op} dense {FORMAT_SIZE} instr/elem", c["per_element"], limit, c["per_element"] <= limit))
+            continue
+        base = _find(result, op=reference, layout="dense", route="neon", size=FORMAT_SIZE)
+        if base:
+            r, limit = c["per_element"] / base["per_element"], FORMAT_RATIO_TARGETS[op]
+            out.append((f"{op} dense {FORMAT_SIZE} / {reference}", r, limit, r <= limit))
     return out
+
+
+def format_table(result: Dict[str, Any]) -> str:
+    """The integer formats beyond INT8 on the neon route at 64K, dense:
+    instructions per element, the INT8 figure of the same direction, the
+    ratio, and the target (a ratio, or an absolute figure for packed int4
+    dequantization)."""
+    head = ["op", f"{FORMAT_SIZE}, instr/elem", "INT8 op", "INT8 instr/elem", "/ INT8", "target"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for op, reference in FORMAT_OPS.items():
+        c = _find(result, op=op, layout="dense", route="neon", size=FORMAT_SIZE)
+        if not c:
+            continue
+        base = _find(result, op=reference, layout="dense", route="neon", size=FORMAT_SIZE)
+        ratio = c["per_element"] / base["per_element"] if base else None
+        target = (f"<= {FORMAT_ABSOLUTE_TARGETS[op]:g} instr/elem" if op in FORMAT_ABSOLUTE_TARGETS
+                  else f"<= {FORMAT_RATIO_TARGETS[op]:g}x")
+        lines.append("| " + " | ".join([op, f"{c['per_element']:.2f}", reference,
+                                        f"{base['per_element']:.2f}" if base else "",
+                                        f"{ratio:.2f}x" if ratio else "", target]) + " |")
+    return "\n".join(lines)
 
 
 def report(result: Dict[str, Any]) -> str:
@@ -398,6 +474,9 @@ def report(result: Dict[str, Any]) -> str:
     for route in ROUTES:
         if any(c["route"] == route for c in result["cases"]):
             parts += ["", f"route {route}:", "", table(result, route)]
+    if any(c["op"] in FORMAT_OPS and c["route"] == "neon" and c["size"] == FORMAT_SIZE for c in result["cases"]):
+        parts += ["", f"integer formats beyond INT8 (route neon, {FORMAT_SIZE}, dense; int4 packed): over the INT8 "
+                      "figure of the same direction", "", format_table(result)]
     checks = targets(result)
     if checks:
         met = sum(1 for c in checks if c[3])
@@ -413,7 +492,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--pkg", default=str(ROOT / ".aarch64" / "pkg"),
                    help="where the AArch64 wheel is installed (make bench-aarch64 installs it)")
     p.add_argument("--cpu", default="cortex-a76", help="QEMU CPU model (default cortex-a76)")
-    p.add_argument("--ops", nargs="+", default=list(OPS), choices=OPS)
+    p.add_argument("--ops", nargs="+", choices=OPS,
+                   help="default: all, the integer formats beyond INT8 at 64K on the neon route only")
     p.add_argument("--layouts", nargs="+", default=list(LAYOUTS), choices=LAYOUTS)
     p.add_argument("--sizes", nargs="+", default=list(SIZES), choices=SIZES)
     p.add_argument("--routes", nargs="+", default=list(ROUTES), choices=ROUTES)
