@@ -28,6 +28,9 @@ sk_span_leaf sk_affine_dequant_w8_f32__neon, sk_affine_dequant_w8_bf16__neon, sk
 
 enum { IN_I8, IN_U8, IN_SUB, IN_I16, IN_U16 };
 
+static size_t table_bytes_f32(const sk_affine_dequant_ctx *c, const uint8_t *src, uint8_t *dst, size_t n);
+static size_t table_bytes_bf16(const sk_affine_dequant_ctx *c, const uint8_t *src, uint8_t *dst, size_t n);
+
 typedef struct quad {
     float32x4_t v[4];
 } quad;
@@ -92,8 +95,7 @@ static inline __attribute__((always_inline)) void store(void *dst, size_t i, qua
         const uint32x4_t bit16 = vdupq_n_u32(0x10000u), bias = vdupq_n_u32(0x7fffu);
         uint16_t *o = (uint16_t *)dst + i;
         vst1q_u16(o, sk_neon_bf16_round(vreinterpretq_u32_f32(r.v[0]), vreinterpretq_u32_f32(r.v[1]), bit16, bias));
-        vst1q_u16(o + 8,
-                  sk_neon_bf16_round(vreinterpretq_u32_f32(r.v[2]), vreinterpretq_u32_f32(r.v[3]), bit16, bias));
+        vst1q_u16(o + 8, sk_neon_bf16_round(vreinterpretq_u32_f32(r.v[2]), vreinterpretq_u32_f32(r.v[3]), bit16, bias));
     } else {
         float *o = (float *)dst + i;
         vst1q_f32(o, r.v[0]);
@@ -119,8 +121,8 @@ static inline __attribute__((always_inline)) size_t blocks(const params *p, cons
     return i;
 }
 
-static inline __attribute__((always_inline)) void span(const void *ctx, const void *src, void *dst, size_t n,
-                                                       int width, int bf16) {
+static inline __attribute__((always_inline)) void span(const void *ctx, const void *src, void *dst, size_t n, int width,
+                                                       int bf16) {
     const sk_affine_dequant_ctx *c = ctx;
     const uint32_t cz = c->sign + (uint32_t)c->zero_point;
     params p = {vdupq_n_f32(c->scale), vdupq_n_u8((uint8_t)c->mask), vdupq_n_u8((uint8_t)c->sign),
@@ -131,6 +133,8 @@ static inline __attribute__((always_inline)) void span(const void *ctx, const vo
             i = blocks(&p, src, dst, n, IN_I8, bf16);
         } else if (c->mask == 0xffu && !c->sign && cz <= 255u) {
             i = blocks(&p, src, dst, n, IN_U8, bf16);
+        } else if (c->mask < 0xffu && c->table_ready) {
+            i = bf16 ? table_bytes_bf16(c, src, dst, n) : table_bytes_f32(c, src, dst, n);
         } else if (c->mask < 0xffu && cz <= c->mask) {
             p.c8 = vdupq_n_u8((uint8_t)cz);
             i = blocks(&p, src, dst, n, IN_SUB, bf16);
@@ -148,7 +152,92 @@ static inline __attribute__((always_inline)) void span(const void *ctx, const vo
     generic(c, (const char *)src + i * (size_t)width, (char *)dst + i * size, n - i);
 }
 
+/* ---- Sub-byte storage by table -----------------------------------------
+ * Per tensor, a sub-byte type has only 16 (or 4) results: prepare puts them
+ * in the context as byte planes (sk_affine_dequant_table_init: each entry
+ * by the element path itself, so the same bits).  Stored values become
+ * indices (the packed nibbles or crumbs put in element order by ZIP1/ZIP2,
+ * or an unpacked byte's low bits), TBL looks each plane up, and ST4 (FP32)
+ * or ST2 (BF16) interleaves the planes into the results' bytes. */
+typedef struct planes {
+    uint8x16_t p[4];
+} planes;
+
+static inline __attribute__((always_inline)) planes load_planes(const sk_affine_dequant_ctx *c, int bf16) {
+    planes t;
+    t.p[0] = vld1q_u8(c->table);
+    t.p[1] = vld1q_u8(c->table + 16);
+    t.p[2] = bf16 ? t.p[0] : vld1q_u8(c->table + 32);
+    t.p[3] = bf16 ? t.p[0] : vld1q_u8(c->table + 48);
+    return t;
+}
+
+/* 16 results of the indices i (each < 16) stored at dst. */
+static inline __attribute__((always_inline)) void lookup(const planes *t, uint8x16_t i, uint8_t *dst, int bf16) {
+    if (bf16) {
+        vst2q_u8(dst, (uint8x16x2_t){{vqtbl1q_u8(t->p[0], i), vqtbl1q_u8(t->p[1], i)}});
+    } else {
+        vst4q_u8(dst, (uint8x16x4_t){{vqtbl1q_u8(t->p[0], i), vqtbl1q_u8(t->p[1], i), vqtbl1q_u8(t->p[2], i),
+                                      vqtbl1q_u8(t->p[3], i)}});
+    }
+}
+
+/* Unpacked sub-byte elements (one per byte, low bits): whole blocks of 16. */
+static inline __attribute__((always_inline)) size_t table_bytes(const sk_affine_dequant_ctx *c, const uint8_t *src,
+                                                                uint8_t *dst, size_t n, int bf16) {
+    const planes t = load_planes(c, bf16);
+    const uint8x16_t mask = vdupq_n_u8((uint8_t)c->mask);
+    const size_t size = bf16 ? 2 : 4;
+    size_t i = 0;
+    for (; i + SK_BLOCK <= n; i += SK_BLOCK) lookup(&t, vandq_u8(vld1q_u8(src + i), mask), dst + i * size, bf16);
+    return i;
+}
+
+/* A packed image: 16 bytes per step (32 INT4/UINT4 or 64 INT2/UINT2 elements). */
+static inline __attribute__((always_inline)) size_t table_packed(const sk_affine_dequant_ctx *c, const uint8_t *src,
+                                                                 uint8_t *dst, size_t n, int bf16) {
+    if (!c->table_ready) return 0;
+    const planes t = load_planes(c, bf16);
+    const size_t size = bf16 ? 2 : 4;
+    size_t i = 0;
+    if (c->mask == 0xfu) {
+        const uint8x16_t low = vdupq_n_u8(0xf);
+        for (; i + 32 <= n; i += 32) {
+            const uint8x16_t x = vld1q_u8(src + i / 2), a = vandq_u8(x, low), b = vshrq_n_u8(x, 4);
+            lookup(&t, vzip1q_u8(a, b), dst + i * size, bf16);
+            lookup(&t, vzip2q_u8(a, b), dst + (i + 16) * size, bf16);
+        }
+    } else if (c->mask == 0x3u) {
+        const uint8x16_t low = vdupq_n_u8(0x3);
+        for (; i + 64 <= n; i += 64) {
+            const uint8x16_t x = vld1q_u8(src + i / 4);
+            const uint8x16_t c0 = vandq_u8(x, low), c1 = vandq_u8(vshrq_n_u8(x, 2), low),
+                             c2 = vandq_u8(vshrq_n_u8(x, 4), low), c3 = vshrq_n_u8(x, 6);
+            const uint8x16_t el = vzip1q_u8(c0, c2), eh = vzip2q_u8(c0, c2), ol = vzip1q_u8(c1, c3),
+                             oh = vzip2q_u8(c1, c3);
+            lookup(&t, vzip1q_u8(el, ol), dst + i * size, bf16);
+            lookup(&t, vzip2q_u8(el, ol), dst + (i + 16) * size, bf16);
+            lookup(&t, vzip1q_u8(eh, oh), dst + (i + 32) * size, bf16);
+            lookup(&t, vzip2q_u8(eh, oh), dst + (i + 48) * size, bf16);
+        }
+    }
+    return i;
+}
+
+static size_t table_bytes_f32(const sk_affine_dequant_ctx *c, const uint8_t *src, uint8_t *dst, size_t n) {
+    return table_bytes(c, src, dst, n, 0);
+}
+static size_t table_bytes_bf16(const sk_affine_dequant_ctx *c, const uint8_t *src, uint8_t *dst, size_t n) {
+    return table_bytes(c, src, dst, n, 1);
+}
+
 /* The leaves (affine_dequant_kernels.inc). */
+size_t sk_affine_dequant_packed_f32__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return table_packed(ctx, src, dst, n, 0);
+}
+size_t sk_affine_dequant_packed_bf16__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return table_packed(ctx, src, dst, n, 1);
+}
 void sk_affine_dequant_w8_f32_dense__neon(const void *ctx, const void *src, void *dst, size_t n) {
     span(ctx, src, dst, n, 1, 0);
 }

@@ -55,12 +55,8 @@ typedef struct params {
 } params;
 
 static inline __attribute__((always_inline)) params make_params(const sk_affine_quant_ctx *c) {
-    params p = {vdupq_n_f32(c->multiplier),
-                vdupq_n_s16((int16_t)c->zero_point),
-                vdupq_n_s32(c->zero_point),
-                vdupq_n_s8((int8_t)c->least),
-                vdupq_n_s8((int8_t)c->greatest),
-                vdupq_n_u8((uint8_t)c->mask)};
+    params p = {vdupq_n_f32(c->multiplier),   vdupq_n_s16((int16_t)c->zero_point), vdupq_n_s32(c->zero_point),
+                vdupq_n_s8((int8_t)c->least), vdupq_n_s8((int8_t)c->greatest),     vdupq_n_u8((uint8_t)c->mask)};
     return p;
 }
 
@@ -112,8 +108,7 @@ static inline __attribute__((always_inline)) int32x4_t to_int(float32x4_t p, int
 /* A block's products as the storage's elements, stored at element i. */
 static inline __attribute__((always_inline)) void store_block(const params *q, block p, void *out, size_t i, int mode,
                                                               int kind) {
-    const int32x4_t r0 = to_int(p.x0, mode), r1 = to_int(p.x1, mode), r2 = to_int(p.x2, mode),
-                    r3 = to_int(p.x3, mode);
+    const int32x4_t r0 = to_int(p.x0, mode), r1 = to_int(p.x1, mode), r2 = to_int(p.x2, mode), r3 = to_int(p.x3, mode);
     if (kind == OUT_I16 || kind == OUT_U16) {
         const int32x4_t s0 = vqaddq_s32(r0, q->zp32), s1 = vqaddq_s32(r1, q->zp32), s2 = vqaddq_s32(r2, q->zp32),
                         s3 = vqaddq_s32(r3, q->zp32);
@@ -242,8 +237,8 @@ static inline __attribute__((always_inline)) void run_kind(const sk_affine_quant
     }
 }
 
-static inline __attribute__((always_inline)) void span(const void *ctx, const void *src, void *dst, size_t n,
-                                                       int input, int mode) {
+static inline __attribute__((always_inline)) void span(const void *ctx, const void *src, void *dst, size_t n, int input,
+                                                       int mode) {
     const sk_affine_quant_ctx *c = ctx;
     if (!c->flushes) {
         run_kind(c, src, dst, n, input, mode, 0);

@@ -48,12 +48,18 @@ typedef void sk_periodic_leaf(const void *table, size_t at, const void *src, voi
  * each from `channel` on, with the route's per-tensor arithmetic inlined
  * (a leaf call per short run costs more than the run). */
 typedef void sk_runs_leaf(const void *table, size_t channel, const void *src, void *dst, size_t n, size_t count);
+/* packed (affine dequant, fused): a prefix of n elements of a packed
+ * sub-byte image (element 0 in the low bits of byte 0) converted by the
+ * context's prepared table; returns its length (a multiple of 8 elements:
+ * whole bytes), 0 when the context has no table. */
+typedef size_t sk_packed_leaf(const void *ctx, const void *src, void *dst, size_t n);
 typedef sk_span_leaf *sk_span_fn;
 typedef sk_strided_leaf *sk_strided_fn;
 typedef sk_every_other_leaf *sk_every_other_fn;
 typedef sk_tile_leaf *sk_tile_fn;
 typedef sk_periodic_leaf *sk_periodic_fn;
 typedef sk_runs_leaf *sk_runs_fn;
+typedef sk_packed_leaf *sk_packed_fn;
 
 /* One entry of an operation's kernel table (route x variant), filled from
  * the operation's registry (<op>_kernels.inc): the dense leaf, the
@@ -70,6 +76,7 @@ typedef struct sk_kernel {
     sk_tile_fn tile;
     sk_periodic_fn periodic;
     sk_runs_fn runs;
+    sk_packed_fn packed;
 } sk_kernel;
 
 /* ---- Kernel registries ---------------------------------------------------
@@ -94,6 +101,7 @@ typedef struct sk_kernel {
 #define SK_LEAF_BLOCK_tile(at, b)
 #define SK_LEAF_BLOCK_periodic(at, b)
 #define SK_LEAF_BLOCK_runs(at, b)
+#define SK_LEAF_BLOCK_packed(at, b)
 /* and its row of the module's registry (sk_leaf_at), with SK_LEAF_OPERATION
  * defined as the operation's enum sk_operation. */
 #define SK_LEAF_INFO(route_, variant_, kind_, symbol_, block_) \
@@ -109,6 +117,7 @@ typedef struct sk_kernel {
 #define SK_LEAF_KIND_tile SK_LEAF_TILE
 #define SK_LEAF_KIND_periodic SK_LEAF_PERIODIC
 #define SK_LEAF_KIND_runs SK_LEAF_RUNS
+#define SK_LEAF_KIND_packed SK_LEAF_PACKED
 #define SK_LEAF_KIND_fold SK_LEAF_FOLD
 #define SK_LEAF_KIND_fold_periodic SK_LEAF_FOLD_PERIODIC
 
