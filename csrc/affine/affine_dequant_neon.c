@@ -96,28 +96,26 @@ static inline __attribute__((always_inline)) void store(void *dst, size_t i, qua
         uint16_t *o = (uint16_t *)dst + i;
         vst1q_u16(o, sk_neon_bf16_round(vreinterpretq_u32_f32(r.v[0]), vreinterpretq_u32_f32(r.v[1]), bit16, bias));
         vst1q_u16(o + 8, sk_neon_bf16_round(vreinterpretq_u32_f32(r.v[2]), vreinterpretq_u32_f32(r.v[3]), bit16, bias));
-    } else {
-        float *o = (float *)dst + i;
-        vst1q_f32(o, r.v[0]);
-        vst1q_f32(o + 4, r.v[1]);
-        vst1q_f32(o + 8, r.v[2]);
-        vst1q_f32(o + 12, r.v[3]);
+    } else { /* one ST1 of four registers */
+        vst1q_f32_x4((float *)dst + i, (float32x4x4_t){{r.v[0], r.v[1], r.v[2], r.v[3]}});
     }
 }
 
-/* Whole blocks, two per iteration then one; returns how many elements. */
+/* Whole blocks, four per iteration (all converted before any is stored, so
+ * that their chains interleave; few loop instructions per block) then one;
+ * returns how many elements. */
 static inline __attribute__((always_inline)) size_t blocks(const params *p, const void *src, void *dst, size_t n,
                                                            int kind, int bf16) {
     size_t i = 0;
-    for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) {
+    for (; i + 4 * SK_BLOCK <= n; i += 4 * SK_BLOCK) {
         const quad a = convert(p, src, i, kind), b = convert(p, src, i + SK_BLOCK, kind);
+        const quad x = convert(p, src, i + 2 * SK_BLOCK, kind), y = convert(p, src, i + 3 * SK_BLOCK, kind);
         store(dst, i, a, bf16);
         store(dst, i + SK_BLOCK, b, bf16);
+        store(dst, i + 2 * SK_BLOCK, x, bf16);
+        store(dst, i + 3 * SK_BLOCK, y, bf16);
     }
-    if (i + SK_BLOCK <= n) {
-        store(dst, i, convert(p, src, i, kind), bf16);
-        i += SK_BLOCK;
-    }
+    for (; i + SK_BLOCK <= n; i += SK_BLOCK) store(dst, i, convert(p, src, i, kind), bf16);
     return i;
 }
 
