@@ -105,6 +105,30 @@ static inline __attribute__((always_inline)) int32x4_t to_int(float32x4_t p, int
     }
 }
 
+/* Sixteen int32 results as bytes of a one-byte type, clamped to its range;
+ * `masked`: an unpacked sub-byte output keeps only its low bits (packing by
+ * SLI needs no mask). */
+static inline __attribute__((always_inline)) uint8x16_t to_bytes(const params *q, int32x4_t r0, int32x4_t r1,
+                                                                 int32x4_t r2, int32x4_t r3, int kind, int masked) {
+    const int16x8_t lo = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(r0), r1), q->zp16);
+    const int16x8_t hi = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(r2), r3), q->zp16);
+    uint8x16_t b;
+    if (kind == OUT_I8 || kind == OUT_ISUB) {
+        int8x16_t s = vqmovn_high_s16(vqmovn_s16(lo), hi);
+        if (kind == OUT_ISUB) s = vminq_s8(vmaxq_s8(s, q->lo8), q->hi8);
+        b = vreinterpretq_u8_s8(s);
+        if (kind == OUT_ISUB && masked) b = vandq_u8(b, q->mask8);
+    } else {
+        b = vqmovun_high_s16(vqmovun_s16(lo), hi);
+        if (kind == OUT_USUB) b = vminq_u8(b, vreinterpretq_u8_s8(q->hi8));
+    }
+    return b;
+}
+
+static inline __attribute__((always_inline)) uint8x16_t block_bytes(const params *q, block p, int mode, int kind) {
+    return to_bytes(q, to_int(p.x0, mode), to_int(p.x1, mode), to_int(p.x2, mode), to_int(p.x3, mode), kind, 0);
+}
+
 /* A block's products as the storage's elements, stored at element i. */
 static inline __attribute__((always_inline)) void store_block(const params *q, block p, void *out, size_t i, int mode,
                                                               int kind) {
@@ -123,19 +147,7 @@ static inline __attribute__((always_inline)) void store_block(const params *q, b
         }
         return;
     }
-    const int16x8_t lo = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(r0), r1), q->zp16);
-    const int16x8_t hi = vqaddq_s16(vqmovn_high_s32(vqmovn_s32(r2), r3), q->zp16);
-    uint8x16_t b;
-    if (kind == OUT_I8 || kind == OUT_ISUB) {
-        int8x16_t s = vqmovn_high_s16(vqmovn_s16(lo), hi);
-        if (kind == OUT_ISUB) s = vminq_s8(vmaxq_s8(s, q->lo8), q->hi8);
-        b = vreinterpretq_u8_s8(s);
-        if (kind == OUT_ISUB) b = vandq_u8(b, q->mask8);
-    } else {
-        b = vqmovun_high_s16(vqmovun_s16(lo), hi);
-        if (kind == OUT_USUB) b = vminq_u8(b, vreinterpretq_u8_s8(q->hi8));
-    }
-    vst1q_u8((uint8_t *)out + i, b);
+    vst1q_u8((uint8_t *)out + i, to_bytes(q, r0, r1, r2, r3, kind, 1));
 }
 
 /* Lanes whose input is nonzero and whose product has a zero exponent field. */
@@ -252,6 +264,49 @@ static inline __attribute__((always_inline)) void span(const void *ctx, const vo
         run_kind(c, src, dst, n, input, mode, 1);
 }
 
+/* ---- Packed sub-byte output, fused ---------------------------------------
+ * Whole bytes of the packed image straight from registers: the blocks'
+ * clamped bytes (as above), then pairs of elements joined by UZP1/UZP2 (the
+ * even and the odd elements of two vectors) and SLI (the odd one's low bits
+ * inserted above the even one's: SLI keeps only the destination's low
+ * bits, so no mask), once for INT4/UINT4 (32 elements, 16 bytes), twice
+ * for INT2/UINT2 (64 elements, 16 bytes).  Without flushing only (every
+ * lane exact, no test); under flushing the engine's chunks (span leaf and
+ * pack) run instead.  Returns the elements converted. */
+static inline __attribute__((always_inline)) size_t packed(const sk_affine_quant_ctx *c, const void *src, uint8_t *dst,
+                                                           size_t n, int input, int mode, int kind, int bits) {
+    const params q = make_params(c);
+    size_t i = 0;
+    if (bits == 4) {
+        for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) {
+            const uint8x16_t a = block_bytes(&q, products(load_block(src, i, input), q.m), mode, kind);
+            const uint8x16_t b = block_bytes(&q, products(load_block(src, i + SK_BLOCK, input), q.m), mode, kind);
+            vst1q_u8(dst + i / 2, vsliq_n_u8(vuzp1q_u8(a, b), vuzp2q_u8(a, b), 4));
+        }
+    } else {
+        for (; i + 4 * SK_BLOCK <= n; i += 4 * SK_BLOCK) {
+            const uint8x16_t a = block_bytes(&q, products(load_block(src, i, input), q.m), mode, kind);
+            const uint8x16_t b = block_bytes(&q, products(load_block(src, i + SK_BLOCK, input), q.m), mode, kind);
+            const uint8x16_t x = block_bytes(&q, products(load_block(src, i + 2 * SK_BLOCK, input), q.m), mode, kind);
+            const uint8x16_t y = block_bytes(&q, products(load_block(src, i + 3 * SK_BLOCK, input), q.m), mode, kind);
+            const uint8x16_t ab = vsliq_n_u8(vuzp1q_u8(a, b), vuzp2q_u8(a, b), 2);
+            const uint8x16_t xy = vsliq_n_u8(vuzp1q_u8(x, y), vuzp2q_u8(x, y), 2);
+            vst1q_u8(dst + i / 4, vsliq_n_u8(vuzp1q_u8(ab, xy), vuzp2q_u8(ab, xy), 4));
+        }
+    }
+    return i;
+}
+
+static inline __attribute__((always_inline)) size_t packed_span(const void *ctx, const void *src, void *dst, size_t n,
+                                                                int input, int mode) {
+    const sk_affine_quant_ctx *c = ctx;
+    if (c->flushes || c->width != 1) return 0;
+    const int bits = c->mask == 0xfu ? 4 : c->mask == 0x3u ? 2 : 0;
+    if (!bits) return 0;
+    return c->least < 0 ? packed(c, src, dst, n, input, mode, OUT_ISUB, bits)
+                        : packed(c, src, dst, n, input, mode, OUT_USUB, bits);
+}
+
 /* The leaves (affine_quant_kernels.inc). */
 void sk_affine_quant_f32_ne_dense__neon(const void *ctx, const void *src, void *dst, size_t n) {
     span(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
@@ -288,5 +343,41 @@ void sk_affine_quant_f16_tp_dense__neon(const void *ctx, const void *src, void *
 }
 void sk_affine_quant_f16_tn_dense__neon(const void *ctx, const void *src, void *dst, size_t n) {
     span(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+size_t sk_affine_quant_f32_ne_packed__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed_span(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+size_t sk_affine_quant_f32_tz_packed__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed_span(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+size_t sk_affine_quant_f32_tp_packed__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed_span(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+size_t sk_affine_quant_f32_tn_packed__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed_span(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+size_t sk_affine_quant_bf16_ne_packed__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed_span(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+size_t sk_affine_quant_bf16_tz_packed__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed_span(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+size_t sk_affine_quant_bf16_tp_packed__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed_span(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+size_t sk_affine_quant_bf16_tn_packed__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed_span(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+size_t sk_affine_quant_f16_ne_packed__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed_span(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+size_t sk_affine_quant_f16_tz_packed__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed_span(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+size_t sk_affine_quant_f16_tp_packed__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed_span(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+size_t sk_affine_quant_f16_tn_packed__neon(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed_span(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 #endif

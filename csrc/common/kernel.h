@@ -48,10 +48,11 @@ typedef void sk_periodic_leaf(const void *table, size_t at, const void *src, voi
  * each from `channel` on, with the route's per-tensor arithmetic inlined
  * (a leaf call per short run costs more than the run). */
 typedef void sk_runs_leaf(const void *table, size_t channel, const void *src, void *dst, size_t n, size_t count);
-/* packed (affine dequant, fused): a prefix of n elements of a packed
- * sub-byte image (element 0 in the low bits of byte 0) converted by the
- * context's prepared table; returns its length (a multiple of 8 elements:
- * whole bytes), 0 when the context has no table. */
+/* packed (affine quant and dequant, fused): a prefix of n elements to or
+ * from a packed sub-byte image (element 0 in the low bits of byte 0), in
+ * whole bytes; returns its length (a multiple of 8 elements), 0 when the
+ * context does not suit it (dequant: no prepared table; quant: flushing).
+ * The engine runs the rest in chunks through its span leaf. */
 typedef size_t sk_packed_leaf(const void *ctx, const void *src, void *dst, size_t n);
 typedef sk_span_leaf *sk_span_fn;
 typedef sk_strided_leaf *sk_strided_fn;
