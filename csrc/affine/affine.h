@@ -171,6 +171,9 @@ static inline void sk_ad_axis_tail(const sk_affine_dequant_table *t, size_t at, 
  * `packed`. */
 void sk_affine_dequant_dense(int route, int variant, int packed, int bits, const sk_affine_dequant_ctx *c,
                              const void *src, void *dst, size_t n);
+/* A per-tensor sub-byte context's table of its 16 results (FP32 or BF16
+ * bytes), when the FP state is execute's (affine_dequant.c). */
+void sk_affine_dequant_table_init(sk_affine_dequant_ctx *c, int storage, int bf16);
 /* A per-tensor context (mask and sign of the storage; any zero point). */
 void sk_affine_dequant_ctx_init(sk_affine_dequant_ctx *c, int storage, uint32_t scale_bits, int32_t zero_point);
 

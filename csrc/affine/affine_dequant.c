@@ -30,15 +30,40 @@ void sk_affine_dequant_ctx_init(sk_affine_dequant_ctx *c, int storage, uint32_t 
     c->sign = bits < 32 && sk_storage_signed(storage) ? 1u << (bits - 1) : 0;
 }
 
+/* A per-tensor sub-byte context's table of the 16 possible results
+ * (sk_affine_dequant_ctx.table): each entry by the element path itself
+ * (sk_ad_element, sk_ad_store), so the same bits as every other path, made
+ * only when the control register is in the state execute admits (else
+ * table_ready stays 0 and execute takes the other paths). */
+void sk_affine_dequant_table_init(sk_affine_dequant_ctx *c, int storage, int bf16) {
+    c->table_ready = 0;
+    memset(c->table, 0, sizeof c->table);
+    if (!sk_storage_sub_byte(storage) || sk_fenv_control_unmet(sk_fenv_control(), sk_fenv_needs(SK_OP_AFFINE_DEQUANT)))
+        return;
+    const int size = bf16 ? 2 : 4;
+    for (uint32_t v = 0; v < 16; ++v) {
+        uint8_t r[4];
+        sk_ad_store(r, 0, sk_ad_element(sk_ad_value(v, c->mask, c->sign), c->zero_point, c->scale), bf16);
+        for (int p = 0; p < size; ++p) c->table[16 * p + v] = r[p];
+    }
+    c->table_ready = 1;
+}
+
 void sk_affine_dequant_dense(int route, int variant, int packed, int bits, const sk_affine_dequant_ctx *c,
                              const void *src, void *dst, size_t n) {
-    const sk_span_fn span = sk_affine_dequant_kernels[route][variant].span;
+    const sk_kernel *kernel = &sk_affine_dequant_kernels[route][variant];
+    const sk_span_fn span = kernel->span;
     if (!packed) {
         span(c, src, dst, n);
         return;
     }
     _Alignas(64) uint8_t buf[SK_AFFINE_CHUNK];
     const size_t out_size = variant >= SK_AFFINE_DEQUANT_VARIANT(SK_DEQUANT_BF16, 1) ? 2 : 4;
+    /* the route's table leaf, where it has one, for whole bytes; the rest in chunks */
+    const size_t done = kernel->packed && c->table_ready ? kernel->packed(c, src, dst, n) : 0;
+    src = (const uint8_t *)src + done * (size_t)bits / 8;
+    dst = (char *)dst + done * out_size;
+    n -= done;
     for (size_t start = 0; start < n; start += SK_AFFINE_CHUNK) {
         const size_t k = n - start < SK_AFFINE_CHUNK ? n - start : SK_AFFINE_CHUNK;
         sk_unpack_bytes(bits, (const uint8_t *)src + start * (size_t)bits / 8, buf, k);
@@ -121,8 +146,10 @@ int sk_affine_dequant_prepare(sk_affine_dequant_plan *plan) {
         sk_fault fault;
         if (!params_ok(plan->storage, plan->scale_bits, plan->zero_point, &fault))
             status = fault.status;
-        else
+        else {
             sk_affine_dequant_ctx_init(&plan->ctx, plan->storage, plan->scale_bits, plan->zero_point);
+            sk_affine_dequant_table_init(&plan->ctx, plan->storage, plan->output == SK_DEQUANT_BF16);
+        }
     }
     if (status != SK_OK) return status;
     if (plan->packed && w->runs > 0 && !fused(w, &plan->axis))

@@ -159,10 +159,13 @@ static void run_walk(const sk_affine_quant_plan *plan, const void *src, void *ou
  * whole bytes of the packed image). */
 static void run_fused(const sk_affine_quant_plan *plan, const void *src, void *dst, int flushes) {
     _Alignas(64) uint8_t buf[SK_AFFINE_CHUNK];
-    const sk_span_fn span = entry_of(plan)->span;
+    const sk_kernel *kernel = entry_of(plan);
+    const sk_span_fn span = kernel->span;
     const int bits = sk_storage_bits(plan->storage);
     const size_t n = (size_t)plan->walk.run_length, in_size = (size_t)plan->walk.in_size;
-    for (size_t start = 0; start < n; start += SK_AFFINE_CHUNK) {
+    /* the route's packing leaf, where it has one, for whole bytes; the rest in chunks */
+    const size_t done = kernel->packed ? kernel->packed(&plan->ctx[flushes], src, dst, n) : 0;
+    for (size_t start = done; start < n; start += SK_AFFINE_CHUNK) {
         const size_t k = n - start < SK_AFFINE_CHUNK ? n - start : SK_AFFINE_CHUNK;
         span(&plan->ctx[flushes], (const char *)src + start * in_size, buf, k);
         sk_pack_bytes(bits, buf, (uint8_t *)dst + start * (size_t)bits / 8, k);

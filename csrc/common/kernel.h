@@ -48,12 +48,19 @@ typedef void sk_periodic_leaf(const void *table, size_t at, const void *src, voi
  * each from `channel` on, with the route's per-tensor arithmetic inlined
  * (a leaf call per short run costs more than the run). */
 typedef void sk_runs_leaf(const void *table, size_t channel, const void *src, void *dst, size_t n, size_t count);
+/* packed (affine quant and dequant, fused): a prefix of n elements to or
+ * from a packed sub-byte image (element 0 in the low bits of byte 0), in
+ * whole bytes; returns its length (a multiple of 8 elements), 0 when the
+ * context does not suit it (dequant: no prepared table; quant: flushing).
+ * The engine runs the rest in chunks through its span leaf. */
+typedef size_t sk_packed_leaf(const void *ctx, const void *src, void *dst, size_t n);
 typedef sk_span_leaf *sk_span_fn;
 typedef sk_strided_leaf *sk_strided_fn;
 typedef sk_every_other_leaf *sk_every_other_fn;
 typedef sk_tile_leaf *sk_tile_fn;
 typedef sk_periodic_leaf *sk_periodic_fn;
 typedef sk_runs_leaf *sk_runs_fn;
+typedef sk_packed_leaf *sk_packed_fn;
 
 /* One entry of an operation's kernel table (route x variant), filled from
  * the operation's registry (<op>_kernels.inc): the dense leaf, the
@@ -70,6 +77,7 @@ typedef struct sk_kernel {
     sk_tile_fn tile;
     sk_periodic_fn periodic;
     sk_runs_fn runs;
+    sk_packed_fn packed;
 } sk_kernel;
 
 /* ---- Kernel registries ---------------------------------------------------
@@ -94,6 +102,7 @@ typedef struct sk_kernel {
 #define SK_LEAF_BLOCK_tile(at, b)
 #define SK_LEAF_BLOCK_periodic(at, b)
 #define SK_LEAF_BLOCK_runs(at, b)
+#define SK_LEAF_BLOCK_packed(at, b)
 /* and its row of the module's registry (sk_leaf_at), with SK_LEAF_OPERATION
  * defined as the operation's enum sk_operation. */
 #define SK_LEAF_INFO(route_, variant_, kind_, symbol_, block_) \
@@ -109,6 +118,7 @@ typedef struct sk_kernel {
 #define SK_LEAF_KIND_tile SK_LEAF_TILE
 #define SK_LEAF_KIND_periodic SK_LEAF_PERIODIC
 #define SK_LEAF_KIND_runs SK_LEAF_RUNS
+#define SK_LEAF_KIND_packed SK_LEAF_PACKED
 #define SK_LEAF_KIND_fold SK_LEAF_FOLD
 #define SK_LEAF_KIND_fold_periodic SK_LEAF_FOLD_PERIODIC
 

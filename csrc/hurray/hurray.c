@@ -42,6 +42,7 @@ int sk_hurray_dequantize(int storage, uint32_t scale_bits, int32_t zero_point, c
     if (sk_fenv_unmet(sk_fenv_needs(SK_OP_HURRAY))) return SK_UNSUPPORTED_ENVIRONMENT;
     sk_affine_dequant_ctx c;
     sk_affine_dequant_ctx_init(&c, storage, scale_bits, zero_point);
+    sk_affine_dequant_table_init(&c, storage, 0);
     sk_affine_dequant_dense(best_route(), sk_affine_dequant_variant(SK_DEQUANT_F32, storage),
                             sk_storage_sub_byte(storage), BITS[storage], &c, src, dst, (size_t)count);
     return SK_OK;

@@ -97,7 +97,8 @@ enum sk_leaf_kind {
     SK_LEAF_PERIODIC = 4,
     SK_LEAF_RUNS = 5,
     SK_LEAF_FOLD = 6,
-    SK_LEAF_FOLD_PERIODIC = 7
+    SK_LEAF_FOLD_PERIODIC = 7,
+    SK_LEAF_PACKED = 8
 };
 typedef struct sk_leaf_info {
     const char *symbol;
@@ -826,6 +827,12 @@ typedef struct sk_affine_dequant_ctx {
     int32_t zero_point; /* UINT32 storage: its uint32 bits */
     uint32_t mask;      /* the stored element's bits: 2^bits - 1 (32-bit storage: all ones) */
     uint32_t sign;      /* 2^(bits-1) for signed storage below 32 bits, else 0 */
+    /* Per-tensor sub-byte plans (set by prepare when the FP state is the one
+     * execute admits): the 16 possible results as byte planes, table[16 * p
+     * + v] = byte p of the result (FP32: bytes 0..3, BF16: 0..1) for the
+     * stored bits v; table_ready 0 when not made. */
+    int32_t table_ready;
+    uint8_t table[64];
 } sk_affine_dequant_ctx;
 /* INT8, UINT8, INT16, UINT16, INT32, UINT32, INT4, UINT4, INT2, UINT2 ->
  * FLOAT32, BFLOAT16: d = (int32)(q - zero_point) wrapping modulo 2^32,
