@@ -66,6 +66,21 @@ static inline void sk_aq_exact_span(const sk_affine_quant_ctx *c, const void *sr
     for (; i < n; ++i) sk_aq_store(out, i, sk_aq_exact(c, sk_aq_decode_at(input, src, i), mode), c->mask, c->width);
 }
 
+/* How a vector leaf narrows a context's int32 results: its storage's
+ * kind (INT8, UINT8, the signed or unsigned sub-byte types one element per
+ * byte, INT16, UINT16). */
+enum sk_aq_kind { SK_AQ_I8, SK_AQ_U8, SK_AQ_ISUB, SK_AQ_USUB, SK_AQ_I16, SK_AQ_U16 };
+static inline enum sk_aq_kind sk_aq_kind_of(const sk_affine_quant_ctx *c) {
+    if (c->width == 2) return c->least < 0 ? SK_AQ_I16 : SK_AQ_U16;
+    if (c->least == -128) return SK_AQ_I8;
+    if (c->least == 0 && c->greatest == 255) return SK_AQ_U8;
+    return c->least < 0 ? SK_AQ_ISUB : SK_AQ_USUB;
+}
+/* Bits per element of a sub-byte context (4 or 2), 0 for the others. */
+static inline int sk_aq_sub_bits(const sk_affine_quant_ctx *c) {
+    return c->width != 1 ? 0 : c->mask == 0xfu ? 4 : c->mask == 0x3u ? 2 : 0;
+}
+
 /* Per-axis plans, channel axis inner (the periodic leaves): the multiplier
  * and zero point of table positions [0, period), each channel's context
  * for the exact path (position i is channel i mod channels), and the

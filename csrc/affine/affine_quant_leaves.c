@@ -6,7 +6,9 @@
  * rounding mode) has a span leaf (ctx: a sk_affine_quant_ctx), a periodic
  * leaf and a runs leaf (table: a sk_affine_quant_table), and on the scalar
  * route a strided leaf; the storage's range, mask and width come from the
- * context at run time. */
+ * context at run time.  The AVX2 route's span leaves here serve its dense
+ * leaves (affine_quant_avx2.c) for their tails and under flushing; the
+ * AVX-512 route runs those dense leaves and has no span leaf here. */
 #include "affine.h"
 
 /* The scalar route's bodies: the exact path. */
@@ -475,18 +477,12 @@ SK_TARGET_BEGIN(AVX512)
 #include "affine_quant_body.h"
 #undef AXIS_ISA_AVX512
 #undef AXIS_ISA
-void sk_affine_quant_f32_ne__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    aq_span_avx512(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
-}
 void sk_affine_quant_f32_ne_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     aq_periodic_avx512(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
 }
 void sk_affine_quant_f32_ne_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
                                          size_t count) {
     aq_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
-}
-void sk_affine_quant_f32_tz__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    aq_span_avx512(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
 }
 void sk_affine_quant_f32_tz_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     aq_periodic_avx512(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
@@ -495,18 +491,12 @@ void sk_affine_quant_f32_tz_runs__avx512(const void *table, size_t entry, const 
                                          size_t count) {
     aq_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
 }
-void sk_affine_quant_f32_tp__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    aq_span_avx512(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
-}
 void sk_affine_quant_f32_tp_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     aq_periodic_avx512(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_affine_quant_f32_tp_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
                                          size_t count) {
     aq_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
-}
-void sk_affine_quant_f32_tn__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    aq_span_avx512(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_affine_quant_f32_tn_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     aq_periodic_avx512(table, at, src, dst, n, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
@@ -515,18 +505,12 @@ void sk_affine_quant_f32_tn_runs__avx512(const void *table, size_t entry, const 
                                          size_t count) {
     aq_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
 }
-void sk_affine_quant_bf16_ne__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    aq_span_avx512(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
-}
 void sk_affine_quant_bf16_ne_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     aq_periodic_avx512(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
 }
 void sk_affine_quant_bf16_ne_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
                                           size_t count) {
     aq_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
-}
-void sk_affine_quant_bf16_tz__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    aq_span_avx512(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
 }
 void sk_affine_quant_bf16_tz_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     aq_periodic_avx512(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
@@ -535,18 +519,12 @@ void sk_affine_quant_bf16_tz_runs__avx512(const void *table, size_t entry, const
                                           size_t count) {
     aq_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
 }
-void sk_affine_quant_bf16_tp__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    aq_span_avx512(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
-}
 void sk_affine_quant_bf16_tp_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     aq_periodic_avx512(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_affine_quant_bf16_tp_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
                                           size_t count) {
     aq_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
-}
-void sk_affine_quant_bf16_tn__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    aq_span_avx512(ctx, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_affine_quant_bf16_tn_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     aq_periodic_avx512(table, at, src, dst, n, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
@@ -555,18 +533,12 @@ void sk_affine_quant_bf16_tn_runs__avx512(const void *table, size_t entry, const
                                           size_t count) {
     aq_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
 }
-void sk_affine_quant_f16_ne__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    aq_span_avx512(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
-}
 void sk_affine_quant_f16_ne_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     aq_periodic_avx512(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
 }
 void sk_affine_quant_f16_ne_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
                                          size_t count) {
     aq_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
-}
-void sk_affine_quant_f16_tz__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    aq_span_avx512(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
 }
 void sk_affine_quant_f16_tz_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     aq_periodic_avx512(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
@@ -575,18 +547,12 @@ void sk_affine_quant_f16_tz_runs__avx512(const void *table, size_t entry, const 
                                          size_t count) {
     aq_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
 }
-void sk_affine_quant_f16_tp__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    aq_span_avx512(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
-}
 void sk_affine_quant_f16_tp_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     aq_periodic_avx512(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
 }
 void sk_affine_quant_f16_tp_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
                                          size_t count) {
     aq_runs_avx512(table, entry, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
-}
-void sk_affine_quant_f16_tn__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    aq_span_avx512(ctx, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 void sk_affine_quant_f16_tn_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     aq_periodic_avx512(table, at, src, dst, n, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);

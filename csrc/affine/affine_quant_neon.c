@@ -38,8 +38,9 @@
 #if SK_HAVE_NEON
 #include "../common/neon.h"
 
-/* How a block's int32 values become the storage's elements. */
-enum { OUT_I8, OUT_U8, OUT_ISUB, OUT_USUB, OUT_I16, OUT_U16 };
+/* How a block's int32 values become the storage's elements (affine.h). */
+enum { OUT_I8 = SK_AQ_I8, OUT_U8 = SK_AQ_U8, OUT_ISUB = SK_AQ_ISUB, OUT_USUB = SK_AQ_USUB, OUT_I16 = SK_AQ_I16,
+       OUT_U16 = SK_AQ_U16 };
 
 typedef struct block {
     float32x4_t x0, x1, x2, x3;
@@ -181,17 +182,25 @@ static __attribute__((noinline)) void padded(const sk_affine_quant_ctx *c, const
     memcpy(in, (const char *)src + i * size, (n - i) * size);
     const params q = make_params(c);
     const block p = products(load_block(in, 0, input), q.m);
-    const int lo = c->least, hi = c->greatest;
-    if (width == 2)
-        store_block(&q, p, result, 0, mode, lo < 0 ? OUT_I16 : OUT_U16);
-    else if (lo == -128)
+    switch (sk_aq_kind_of(c)) {
+    case SK_AQ_I8:
         store_block(&q, p, result, 0, mode, OUT_I8);
-    else if (lo == 0 && hi == 255)
+        break;
+    case SK_AQ_U8:
         store_block(&q, p, result, 0, mode, OUT_U8);
-    else if (lo < 0)
+        break;
+    case SK_AQ_ISUB:
         store_block(&q, p, result, 0, mode, OUT_ISUB);
-    else
+        break;
+    case SK_AQ_USUB:
         store_block(&q, p, result, 0, mode, OUT_USUB);
+        break;
+    case SK_AQ_I16:
+        store_block(&q, p, result, 0, mode, OUT_I16);
+        break;
+    default:
+        store_block(&q, p, result, 0, mode, OUT_U16);
+    }
     memcpy((char *)out + i * width, result, (n - i) * width);
 }
 
@@ -232,20 +241,24 @@ static inline __attribute__((always_inline)) void run(const sk_affine_quant_ctx 
 
 static inline __attribute__((always_inline)) void run_kind(const sk_affine_quant_ctx *c, const void *src, void *out,
                                                            size_t n, int input, int mode, int flushes) {
-    const int lo = c->least, hi = c->greatest;
-    if (c->width == 2) {
-        if (lo < 0)
-            run(c, src, out, n, input, mode, OUT_I16, flushes);
-        else
-            run(c, src, out, n, input, mode, OUT_U16, flushes);
-    } else if (lo == -128) {
+    switch (sk_aq_kind_of(c)) {
+    case SK_AQ_I8:
         run(c, src, out, n, input, mode, OUT_I8, flushes);
-    } else if (lo == 0 && hi == 255) {
+        break;
+    case SK_AQ_U8:
         run(c, src, out, n, input, mode, OUT_U8, flushes);
-    } else if (lo < 0) {
+        break;
+    case SK_AQ_ISUB:
         run(c, src, out, n, input, mode, OUT_ISUB, flushes);
-    } else {
+        break;
+    case SK_AQ_USUB:
         run(c, src, out, n, input, mode, OUT_USUB, flushes);
+        break;
+    case SK_AQ_I16:
+        run(c, src, out, n, input, mode, OUT_I16, flushes);
+        break;
+    default:
+        run(c, src, out, n, input, mode, OUT_U16, flushes);
     }
 }
 
@@ -300,9 +313,8 @@ static inline __attribute__((always_inline)) size_t packed(const sk_affine_quant
 static inline __attribute__((always_inline)) size_t packed_span(const void *ctx, const void *src, void *dst, size_t n,
                                                                 int input, int mode) {
     const sk_affine_quant_ctx *c = ctx;
-    if (c->flushes || c->width != 1) return 0;
-    const int bits = c->mask == 0xfu ? 4 : c->mask == 0x3u ? 2 : 0;
-    if (!bits) return 0;
+    const int bits = sk_aq_sub_bits(c);
+    if (c->flushes || !bits) return 0;
     return c->least < 0 ? packed(c, src, dst, n, input, mode, OUT_ISUB, bits)
                         : packed(c, src, dst, n, input, mode, OUT_USUB, bits);
 }

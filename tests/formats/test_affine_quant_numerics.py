@@ -13,6 +13,8 @@ mode) once, the input formats alternating; the rest of the cross product is
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -21,7 +23,7 @@ from simakernels._ffi import lib
 from support.formats_helpers import (BF16, F16, F32, MODES, QUANT_OUT, QUANT_PARAMS, IntPort,
                                      block_lengths, every16_with_tail, f32_samples, float_port, ids, quant_expected,
                                      quant_params, run_quant, storage)
-from support.helpers import INPUT_FILL, ROUTES, fail_if
+from support.helpers import INPUT_FILL, ROUTES, fail_if, stream_override
 
 I8 = sk.DType.INT8
 
@@ -122,6 +124,38 @@ def test_lengths_around_blocks(route, out):
         dst = IntPort.make(out, (n,), fill=0xA5 if k % 2 else 0x5A)
         reports.append(run_quant(route, x, values, dst, quant_params(out, mode), expected[src, mode][pick],
                                  f"{route} {src.name}->{out.name} {mode} n={n}"))
+    fail_if(reports)
+
+
+@pytest.mark.parametrize("out", QUANT_OUT, ids=ids(QUANT_OUT))
+@pytest.mark.parametrize("route", ROUTES)
+def test_streamed_outputs(route, out):
+    """Every run forced to stream its output (the documented test override,
+    restored after): lengths around the blocks and the tested chunk, output
+    bases at and off the 32- and 64-byte alignments the streamed stores
+    start from (a head before them), each layout of the type; inputs rotate
+    through the three formats and the modes."""
+    m, zp = QUANT_PARAMS[out]
+    pools = {F32: f32_samples(out, m, zp, count=256, seed=2), BF16: every16_with_tail(BF16),
+             F16: every16_with_tail(F16)}
+    rng = np.random.default_rng(out.bits * 7 + storage(out).signed)
+    reports = []
+    with stream_override(1):
+        for k, n in enumerate((64, 65, 127, 128, 129, 300, 1023, 1024, 1090, 2200)):
+            src, mode = (F32, BF16, F16)[k % 3], MODES[k % 4]
+            values = pools[src][rng.integers(0, pools[src].size, n)]
+            expected = quant_expected(src, values, m, zp, mode, out)
+            x = float_port(src, (n,), fill=INPUT_FILL)
+            x.write(values)
+            for layout, port in _layouts(out):
+                item = 1 if out.sub_byte else out.itemsize
+                for shift in (0, item, 3 * item, 40):
+                    dst = port((n,))
+                    base = IntPort.make(out, (n,), packed=dst.packed, excess=7 + shift)
+                    dst = dataclasses.replace(dst, buf=base.buf[shift:shift + dst.buf.size])
+                    reports.append(run_quant(route, x, values, dst, quant_params(out, mode), expected,
+                                             f"{route} {src.name}->{out.name} {mode} {layout} n={n} streamed, "
+                                             f"output at byte {shift}"))
     fail_if(reports)
 
 
