@@ -45,7 +45,10 @@ SK_TARGET_BEGIN(AVX2)
 #include "../common/stream.h"
 
 /* The generic leaves (affine_quant_leaves.c), for what these do not take. */
-sk_span_leaf sk_affine_quant_f32_ne__avx2, sk_affine_quant_f32_tz__avx2, sk_affine_quant_f32_tp__avx2, sk_affine_quant_f32_tn__avx2, sk_affine_quant_bf16_ne__avx2, sk_affine_quant_bf16_tz__avx2, sk_affine_quant_bf16_tp__avx2, sk_affine_quant_bf16_tn__avx2, sk_affine_quant_f16_ne__avx2, sk_affine_quant_f16_tz__avx2, sk_affine_quant_f16_tp__avx2, sk_affine_quant_f16_tn__avx2;
+sk_span_leaf sk_affine_quant_f32_ne__avx2, sk_affine_quant_f32_tz__avx2, sk_affine_quant_f32_tp__avx2,
+    sk_affine_quant_f32_tn__avx2, sk_affine_quant_bf16_ne__avx2, sk_affine_quant_bf16_tz__avx2,
+    sk_affine_quant_bf16_tp__avx2, sk_affine_quant_bf16_tn__avx2, sk_affine_quant_f16_ne__avx2,
+    sk_affine_quant_f16_tz__avx2, sk_affine_quant_f16_tp__avx2, sk_affine_quant_f16_tn__avx2;
 
 enum { BLOCK = 32, CHUNK = 32 * BLOCK, HUGE_BITS = 30 };
 
@@ -207,8 +210,8 @@ static inline __attribute__((always_inline)) void span(const void *ctx, const vo
 
 /* ---- Packed sub-byte output, fused --------------------------------------- */
 /* The group of `count` elements from element i by the exact path, packed. */
-static __attribute__((noinline)) void exact_group(const sk_affine_quant_ctx *c, const void *src, uint8_t *dst,
-                                                  size_t i, size_t count, int input, int mode, int bits) {
+static __attribute__((noinline)) void exact_group(const sk_affine_quant_ctx *c, const void *src, uint8_t *dst, size_t i,
+                                                  size_t count, int input, int mode, int bits) {
     _Alignas(32) uint8_t one[4 * BLOCK];
     const size_t size = input == SK_QUANT_F32 ? 4 : 2;
     sk_aq_exact_span(c, (const char *)src + i * size, one, 0, count, input, mode);
@@ -227,9 +230,8 @@ static inline __attribute__((always_inline)) __m256i group_bytes(const __m256i x
             return _mm256_permutevar8x32_epi32(w, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
         /* 2-byte groups of 4 elements, per lane: 0 2 4 6 8 10 12 14, then odd */
         const __m256i halves = _mm256_permute4x64_epi64(w, _MM_SHUFFLE(3, 1, 2, 0));
-        const __m256i interleave =
-            _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15, 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12,
-                             13, 6, 7, 14, 15);
+        const __m256i interleave = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15, 0, 1, 8, 9, 2,
+                                                    3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
         return _mm256_shuffle_epi8(halves, interleave);
     }
     /* x[4k] + 4 x[4k + 1] + 16 x[4k + 2] + 64 x[4k + 3] in 32 bits */
@@ -239,13 +241,12 @@ static inline __attribute__((always_inline)) __m256i group_bytes(const __m256i x
     const __m256i w = _mm256_packus_epi16(_mm256_packus_epi32(u[0], u[1]), _mm256_packus_epi32(u[2], u[3]));
     /* each 8-byte half of a lane: block k's bytes from its first lane (a) then its second (b) */
     const __m256i halves = _mm256_permutevar8x32_epi32(w, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-    const __m256i interleave =
-        input == SK_QUANT_BF16 /* a holds groups 0 1 4 5, b 2 3 6 7 */
-            ? _mm256_setr_epi8(0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15, 0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12,
-                               13, 10, 11, 14, 15)
-            /* a holds groups 0 2 4 6, b 1 3 5 7 */
-            : _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9,
-                               13, 10, 14, 11, 15);
+    const __m256i interleave = input == SK_QUANT_BF16 /* a holds groups 0 1 4 5, b 2 3 6 7 */
+                                   ? _mm256_setr_epi8(0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15, 0, 1, 4, 5,
+                                                      2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15)
+                                   /* a holds groups 0 2 4 6, b 1 3 5 7 */
+                                   : _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15, 0, 4, 1, 5,
+                                                      2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15);
     return _mm256_shuffle_epi8(halves, interleave);
 }
 

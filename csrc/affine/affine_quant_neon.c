@@ -39,8 +39,14 @@
 #include "../common/neon.h"
 
 /* How a block's int32 values become the storage's elements (affine.h). */
-enum { OUT_I8 = SK_AQ_I8, OUT_U8 = SK_AQ_U8, OUT_ISUB = SK_AQ_ISUB, OUT_USUB = SK_AQ_USUB, OUT_I16 = SK_AQ_I16,
-       OUT_U16 = SK_AQ_U16 };
+enum {
+    OUT_I8 = SK_AQ_I8,
+    OUT_U8 = SK_AQ_U8,
+    OUT_ISUB = SK_AQ_ISUB,
+    OUT_USUB = SK_AQ_USUB,
+    OUT_I16 = SK_AQ_I16,
+    OUT_U16 = SK_AQ_U16
+};
 
 typedef struct block {
     float32x4_t x0, x1, x2, x3;

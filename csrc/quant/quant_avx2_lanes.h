@@ -80,8 +80,8 @@ static inline __attribute__((always_inline)) void every_other_f16(const void *sr
  * holds elements 0-15 and *b 16-31 in order.  FP32/FP16 and every other
  * element: *a holds 0-3 8-11 4-7 12-15 and *b the same 16 later
  * (q_in_order). */
-static inline __attribute__((always_inline)) void q_products32(const void *src, size_t i, int input, __m256 m,
-                                                               int mode, __m256i r[4], size_t step) {
+static inline __attribute__((always_inline)) void q_products32(const void *src, size_t i, int input, __m256 m, int mode,
+                                                               __m256i r[4], size_t step) {
     __m256 v0, v1, v2, v3;
     if (step == 2 && input == SK_QUANT_F16) {
         every_other_f16(src, i, &v0, &v1);
