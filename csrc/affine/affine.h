@@ -76,6 +76,30 @@ static inline enum sk_aq_kind sk_aq_kind_of(const sk_affine_quant_ctx *c) {
     if (c->least == 0 && c->greatest == 255) return SK_AQ_U8;
     return c->least < 0 ? SK_AQ_ISUB : SK_AQ_USUB;
 }
+/* Calls f(..., kind) with the context's kind as a constant, so that each
+ * kind compiles its own specialisation of an always-inline f. */
+#define SK_AQ_BY_KIND(c, f, ...)        \
+    do {                                \
+        switch (sk_aq_kind_of(c)) {     \
+        case SK_AQ_I8:                  \
+            f(__VA_ARGS__, SK_AQ_I8);   \
+            break;                      \
+        case SK_AQ_U8:                  \
+            f(__VA_ARGS__, SK_AQ_U8);   \
+            break;                      \
+        case SK_AQ_ISUB:                \
+            f(__VA_ARGS__, SK_AQ_ISUB); \
+            break;                      \
+        case SK_AQ_USUB:                \
+            f(__VA_ARGS__, SK_AQ_USUB); \
+            break;                      \
+        case SK_AQ_I16:                 \
+            f(__VA_ARGS__, SK_AQ_I16);  \
+            break;                      \
+        default:                        \
+            f(__VA_ARGS__, SK_AQ_U16);  \
+        }                               \
+    } while (0)
 /* Bits per element of a sub-byte context (4 or 2), 0 for the others. */
 static inline int sk_aq_sub_bits(const sk_affine_quant_ctx *c) {
     return c->width != 1 ? 0 : c->mask == 0xfu ? 4 : c->mask == 0x3u ? 2 : 0;

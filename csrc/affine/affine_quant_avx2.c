@@ -160,8 +160,8 @@ static inline __attribute__((always_inline)) void blocks(const sk_affine_quant_c
  * output to 32 bytes when the run's traffic reaches the cache size,
  * stream.h), the head and the rest by the generic leaf. */
 static inline __attribute__((always_inline)) void run(const sk_affine_quant_ctx *c, const void *src, void *out,
-                                                      size_t n, int input, int mode, enum sk_aq_kind kind,
-                                                      sk_span_leaf *generic) {
+                                                      size_t n, int input, int mode, sk_span_leaf *generic,
+                                                      enum sk_aq_kind kind) {
     const size_t size = input == SK_QUANT_F32 ? 4 : 2, width = (size_t)c->width;
     size_t i = 0;
     const int stream = n >= 2 * BLOCK && (uintptr_t)out % width == 0 && sk_stream_run(n, size, width);
@@ -187,25 +187,7 @@ static inline __attribute__((always_inline)) void span(const void *ctx, const vo
         generic(ctx, src, dst, n);
         return;
     }
-    switch (sk_aq_kind_of(c)) {
-    case SK_AQ_I8:
-        run(c, src, dst, n, input, mode, SK_AQ_I8, generic);
-        break;
-    case SK_AQ_U8:
-        run(c, src, dst, n, input, mode, SK_AQ_U8, generic);
-        break;
-    case SK_AQ_ISUB:
-        run(c, src, dst, n, input, mode, SK_AQ_ISUB, generic);
-        break;
-    case SK_AQ_USUB:
-        run(c, src, dst, n, input, mode, SK_AQ_USUB, generic);
-        break;
-    case SK_AQ_I16:
-        run(c, src, dst, n, input, mode, SK_AQ_I16, generic);
-        break;
-    default:
-        run(c, src, dst, n, input, mode, SK_AQ_U16, generic);
-    }
+    SK_AQ_BY_KIND(c, run, c, src, dst, n, input, mode, generic);
 }
 
 /* ---- Packed sub-byte output, fused --------------------------------------- */

@@ -188,31 +188,13 @@ static __attribute__((noinline)) void padded(const sk_affine_quant_ctx *c, const
     memcpy(in, (const char *)src + i * size, (n - i) * size);
     const params q = make_params(c);
     const block p = products(load_block(in, 0, input), q.m);
-    switch (sk_aq_kind_of(c)) {
-    case SK_AQ_I8:
-        store_block(&q, p, result, 0, mode, OUT_I8);
-        break;
-    case SK_AQ_U8:
-        store_block(&q, p, result, 0, mode, OUT_U8);
-        break;
-    case SK_AQ_ISUB:
-        store_block(&q, p, result, 0, mode, OUT_ISUB);
-        break;
-    case SK_AQ_USUB:
-        store_block(&q, p, result, 0, mode, OUT_USUB);
-        break;
-    case SK_AQ_I16:
-        store_block(&q, p, result, 0, mode, OUT_I16);
-        break;
-    default:
-        store_block(&q, p, result, 0, mode, OUT_U16);
-    }
+    SK_AQ_BY_KIND(c, store_block, &q, p, result, 0, mode);
     memcpy((char *)out + i * width, result, (n - i) * width);
 }
 
 /* Whole blocks, two per iteration then one, then the tail. */
 static inline __attribute__((always_inline)) void run(const sk_affine_quant_ctx *c, const void *src, void *out,
-                                                      size_t n, int input, int mode, int kind, int flushes) {
+                                                      size_t n, int input, int mode, int flushes, int kind) {
     const params q = make_params(c);
     size_t i = 0;
     for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) {
@@ -245,34 +227,11 @@ static inline __attribute__((always_inline)) void run(const sk_affine_quant_ctx 
         padded(c, src, out, i, n, input, mode);
 }
 
-static inline __attribute__((always_inline)) void run_kind(const sk_affine_quant_ctx *c, const void *src, void *out,
-                                                           size_t n, int input, int mode, int flushes) {
-    switch (sk_aq_kind_of(c)) {
-    case SK_AQ_I8:
-        run(c, src, out, n, input, mode, OUT_I8, flushes);
-        break;
-    case SK_AQ_U8:
-        run(c, src, out, n, input, mode, OUT_U8, flushes);
-        break;
-    case SK_AQ_ISUB:
-        run(c, src, out, n, input, mode, OUT_ISUB, flushes);
-        break;
-    case SK_AQ_USUB:
-        run(c, src, out, n, input, mode, OUT_USUB, flushes);
-        break;
-    case SK_AQ_I16:
-        run(c, src, out, n, input, mode, OUT_I16, flushes);
-        break;
-    default:
-        run(c, src, out, n, input, mode, OUT_U16, flushes);
-    }
-}
-
 static inline __attribute__((always_inline)) void span(const void *ctx, const void *src, void *dst, size_t n, int input,
                                                        int mode) {
     const sk_affine_quant_ctx *c = ctx;
     if (!c->flushes) {
-        run_kind(c, src, dst, n, input, mode, 0);
+        SK_AQ_BY_KIND(c, run, c, src, dst, n, input, mode, 0);
         return;
     }
     uint32_t m;
@@ -280,7 +239,7 @@ static inline __attribute__((always_inline)) void span(const void *ctx, const vo
     if ((m & 0x7f800000u) == 0) /* subnormal multiplier: FMUL would flush it */
         exact(c, src, dst, 0, n, input, mode);
     else
-        run_kind(c, src, dst, n, input, mode, 1);
+        SK_AQ_BY_KIND(c, run, c, src, dst, n, input, mode, 1);
 }
 
 /* ---- Packed sub-byte output, fused ---------------------------------------
