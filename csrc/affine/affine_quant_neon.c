@@ -36,7 +36,7 @@
  * path too; otherwise it runs as one zero-padded block on the stack. */
 #include "affine.h"
 #if SK_HAVE_NEON
-#include "../common/neon.h"
+#include "../quant/quant_neon_lanes.h"
 
 /* How a block's int32 values become the storage's elements (affine.h). */
 enum {
@@ -47,10 +47,6 @@ enum {
     OUT_I16 = SK_AQ_I16,
     OUT_U16 = SK_AQ_U16
 };
-
-typedef struct block {
-    float32x4_t x0, x1, x2, x3;
-} block;
 
 /* The context's values as vectors, made once per call. */
 typedef struct params {
@@ -65,51 +61,6 @@ static inline __attribute__((always_inline)) params make_params(const sk_affine_
     params p = {vdupq_n_f32(c->multiplier),   vdupq_n_s16((int16_t)c->zero_point), vdupq_n_s32(c->zero_point),
                 vdupq_n_s8((int8_t)c->least), vdupq_n_s8((int8_t)c->greatest),     vdupq_n_u8((uint8_t)c->mask)};
     return p;
-}
-
-static inline __attribute__((always_inline)) block load_block(const void *src, size_t i, int input) {
-    block b;
-    if (input == SK_QUANT_F32) {
-        const float *in = (const float *)src + i;
-        b.x0 = vld1q_f32(in);
-        b.x1 = vld1q_f32(in + 4);
-        b.x2 = vld1q_f32(in + 8);
-        b.x3 = vld1q_f32(in + 12);
-    } else {
-        const uint16_t *in = (const uint16_t *)src + i;
-        const uint16x8_t a = vld1q_u16(in), c = vld1q_u16(in + 8);
-        if (input == SK_QUANT_BF16) {
-            b.x0 = vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(a), 16));
-            b.x1 = vreinterpretq_f32_u32(vshll_high_n_u16(a, 16));
-            b.x2 = vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(c), 16));
-            b.x3 = vreinterpretq_f32_u32(vshll_high_n_u16(c, 16));
-        } else {
-            const float16x8_t ha = vreinterpretq_f16_u16(a), hc = vreinterpretq_f16_u16(c);
-            b.x0 = vcvt_f32_f16(vget_low_f16(ha));
-            b.x1 = vcvt_high_f32_f16(ha);
-            b.x2 = vcvt_f32_f16(vget_low_f16(hc));
-            b.x3 = vcvt_high_f32_f16(hc);
-        }
-    }
-    return b;
-}
-
-static inline __attribute__((always_inline)) block products(block x, float32x4_t m) {
-    block p = {vmulq_f32(x.x0, m), vmulq_f32(x.x1, m), vmulq_f32(x.x2, m), vmulq_f32(x.x3, m)};
-    return p;
-}
-
-static inline __attribute__((always_inline)) int32x4_t to_int(float32x4_t p, int mode) {
-    switch (mode) {
-    case SK_QUANT_NEAREST_EVEN:
-        return vcvtnq_s32_f32(p);
-    case SK_QUANT_TOWARD_ZERO:
-        return vcvtq_s32_f32(p);
-    case SK_QUANT_TOWARD_POSITIVE:
-        return vcvtpq_s32_f32(p);
-    default:
-        return vcvtmq_s32_f32(p);
-    }
 }
 
 /* Sixteen int32 results as bytes of a one-byte type, clamped to its range;
@@ -157,21 +108,6 @@ static inline __attribute__((always_inline)) void store_block(const params *q, b
     vst1q_u8((uint8_t *)out + i, to_bytes(q, r0, r1, r2, r3, kind, 1));
 }
 
-/* Lanes whose input is nonzero and whose product has a zero exponent field. */
-static inline __attribute__((always_inline)) uint32x4_t flushed(float32x4_t x, float32x4_t p) {
-    const uint32x4_t xa = vandq_u32(vreinterpretq_u32_f32(x), vdupq_n_u32(0x7fffffffu));
-    const uint32x4_t pe = vandq_u32(vreinterpretq_u32_f32(p), vdupq_n_u32(0x7f800000u));
-    return vbicq_u32(vtstq_u32(xa, xa), vtstq_u32(pe, pe));
-}
-
-static inline __attribute__((always_inline)) uint64_t repairs(block x, block p, block y, block q) {
-    const uint32x4_t a = vorrq_u32(vorrq_u32(flushed(x.x0, p.x0), flushed(x.x1, p.x1)),
-                                   vorrq_u32(flushed(x.x2, p.x2), flushed(x.x3, p.x3)));
-    const uint32x4_t b = vorrq_u32(vorrq_u32(flushed(y.x0, q.x0), flushed(y.x1, q.x1)),
-                                   vorrq_u32(flushed(y.x2, q.x2), flushed(y.x3, q.x3)));
-    return vget_lane_u64(vreinterpret_u64_u16(vshrn_n_u32(vorrq_u32(a, b), 16)), 0);
-}
-
 /* Elements [i, end) by the exact path: out of line (rare; only under FZ). */
 static __attribute__((noinline)) void exact(const sk_affine_quant_ctx *c, const void *src, void *out, size_t i,
                                             size_t end, int input, int mode) {
@@ -187,7 +123,7 @@ static __attribute__((noinline)) void padded(const sk_affine_quant_ctx *c, const
     _Alignas(16) char result[SK_BLOCK * 2];
     memcpy(in, (const char *)src + i * size, (n - i) * size);
     const params q = make_params(c);
-    const block p = products(load_block(in, 0, input), q.m);
+    const block p = products(load_block(in, 0, NULL, input, 1), q.m);
     SK_AQ_BY_KIND(c, store_block, &q, p, result, 0, mode);
     memcpy((char *)out + i * width, result, (n - i) * width);
 }
@@ -199,11 +135,12 @@ static inline __attribute__((always_inline)) void run(const sk_affine_quant_ctx 
     size_t i = 0;
     for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) {
         if (!flushes) {
-            store_block(&q, products(load_block(src, i, input), q.m), out, i, mode, kind);
-            store_block(&q, products(load_block(src, i + SK_BLOCK, input), q.m), out, i + SK_BLOCK, mode, kind);
+            store_block(&q, products(load_block(src, i, NULL, input, 1), q.m), out, i, mode, kind);
+            store_block(&q, products(load_block(src, i + SK_BLOCK, NULL, input, 1), q.m), out, i + SK_BLOCK, mode,
+                        kind);
             continue;
         }
-        const block x = load_block(src, i, input), y = load_block(src, i + SK_BLOCK, input);
+        const block x = load_block(src, i, NULL, input, 1), y = load_block(src, i + SK_BLOCK, NULL, input, 1);
         const block a = products(x, q.m), b = products(y, q.m);
         if (repairs(x, a, y, b)) {
             exact(c, src, out, i, i + 2 * SK_BLOCK, input, mode);
@@ -213,7 +150,7 @@ static inline __attribute__((always_inline)) void run(const sk_affine_quant_ctx 
         }
     }
     if (i + SK_BLOCK <= n) {
-        const block x = load_block(src, i, input), p = products(x, q.m);
+        const block x = load_block(src, i, NULL, input, 1), p = products(x, q.m);
         if (flushes && repairs(x, p, x, p))
             exact(c, src, out, i, i + SK_BLOCK, input, mode);
         else
@@ -257,16 +194,20 @@ static inline __attribute__((always_inline)) size_t packed(const sk_affine_quant
     size_t i = 0;
     if (bits == 4) {
         for (; i + 2 * SK_BLOCK <= n; i += 2 * SK_BLOCK) {
-            const uint8x16_t a = block_bytes(&q, products(load_block(src, i, input), q.m), mode, kind);
-            const uint8x16_t b = block_bytes(&q, products(load_block(src, i + SK_BLOCK, input), q.m), mode, kind);
+            const uint8x16_t a = block_bytes(&q, products(load_block(src, i, NULL, input, 1), q.m), mode, kind);
+            const uint8x16_t b =
+                block_bytes(&q, products(load_block(src, i + SK_BLOCK, NULL, input, 1), q.m), mode, kind);
             vst1q_u8(dst + i / 2, vsliq_n_u8(vuzp1q_u8(a, b), vuzp2q_u8(a, b), 4));
         }
     } else {
         for (; i + 4 * SK_BLOCK <= n; i += 4 * SK_BLOCK) {
-            const uint8x16_t a = block_bytes(&q, products(load_block(src, i, input), q.m), mode, kind);
-            const uint8x16_t b = block_bytes(&q, products(load_block(src, i + SK_BLOCK, input), q.m), mode, kind);
-            const uint8x16_t x = block_bytes(&q, products(load_block(src, i + 2 * SK_BLOCK, input), q.m), mode, kind);
-            const uint8x16_t y = block_bytes(&q, products(load_block(src, i + 3 * SK_BLOCK, input), q.m), mode, kind);
+            const uint8x16_t a = block_bytes(&q, products(load_block(src, i, NULL, input, 1), q.m), mode, kind);
+            const uint8x16_t b =
+                block_bytes(&q, products(load_block(src, i + SK_BLOCK, NULL, input, 1), q.m), mode, kind);
+            const uint8x16_t x =
+                block_bytes(&q, products(load_block(src, i + 2 * SK_BLOCK, NULL, input, 1), q.m), mode, kind);
+            const uint8x16_t y =
+                block_bytes(&q, products(load_block(src, i + 3 * SK_BLOCK, NULL, input, 1), q.m), mode, kind);
             const uint8x16_t ab = vsliq_n_u8(vuzp1q_u8(a, b), vuzp2q_u8(a, b), 2);
             const uint8x16_t xy = vsliq_n_u8(vuzp1q_u8(x, y), vuzp2q_u8(x, y), 2);
             vst1q_u8(dst + i / 4, vsliq_n_u8(vuzp1q_u8(ab, xy), vuzp2q_u8(ab, xy), 4));
