@@ -216,15 +216,25 @@ void sk_affine_dequant_table_init(sk_affine_dequant_ctx *c, int storage, int bf1
 /* A per-tensor context (mask and sign of the storage; any zero point). */
 void sk_affine_dequant_ctx_init(sk_affine_dequant_ctx *c, int storage, uint32_t scale_bits, int32_t zero_point);
 
-/* An execute's scratch: present, long enough and apart from both ports
- * (when the plan needs one). */
-static inline int sk_affine_scratch_ok(const sk_binding *b, const void *src, const void *dst, uint64_t need,
-                                       const void *scratch, uint64_t have) {
-    if (need == 0) return 1;
+/* An execute's ports and scratch, checked before any byte is written: the
+ * binding, then, for a walk with elements, the scratch (present, long
+ * enough and apart from both ports, when the plan needs one).  SK_OK or
+ * the status to return; *empty: the walk has nothing to compute. */
+static inline int sk_affine_bind(const sk_binding *b, const sk_walk *w, const void *src, uint64_t src_len, void *dst,
+                                 uint64_t dst_len, uint64_t need, const void *scratch, uint64_t have, int *empty) {
+    const int status = sk_binding_check(b, src, src_len, dst, dst_len);
+    *empty = w->runs == 0;
+    if (status != SK_OK || *empty || need == 0) return status;
     const uintptr_t s = (uintptr_t)scratch, i = (uintptr_t)src, o = (uintptr_t)dst;
     return scratch && have >= need && have <= (uint64_t)INT64_MAX && s <= UINTPTR_MAX - need &&
-           (s + need <= i || i + b->in_nbytes <= s) && (s + need <= o || o + b->out_nbytes <= s);
+                   (s + need <= i || i + b->in_nbytes <= s) && (s + need <= o || o + b->out_nbytes <= s)
+               ? SK_OK
+               : SK_INVALID_BINDING;
 }
+
+/* A scratch of `bytes` for the 5-argument entries (sk_affine_*_run): NULL
+ * when none is needed; *status SK_OVERFLOW when it cannot be had. */
+void *sk_affine_scratch_new(uint64_t bytes, int *status);
 
 #define SK_LEAF SK_LEAF_DECLARE
 #include "affine_quant_kernels.inc"

@@ -186,11 +186,10 @@ int sk_affine_dequant_execute(const sk_affine_dequant_plan *plan, const void *sr
     if (!plan->prepared || !codes_ok(plan) || plan->variant < 0 || plan->variant >= SK_AFFINE_DEQUANT_VARIANTS ||
         !sk_route_usable(plan->route))
         return SK_INVALID_OPERATION;
-    const int status = sk_binding_check(&plan->binding, src, src_len, dst, dst_len);
-    if (status != SK_OK) return status;
-    if (plan->walk.runs == 0) return SK_OK; /* empty: no arithmetic, no FP-state requirement */
-    if (!sk_affine_scratch_ok(&plan->binding, src, dst, plan->scratch_bytes, scratch, scratch_len))
-        return SK_INVALID_BINDING;
+    int empty; /* no arithmetic, no FP-state requirement */
+    const int status = sk_affine_bind(&plan->binding, &plan->walk, src, src_len, dst, dst_len, plan->scratch_bytes,
+                                      scratch, scratch_len, &empty);
+    if (status != SK_OK || empty) return status;
     /* Before any conversion or write: the roundings need nearest rounding
      * and gradual underflow, and no trap may fire mid-tensor. */
     if (sk_fenv_control_unmet(sk_fenv_control(), sk_fenv_needs(SK_OP_AFFINE_DEQUANT)))
@@ -210,11 +209,10 @@ int sk_affine_dequant_execute(const sk_affine_dequant_plan *plan, const void *sr
 
 int sk_affine_dequant_run(const sk_affine_dequant_plan *plan, const void *src, uint64_t src_len, void *dst,
                           uint64_t dst_len) {
-    if (plan->scratch_bytes == 0) return sk_affine_dequant_execute(plan, src, src_len, dst, dst_len, NULL, 0);
-    if (plan->scratch_bytes > SIZE_MAX) return SK_OVERFLOW;
-    void *scratch = malloc((size_t)plan->scratch_bytes);
-    if (!scratch) return SK_OVERFLOW;
-    const int status = sk_affine_dequant_execute(plan, src, src_len, dst, dst_len, scratch, plan->scratch_bytes);
+    int status = SK_OK;
+    void *scratch = sk_affine_scratch_new(plan->scratch_bytes, &status);
+    if (status == SK_OK)
+        status = sk_affine_dequant_execute(plan, src, src_len, dst, dst_len, scratch, plan->scratch_bytes);
     free(scratch);
     return status;
 }

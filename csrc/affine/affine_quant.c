@@ -175,11 +175,10 @@ static void run_fused(const sk_affine_quant_plan *plan, const void *src, void *d
 int sk_affine_quant_execute(const sk_affine_quant_plan *plan, const void *src, uint64_t src_len, void *dst,
                             uint64_t dst_len, void *scratch, uint64_t scratch_len) {
     if (!plan->prepared || !codes_ok(plan) || !sk_route_usable(plan->route)) return SK_INVALID_OPERATION;
-    const int status = sk_binding_check(&plan->binding, src, src_len, dst, dst_len);
-    if (status != SK_OK) return status;
-    if (plan->walk.runs == 0) return SK_OK; /* empty: nothing to compute */
-    if (!sk_affine_scratch_ok(&plan->binding, src, dst, plan->scratch_bytes, scratch, scratch_len))
-        return SK_INVALID_BINDING;
+    int empty; /* no arithmetic, no FP-state requirement */
+    const int status = sk_affine_bind(&plan->binding, &plan->walk, src, src_len, dst, dst_len, plan->scratch_bytes,
+                                      scratch, scratch_len, &empty);
+    if (status != SK_OK || empty) return status;
     /* The product rounding needs nearest rounding and no trap may fire;
      * flush-to-zero/denormals-are-zero are repaired exactly.  One reading
      * of the control register serves the check and picks the context. */
@@ -199,11 +198,10 @@ int sk_affine_quant_execute(const sk_affine_quant_plan *plan, const void *src, u
 
 int sk_affine_quant_run(const sk_affine_quant_plan *plan, const void *src, uint64_t src_len, void *dst,
                         uint64_t dst_len) {
-    if (plan->scratch_bytes == 0) return sk_affine_quant_execute(plan, src, src_len, dst, dst_len, NULL, 0);
-    if (plan->scratch_bytes > SIZE_MAX) return SK_OVERFLOW;
-    void *scratch = malloc((size_t)plan->scratch_bytes);
-    if (!scratch) return SK_OVERFLOW;
-    const int status = sk_affine_quant_execute(plan, src, src_len, dst, dst_len, scratch, plan->scratch_bytes);
+    int status = SK_OK;
+    void *scratch = sk_affine_scratch_new(plan->scratch_bytes, &status);
+    if (status == SK_OK)
+        status = sk_affine_quant_execute(plan, src, src_len, dst, dst_len, scratch, plan->scratch_bytes);
     free(scratch);
     return status;
 }

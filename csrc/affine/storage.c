@@ -1,6 +1,7 @@
 /* The storage types of affine quant and dequant: their ranges, the one
  * parameter checker of the two operations, and the packed sub-byte images
  * (sk_pack, sk_unpack and the plans' chunks). */
+#include <stdlib.h>
 #include "affine.h"
 #include "affine_params.h"
 
@@ -259,4 +260,10 @@ int sk_pack(int storage, const void *src, uint64_t src_len, void *dst, uint64_t 
 
 int sk_unpack(int storage, const void *src, uint64_t src_len, void *dst, uint64_t dst_len, uint64_t count) {
     return pack_entry(storage, src, src_len, dst, dst_len, count, 0);
+}
+
+void *sk_affine_scratch_new(uint64_t bytes, int *status) {
+    void *scratch = bytes == 0 || bytes > SIZE_MAX ? NULL : malloc((size_t)bytes);
+    *status = bytes != 0 && !scratch ? SK_OVERFLOW : SK_OK;
+    return scratch;
 }
