@@ -120,6 +120,7 @@ static inline __attribute__((always_inline)) void block(const params *p, const v
     const __mmask64 m = r >= BLOCK ? ~(__mmask64)0 : ((__mmask64)1 << r) - 1;
     const int full = mode != MASKED;
     if (kind == IN_TAB && bf16) { /* one word lookup per 32 elements */
+#pragma GCC unroll 4
         for (int k = 0; k < 2; ++k) {
             const uint8_t *s = (const uint8_t *)src + i + 32 * k;
             const __mmask32 mk = (__mmask32)(m >> (32 * k));
@@ -130,12 +131,14 @@ static inline __attribute__((always_inline)) void block(const params *p, const v
         return;
     }
     __m512 v[4];
+#pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) v[k] = f32x16(p, load16(src, i + 16 * k, kind, (__mmask16)(m >> (16 * k)), full), kind);
     if (bf16) {
         uint16_t *o = (uint16_t *)dst + i;
         store_words(o, sk_avx512_bf16_pack(v[0], v[1]), (__mmask32)m, mode);
         store_words(o + 32, sk_avx512_bf16_pack(v[2], v[3]), (__mmask32)(m >> 32), mode);
     } else {
+#pragma GCC unroll 4
         for (int k = 0; k < 4; ++k) store_f32((float *)dst + i + 16 * k, v[k], (__mmask16)(m >> (16 * k)), mode);
     }
 }
@@ -254,12 +257,14 @@ static inline __attribute__((always_inline)) size_t packed_steps(const sk_affine
         n * size + n * (size_t)bits / 8 >= sk_stream_threshold()) {
         for (; i < head; ++i) table_element(c, src, dst, i, bits, size);
         for (; i + BLOCK <= n; i += BLOCK)
+#pragma GCC unroll 4
             for (size_t k = 0; k < BLOCK; k += step) packed_step(p, ctrl, src, dst, i + k, bits, bf16, STREAM);
         for (; i + step <= n; i += step) packed_step(p, ctrl, src, dst, i, bits, bf16, STREAM);
         _mm_sfence(); /* streamed lines are visible before the call returns */
         return i;
     }
     for (; i + BLOCK <= n; i += BLOCK)
+#pragma GCC unroll 4
         for (size_t k = 0; k < BLOCK; k += step) packed_step(p, ctrl, src, dst, i + k, bits, bf16, PLAIN);
     for (; i + step <= n; i += step) packed_step(p, ctrl, src, dst, i, bits, bf16, PLAIN);
     return i;
