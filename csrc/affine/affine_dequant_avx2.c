@@ -118,7 +118,117 @@ static inline __attribute__((always_inline)) void span(const void *ctx, const vo
     }
 }
 
+/* ---- Packed INT4, UINT4, INT2, UINT2 by table --------------------------
+ * A per-tensor sub-byte context made at preparation holds the type's 16
+ * results (sk_affine_dequant_table_init, by the element path itself: the
+ * same bits); entry v is the result of v & mask, so an index needs only
+ * its low 4 bits right.  FP32, 8 elements per step: their 4 (INT4) or 2
+ * (INT2) bytes in every lane, VPSRLVD by each element's bit offset, then
+ * VPERMPS over entries 0-7 and over 8-15 (low 3 bits) and a blend on bit 3
+ * (moved to the sign).  BF16, 32 elements per step: the nibbles or crumbs
+ * masked apart and interleaved into element order (an index byte per
+ * element, each below 16), VPSHUFB of the low and of the high byte plane,
+ * the two interleaved into words.  Whole steps only; the leaves return how
+ * many elements they did and sk_affine_dequant_dense runs the rest. */
+
+/* 32 BF16 words (two vectors, elements 0-15 and 16-31) of the index bytes
+ * of elements 0-15 (e0) and 16-31 (e1). */
+static inline __attribute__((always_inline)) void words32(__m256i lo_plane, __m256i hi_plane, __m128i e0, __m128i e1,
+                                                          __m256i *a, __m256i *b) {
+    const __m256i idx = _mm256_inserti128_si256(_mm256_castsi128_si256(e0), e1, 1);
+    const __m256i l = _mm256_shuffle_epi8(lo_plane, idx), h = _mm256_shuffle_epi8(hi_plane, idx);
+    const __m256i w0 = _mm256_unpacklo_epi8(l, h), w1 = _mm256_unpackhi_epi8(l, h); /* 0-7 | 16-23, 8-15 | 24-31 */
+    *a = _mm256_permute2x128_si256(w0, w1, 0x20);
+    *b = _mm256_permute2x128_si256(w0, w1, 0x31);
+}
+
+static inline __attribute__((always_inline)) void packed_step(const sk_affine_dequant_ctx *c, const __m256i *t,
+                                                              const uint8_t *src, void *dst, size_t i, int bits,
+                                                              int bf16, int stream) {
+    const uint8_t *s = src + i * (size_t)bits / 8;
+    if (bf16) {
+        __m128i e0, e1;
+        if (bits == 4) { /* 16 bytes: low nibbles are the even elements */
+            const __m128i x = _mm_loadu_si128((const __m128i *)s), low = _mm_set1_epi8(0x0f);
+            const __m128i even = _mm_and_si128(x, low), odd = _mm_and_si128(_mm_srli_epi16(x, 4), low);
+            e0 = _mm_unpacklo_epi8(even, odd);
+            e1 = _mm_unpackhi_epi8(even, odd);
+        } else { /* 8 bytes: crumb k of byte j is element 4j + k */
+            const __m128i x = _mm_loadl_epi64((const __m128i *)s), low = _mm_set1_epi8(0x03);
+            const __m128i c0 = _mm_and_si128(x, low), c1 = _mm_and_si128(_mm_srli_epi16(x, 2), low);
+            const __m128i c2 = _mm_and_si128(_mm_srli_epi16(x, 4), low), c3 = _mm_and_si128(_mm_srli_epi16(x, 6), low);
+            const __m128i a = _mm_unpacklo_epi8(c0, c1), b = _mm_unpacklo_epi8(c2, c3);
+            e0 = _mm_unpacklo_epi16(a, b);
+            e1 = _mm_unpackhi_epi16(a, b);
+        }
+        __m256i w0, w1;
+        words32(t[0], t[1], e0, e1, &w0, &w1);
+        sk_avx2_store((uint16_t *)dst + i, w0, stream);
+        sk_avx2_store((uint16_t *)dst + i + 16, w1, stream);
+    } else {
+        uint32_t d = 0;
+        memcpy(&d, s, (size_t)bits); /* 8 elements: 4 bytes (INT4) or 2 (INT2) */
+        const __m256i shift =
+            bits == 4 ? _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28) : _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+        const __m256i idx = _mm256_srlv_epi32(_mm256_set1_epi32((int)d), shift);
+        const __m256 lo = _mm256_permutevar8x32_ps(_mm256_castsi256_ps(t[0]), idx);
+        const __m256 hi = _mm256_permutevar8x32_ps(_mm256_castsi256_ps(t[1]), idx);
+        const __m256 r = _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)));
+        sk_avx2_store((float *)dst + i, _mm256_castps_si256(r), stream);
+    }
+    (void)c;
+}
+
+static inline __attribute__((always_inline)) size_t packed_steps(const sk_affine_dequant_ctx *c, const uint8_t *src,
+                                                                 void *dst, size_t n, int bits, int bf16) {
+    __m256i t[2];
+    if (bf16) { /* the low and the high byte plane, in both halves */
+        t[0] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)c->table));
+        t[1] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(c->table + 16)));
+    } else { /* entries 0-7 and 8-15 as FP32 bits */
+        for (int h = 0; h < 2; ++h) {
+            __m256i e = _mm256_setzero_si256();
+            for (int p = 0; p < 4; ++p)
+                e = _mm256_or_si256(
+                    e, _mm256_slli_epi32(
+                           _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(c->table + 16 * p + 8 * h))), 8 * p));
+            t[h] = e;
+        }
+    }
+    const size_t size = bf16 ? 2 : 4, step = bf16 ? 32 : 8;
+    size_t i = 0, head = ((size_t)0 - (uintptr_t)dst) % 32 / size;
+    /* Streamed when large, the output whole elements and the head ending on a byte of the image. */
+    if (n >= BLOCK && (uintptr_t)dst % size == 0 && head * (size_t)bits % 8 == 0 &&
+        n * size + n * (size_t)bits / 8 >= sk_stream_threshold()) {
+        for (; i < head; ++i) sk_ad_table_element(c, src, dst, i, bits, size);
+        for (; i + BLOCK <= n; i += BLOCK)
+#pragma GCC unroll 4
+            for (size_t k = 0; k < BLOCK; k += step) packed_step(c, t, src, dst, i + k, bits, bf16, 1);
+        for (; i + step <= n; i += step) packed_step(c, t, src, dst, i, bits, bf16, 1);
+        _mm_sfence(); /* streamed lines are visible before the call returns */
+        return i;
+    }
+    for (; i + BLOCK <= n; i += BLOCK)
+#pragma GCC unroll 4
+        for (size_t k = 0; k < BLOCK; k += step) packed_step(c, t, src, dst, i + k, bits, bf16, 0);
+    for (; i + step <= n; i += step) packed_step(c, t, src, dst, i, bits, bf16, 0);
+    return i;
+}
+
+static inline __attribute__((always_inline)) size_t packed(const void *ctx, const void *src, void *dst, size_t n,
+                                                           int bf16) {
+    const sk_affine_dequant_ctx *c = ctx;
+    if (!c->table_ready || (c->mask != 0xfu && c->mask != 0x3u)) return 0;
+    return c->mask == 0xfu ? packed_steps(c, src, dst, n, 4, bf16) : packed_steps(c, src, dst, n, 2, bf16);
+}
+
 /* The leaves (affine_dequant_kernels.inc). */
+size_t sk_affine_dequant_packed_f32__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed(ctx, src, dst, n, 0);
+}
+size_t sk_affine_dequant_packed_bf16__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    return packed(ctx, src, dst, n, 1);
+}
 void sk_affine_dequant_w8_f32_dense__avx2(const void *ctx, const void *src, void *dst, size_t n) {
     span(ctx, src, dst, n, 1, 0);
 }

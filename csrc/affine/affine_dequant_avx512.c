@@ -206,14 +206,6 @@ static inline __attribute__((always_inline)) void span(const void *ctx, const vo
  * bits.  VPMULTISHIFTQB takes 8 bits from each control byte's offset within
  * the lane; only the index byte's control matters. */
 
-/* Element j of the packed image through the table (heads before the
- * streamed blocks). */
-static inline void table_element(const sk_affine_dequant_ctx *c, const uint8_t *src, uint8_t *dst, size_t j, int bits,
-                                 size_t size) {
-    const unsigned v = (unsigned)(src[j * (size_t)bits / 8] >> (j * (size_t)bits % 8)) & 0xfu;
-    for (size_t b = 0; b < size; ++b) dst[j * size + b] = c->table[16 * b + v];
-}
-
 /* One step at element i: FP32 16 results, BF16 32. */
 static inline __attribute__((always_inline)) void packed_step(const params *p, __m512i ctrl, const uint8_t *src,
                                                               void *dst, size_t i, int bits, int bf16, int mode) {
@@ -255,7 +247,7 @@ static inline __attribute__((always_inline)) size_t packed_steps(const sk_affine
     /* Streamed when large and the head ends on a byte of the image. */
     if (n >= BLOCK && head < step && head * (size_t)bits % 8 == 0 &&
         n * size + n * (size_t)bits / 8 >= sk_stream_threshold()) {
-        for (; i < head; ++i) table_element(c, src, dst, i, bits, size);
+        for (; i < head; ++i) sk_ad_table_element(c, src, dst, i, bits, size);
         for (; i + BLOCK <= n; i += BLOCK)
 #pragma GCC unroll 4
             for (size_t k = 0; k < BLOCK; k += step) packed_step(p, ctrl, src, dst, i + k, bits, bf16, STREAM);
