@@ -122,13 +122,16 @@ static inline __attribute__((always_inline)) void span(const void *ctx, const vo
  * A per-tensor sub-byte context made at preparation holds the type's 16
  * results (sk_affine_dequant_table_init, by the element path itself: the
  * same bits); entry v is the result of v & mask, so an index needs only
- * its low 4 bits right.  FP32, 8 elements per step: their 4 (INT4) or 2
- * (INT2) bytes in every lane, VPSRLVD by each element's bit offset, then
- * VPERMPS over entries 0-7 and over 8-15 (low 3 bits) and a blend on bit 3
- * (moved to the sign).  BF16, 32 elements per step: the nibbles or crumbs
+ * its low 4 bits right.  BF16, 32 elements per step: the nibbles or crumbs
  * masked apart and interleaved into element order (an index byte per
  * element, each below 16), VPSHUFB of the low and of the high byte plane,
- * the two interleaved into words.  Whole steps only; the leaves return how
+ * the two interleaved into words.  FP32 computes instead (fewer shuffles
+ * than a 16-entry lookup in 8-lane permutes), 8 elements per step: their 4
+ * (INT4) or 2 (INT2) bytes in every lane, VPSLLVD putting element k's top
+ * bit at bit 31, then an arithmetic (signed types) or logical shift right
+ * by 32 - bits: q exactly, sign-extended as ((raw & mask) ^ sign) - sign
+ * is; then d = q - zp wrapping, VCVTDQ2PS and VMULPS, the formula as in the
+ * span leaves.  Whole steps only; the leaves return how
  * many elements they did and sk_affine_dequant_dense runs the rest. */
 
 /* 32 BF16 words (two vectors, elements 0-15 and 16-31) of the index bytes
@@ -144,7 +147,7 @@ static inline __attribute__((always_inline)) void words32(__m256i lo_plane, __m2
 
 static inline __attribute__((always_inline)) void packed_step(const sk_affine_dequant_ctx *c, const __m256i *t,
                                                               const uint8_t *src, void *dst, size_t i, int bits,
-                                                              int bf16, int stream) {
+                                                              int bf16, int sgn, int stream) {
     const uint8_t *s = src + i * (size_t)bits / 8;
     if (bf16) {
         __m128i e0, e1;
@@ -168,32 +171,25 @@ static inline __attribute__((always_inline)) void packed_step(const sk_affine_de
     } else {
         uint32_t d = 0;
         memcpy(&d, s, (size_t)bits); /* 8 elements: 4 bytes (INT4) or 2 (INT2) */
-        const __m256i shift =
-            bits == 4 ? _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28) : _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
-        const __m256i idx = _mm256_srlv_epi32(_mm256_set1_epi32((int)d), shift);
-        const __m256 lo = _mm256_permutevar8x32_ps(_mm256_castsi256_ps(t[0]), idx);
-        const __m256 hi = _mm256_permutevar8x32_ps(_mm256_castsi256_ps(t[1]), idx);
-        const __m256 r = _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)));
+        const __m256i top = bits == 4 ? _mm256_setr_epi32(28, 24, 20, 16, 12, 8, 4, 0)
+                                      : _mm256_setr_epi32(30, 28, 26, 24, 22, 20, 18, 16);
+        const __m256i x = _mm256_sllv_epi32(_mm256_set1_epi32((int)d), top);
+        const __m256i q = sgn ? _mm256_srai_epi32(x, 32 - bits) : _mm256_srli_epi32(x, 32 - bits);
+        const __m256 r = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(q, t[0])), _mm256_castsi256_ps(t[1]));
         sk_avx2_store((float *)dst + i, _mm256_castps_si256(r), stream);
     }
     (void)c;
 }
 
 static inline __attribute__((always_inline)) size_t packed_steps(const sk_affine_dequant_ctx *c, const uint8_t *src,
-                                                                 void *dst, size_t n, int bits, int bf16) {
+                                                                 void *dst, size_t n, int bits, int bf16, int sgn) {
     __m256i t[2];
     if (bf16) { /* the low and the high byte plane, in both halves */
         t[0] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)c->table));
         t[1] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(c->table + 16)));
-    } else { /* entries 0-7 and 8-15 as FP32 bits */
-        for (int h = 0; h < 2; ++h) {
-            __m256i e = _mm256_setzero_si256();
-            for (int p = 0; p < 4; ++p)
-                e = _mm256_or_si256(
-                    e, _mm256_slli_epi32(
-                           _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(c->table + 16 * p + 8 * h))), 8 * p));
-            t[h] = e;
-        }
+    } else { /* the zero point and the scale's bits */
+        t[0] = _mm256_set1_epi32(c->zero_point);
+        t[1] = _mm256_castps_si256(_mm256_set1_ps(c->scale));
     }
     const size_t size = bf16 ? 2 : 4, step = bf16 ? 32 : 8;
     size_t i = 0, head = ((size_t)0 - (uintptr_t)dst) % 32 / size;
@@ -203,15 +199,15 @@ static inline __attribute__((always_inline)) size_t packed_steps(const sk_affine
         for (; i < head; ++i) sk_ad_table_element(c, src, dst, i, bits, size);
         for (; i + BLOCK <= n; i += BLOCK)
 #pragma GCC unroll 4
-            for (size_t k = 0; k < BLOCK; k += step) packed_step(c, t, src, dst, i + k, bits, bf16, 1);
-        for (; i + step <= n; i += step) packed_step(c, t, src, dst, i, bits, bf16, 1);
+            for (size_t k = 0; k < BLOCK; k += step) packed_step(c, t, src, dst, i + k, bits, bf16, sgn, 1);
+        for (; i + step <= n; i += step) packed_step(c, t, src, dst, i, bits, bf16, sgn, 1);
         _mm_sfence(); /* streamed lines are visible before the call returns */
         return i;
     }
     for (; i + BLOCK <= n; i += BLOCK)
 #pragma GCC unroll 4
-        for (size_t k = 0; k < BLOCK; k += step) packed_step(c, t, src, dst, i + k, bits, bf16, 0);
-    for (; i + step <= n; i += step) packed_step(c, t, src, dst, i, bits, bf16, 0);
+        for (size_t k = 0; k < BLOCK; k += step) packed_step(c, t, src, dst, i + k, bits, bf16, sgn, 0);
+    for (; i + step <= n; i += step) packed_step(c, t, src, dst, i, bits, bf16, sgn, 0);
     return i;
 }
 
@@ -219,7 +215,9 @@ static inline __attribute__((always_inline)) size_t packed(const void *ctx, cons
                                                            int bf16) {
     const sk_affine_dequant_ctx *c = ctx;
     if (!c->table_ready || (c->mask != 0xfu && c->mask != 0x3u)) return 0;
-    return c->mask == 0xfu ? packed_steps(c, src, dst, n, 4, bf16) : packed_steps(c, src, dst, n, 2, bf16);
+    if (c->mask == 0xfu)
+        return c->sign ? packed_steps(c, src, dst, n, 4, bf16, 1) : packed_steps(c, src, dst, n, 4, bf16, 0);
+    return c->sign ? packed_steps(c, src, dst, n, 2, bf16, 1) : packed_steps(c, src, dst, n, 2, bf16, 0);
 }
 
 /* The leaves (affine_dequant_kernels.inc). */
