@@ -1,7 +1,8 @@
 /* x86-64 affine dequant, AVX2, per-tensor dense leaves for 8-bit and 16-bit
  * stored elements (the span leaves of the AVX2 route's table,
- * affine_dequant_kernels.inc): 32 elements per iteration, each group of 8
- * widened straight from memory to 32-bit lanes, as Dequant's AVX2 leaves.
+ * affine_dequant_kernels.inc) and the packed sub-byte leaves (below): 32
+ * elements per iteration, each group of 8 widened straight from memory to
+ * 32-bit lanes, as Dequant's AVX2 leaves.
  *
  * The difference d = q - zp is formed in 32-bit lanes, where the formula's
  * own wrapping subtraction modulo 2^32 is VPSUBD's, so every zero point
