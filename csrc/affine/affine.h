@@ -178,6 +178,17 @@ static inline void sk_ad_span(const sk_affine_dequant_ctx *c, const void *src, v
                     bf16);
 }
 
+/* Element j of a packed sub-byte image (bits 2 or 4) through a context's
+ * table of results (sk_affine_dequant_table_init: entry v is the result of
+ * v & mask, so the low 4 bits of the shifted byte index it): its `size`
+ * result bytes (4 FP32, 2 BF16) at dst.  The vector routes' packed leaves
+ * run their heads with it. */
+static inline void sk_ad_table_element(const sk_affine_dequant_ctx *c, const uint8_t *src, uint8_t *dst, size_t j,
+                                       int bits, size_t size) {
+    const unsigned v = (unsigned)(src[j * (size_t)bits / 8] >> (j * (size_t)bits % 8)) & 0xfu;
+    for (size_t b = 0; b < size; ++b) dst[j * size + b] = c->table[16 * b + v];
+}
+
 /* Per-axis plans, channel axis inner: each table position's scale and
  * zero point, each channel's context (the runs leaves), the storage's mask
  * and sign.  Blocked plans: one position per entry in table order. */

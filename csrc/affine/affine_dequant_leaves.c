@@ -268,18 +268,12 @@ SK_TARGET_BEGIN(AVX512)
 #include "affine_dequant_body.h"
 #undef AXIS_ISA_AVX512
 #undef AXIS_ISA
-void sk_affine_dequant_w8_f32__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    ad_span_avx512(ctx, src, dst, n, 1, 0);
-}
 void sk_affine_dequant_w8_f32_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     ad_periodic_avx512(table, at, src, dst, n, 1, 0);
 }
 void sk_affine_dequant_w8_f32_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
                                            size_t count) {
     ad_runs_avx512(table, entry, src, dst, n, count, 1, 0);
-}
-void sk_affine_dequant_w16_f32__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    ad_span_avx512(ctx, src, dst, n, 2, 0);
 }
 void sk_affine_dequant_w16_f32_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     ad_periodic_avx512(table, at, src, dst, n, 2, 0);
@@ -298,18 +292,12 @@ void sk_affine_dequant_w32_f32_runs__avx512(const void *table, size_t entry, con
                                             size_t count) {
     ad_runs_avx512(table, entry, src, dst, n, count, 4, 0);
 }
-void sk_affine_dequant_w8_bf16__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    ad_span_avx512(ctx, src, dst, n, 1, 1);
-}
 void sk_affine_dequant_w8_bf16_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     ad_periodic_avx512(table, at, src, dst, n, 1, 1);
 }
 void sk_affine_dequant_w8_bf16_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
                                             size_t count) {
     ad_runs_avx512(table, entry, src, dst, n, count, 1, 1);
-}
-void sk_affine_dequant_w16_bf16__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    ad_span_avx512(ctx, src, dst, n, 2, 1);
 }
 void sk_affine_dequant_w16_bf16_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     ad_periodic_avx512(table, at, src, dst, n, 2, 1);

@@ -3,8 +3,9 @@
 sub-byte ones, whose unread high bits hold garbage), sampled INT32 / UINT32
 values with the 32-bit wrap of ``q - zero_point``, negative, subnormal and
 huge scales, FP32 and BF16 outputs, lengths around the blocks and the fused
-unpacking chunk; INT8 input with a positive scale bit-identical to
-``dequant``.
+unpacking chunk; dense runs at every output offset within a 64-byte line,
+cached and streamed, with the zero point at each end of the type's range;
+INT8 input with a positive scale bit-identical to ``dequant``.
 
 Expected values come from tests/oracle/affine.py (support/formats_helpers.py
 caches them).
@@ -17,8 +18,10 @@ import pytest
 import simakernels as sk
 from simakernels._ffi import lib
 from support.formats_helpers import (BF16, DEQUANT_PARAMS, F32, NAME, STORAGE_DTYPES, IntPort, block_lengths,
-                                     dequant_expected, dequant_params, float_port, ids, run_dequant, storage)
-from support.helpers import ROUTES, fail_if, oracle_dequant
+                                     dequant_expected, dequant_params, dequant_request, float_port, ids,
+                                     plan_or_report, run_dequant, spec_of, storage)
+from support.helpers import (ROUTES, SENTINEL, aligned_bytes, fail_if, mismatch_report, oracle_dequant,
+                             stream_override, untouched_report)
 
 I8 = sk.DType.INT8
 
@@ -84,6 +87,60 @@ def test_lengths_around_blocks(route, dtype):
                                    dequant_expected(dtype, values, scale, zp, NAME[out]),
                                    f"{route} {dtype.name}->{out.name} n={n}"))
     fail_if(reports)
+
+
+# Around the 16- and 64-element blocks and the 32-element BF16 and packed
+# steps; each runs at every output offset of a 64-byte line, so a head
+# before the aligned (or streamed) blocks moves every block boundary.
+ALIGN_LENGTHS = (1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 95, 127, 128, 129, 200, 257)
+NARROW_DTYPES = tuple(d for d in STORAGE_DTYPES if d.bits <= 16)
+
+
+@pytest.mark.parametrize("streaming", ("cached", "streamed"))
+@pytest.mark.parametrize("dtype", NARROW_DTYPES, ids=ids(NARROW_DTYPES))
+@pytest.mark.parametrize("route", ROUTES)
+def test_dense_runs_at_every_output_offset(route, dtype, streaming):
+    """Dense runs of each length at every output offset (steps of the
+    output element) from a 64-byte aligned base, FP32 and BF16, the zero
+    point at the type's least and greatest value in turn, packed and (sub-byte
+    types) one element per byte with garbage high bits; "streamed" forces the
+    streaming-store path (sk_stream_override), plans prepared inside.  Every
+    output byte outside the run must still hold the sentinel."""
+    st = storage(dtype)
+    pool = every_value(dtype)
+    rng = np.random.default_rng(dtype.bits * 11 + st.signed)
+    scale = DEQUANT_PARAMS[dtype][0][0]
+    layouts = (True, False) if dtype.sub_byte else (None,)
+    reports = []
+    with stream_override(1 if streaming == "streamed" else 0):
+        for k, n in enumerate(ALIGN_LENGTHS):
+            zp = (st.lo, st.hi)[k % 2]
+            values = pool[rng.integers(0, pool.size, n)]
+            for packed in layouts:
+                q = IntPort.make(dtype, (n,), packed=packed, fill=int(rng.integers(0, 256)))
+                q.write(values, high=None if packed is not False else rng.integers(0, 256, n, dtype=np.uint8))
+                for out in (F32, BF16):
+                    item = 4 if out is F32 else 2
+                    what = f"{route} {streaming} {dtype.name}->{out.name} zp={zp} n={n} packed={packed}"
+                    plan, problem = plan_or_report(sk.a65.affine_dequant,
+                                                   dequant_request(q, spec_of((n,), out), dequant_params(scale, zp)),
+                                                   route, what)
+                    if problem:
+                        reports.append(problem)
+                        continue
+                    expected = dequant_expected(dtype, values, scale, zp, NAME[out])
+                    for off in range(0, 64, item):
+                        dst = aligned_bytes(off + n * item + 67, SENTINEL)
+                        status = sk.a65.affine_dequant.execute(plan, [q.buf], [dst[off:]])
+                        if status is not None:
+                            reports.append(f"{what} offset {off}: execute returned {status}")
+                            continue
+                        outside = np.ones(dst.size, dtype=bool)
+                        outside[off:off + n * item] = False
+                        got = dst[off:off + n * item].view(expected.dtype)
+                        reports.append(mismatch_report(got, expected, values, f"{what} offset {off}"))
+                        reports.append(untouched_report(dst, SENTINEL, outside, f"{what} offset {off}"))
+    fail_if([r for r in reports if r])
 
 
 @pytest.mark.parametrize("route", ROUTES)
