@@ -13,10 +13,25 @@
 #if SK_HAVE_AVX512
 SK_TARGET_BEGIN(AVX512)
 #include <immintrin.h>
-#include "../common/avx512.h"
 #include "../common/stream.h"
 
 enum { BLOCK = 64 };
+
+/* (b + 0x7fff + lsb) with wrap-around, lane by lane: the BF16 word of
+ * sk_bf16_from_f32_bits in the upper half. */
+static inline __attribute__((always_inline)) __m512i rounded(__m512i b) {
+    const __mmask16 odd = _mm512_test_epi32_mask(b, _mm512_set1_epi32(0x10000));
+    const __m512i r = _mm512_add_epi32(b, _mm512_set1_epi32(0x7fff));
+    return _mm512_mask_add_epi32(r, odd, r, _mm512_set1_epi32(1));
+}
+
+/* Upper words of a (elements 0-15) then of b (16-31). */
+static inline __attribute__((always_inline)) __m512i upper_words(__m512i a, __m512i b) {
+    const __m512i odd_words = _mm512_setr_epi32(0x00030001, 0x00070005, 0x000b0009, 0x000f000d, 0x00130011, 0x00170015,
+                                                0x001b0019, 0x001f001d, 0x00230021, 0x00270025, 0x002b0029, 0x002f002d,
+                                                0x00330031, 0x00370035, 0x003b0039, 0x003f003d);
+    return _mm512_permutex2var_epi16(a, odd_words, b);
+}
 
 static inline __attribute__((always_inline)) void store(void *p, __m512i v, int stream) {
     if (stream)
@@ -40,12 +55,10 @@ static inline __mmask32 first_lanes(size_t r) { return r >= 32 ? 0xffffffffu : (
 /* 32 BF16 words from the input words [0, 32), of which the first r exist
  * (`full`: all 32, loaded without masks). */
 static inline __attribute__((always_inline)) __m512i narrow32(const uint32_t *in, size_t r, int full) {
-    if (full)
-        return sk_avx512_upper_words(sk_avx512_bf16_round(_mm512_loadu_si512(in)),
-                                     sk_avx512_bf16_round(_mm512_loadu_si512(in + 16)));
+    if (full) return upper_words(rounded(_mm512_loadu_si512(in)), rounded(_mm512_loadu_si512(in + 16)));
     const __mmask32 lanes = first_lanes(r);
-    return sk_avx512_upper_words(sk_avx512_bf16_round(_mm512_maskz_loadu_epi32((__mmask16)lanes, in)),
-                                 sk_avx512_bf16_round(_mm512_maskz_loadu_epi32((__mmask16)(lanes >> 16), in + 16)));
+    return upper_words(rounded(_mm512_maskz_loadu_epi32((__mmask16)lanes, in)),
+                       rounded(_mm512_maskz_loadu_epi32((__mmask16)(lanes >> 16), in + 16)));
 }
 
 /* The run: a masked head up to 64-byte output alignment, whole blocks,
