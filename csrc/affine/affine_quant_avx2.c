@@ -106,6 +106,7 @@ static inline __attribute__((always_inline)) void store(void *out, __m256i v, in
  * groups as 0 2 1 3. */
 static inline __attribute__((always_inline)) void store_words(const params *q, const __m256i r[4], uint16_t *out,
                                                               int input, enum sk_aq_kind kind, int stream) {
+#pragma GCC unroll 2
     for (int k = 0; k < 4; k += 2) {
         const __m256i s0 = _mm256_add_epi32(r[k], q->zp32), s1 = _mm256_add_epi32(r[k + 1], q->zp32);
         __m256i w = kind == SK_AQ_I16 ? _mm256_packs_epi32(s0, s1) : _mm256_packus_epi32(s0, s1);
@@ -219,6 +220,7 @@ static inline __attribute__((always_inline)) __m256i group_bytes(const __m256i x
     /* x[4k] + 4 x[4k + 1] + 16 x[4k + 2] + 64 x[4k + 3] in 32 bits */
     const __m256i pair = _mm256_set1_epi16(0x0401), quad = _mm256_set1_epi32(0x00100001);
     __m256i u[4];
+#pragma GCC unroll 4
     for (int k = 0; k < 4; ++k) u[k] = _mm256_madd_epi16(_mm256_maddubs_epi16(x[k], pair), quad);
     const __m256i w = _mm256_packus_epi16(_mm256_packus_epi32(u[0], u[1]), _mm256_packus_epi32(u[2], u[3]));
     /* each 8-byte half of a lane: block k's bytes from its first lane (a) then its second (b) */
@@ -244,7 +246,8 @@ static inline __attribute__((always_inline)) size_t packed(const sk_affine_quant
         const size_t chunk_end = end - i > CHUNK ? i + CHUNK : end;
         __m256i seen = _mm256_set1_epi16(INT16_MAX);
         for (size_t j = i; j < chunk_end; j += group) {
-            __m256i x[4];
+            __m256i x[4] = {0}; /* (INT4 uses two) */
+#pragma GCC unroll 4
             for (size_t k = 0; k < group / BLOCK; ++k) {
                 __m256i a, b;
                 q_products(src, j + k * BLOCK, input, q.m, mode, &a, &b, 1);
