@@ -1,5 +1,5 @@
-/* x86-64 affine dequant, AVX2, per-tensor dense leaves for 8-bit and 16-bit
- * stored elements (the span leaves of the AVX2 route's table,
+/* x86-64 affine dequant, AVX2, per-tensor dense leaves for 8-, 16- and
+ * 32-bit stored elements (the span leaves of the AVX2 route's table,
  * affine_dequant_kernels.inc) and the packed sub-byte leaves (below): 32
  * elements per iteration, each group of 8 widened straight from memory to
  * 32-bit lanes, as Dequant's AVX2 leaves.
@@ -10,6 +10,7 @@
  *   INT8, INT16: VPMOVSXBD, VPMOVSXWD: q sign-extended, exactly the
  *     stored value ((raw & mask) ^ sign) - sign.
  *   UINT8, UINT16: VPMOVZXBD, VPMOVZXWD: q zero-extended.
+ *   INT32, UINT32: the stored word itself (q modulo 2^32 either way).
  *   INT4, UINT4, INT2, UINT2 one element per byte (only the low bits
  *     count): the byte zero-extended, then (x & mask) ^ sign, which is
  *     q + sign in [0, 2^bits); subtracting c = sign + zp (wrapping) gives
@@ -29,12 +30,12 @@ SK_TARGET_BEGIN(AVX2)
 
 /* The generic leaves (affine_dequant_leaves.c): heads and tails. */
 sk_span_leaf sk_affine_dequant_w8_f32__avx2, sk_affine_dequant_w8_bf16__avx2, sk_affine_dequant_w16_f32__avx2,
-    sk_affine_dequant_w16_bf16__avx2;
+    sk_affine_dequant_w16_bf16__avx2, sk_affine_dequant_w32_f32__avx2, sk_affine_dequant_w32_bf16__avx2;
 
 enum { BLOCK = SK_AVX2_BLOCK };
 
 /* How a 32-bit lane gets its q (see above). */
-enum { IN_I8, IN_U8, IN_SUB, IN_I16, IN_U16 };
+enum { IN_I8, IN_U8, IN_SUB, IN_I16, IN_U16, IN_32 };
 
 typedef struct params {
     __m256 scale;
@@ -44,6 +45,7 @@ typedef struct params {
 
 /* Elements [i, i + 8) widened to 32-bit lanes. */
 static inline __attribute__((always_inline)) __m256i load8(const void *src, size_t i, int kind) {
+    if (kind == IN_32) return _mm256_loadu_si256((const __m256i *)((const uint32_t *)src + i));
     if (kind == IN_I16 || kind == IN_U16) {
         const __m128i x = _mm_loadu_si128((const __m128i *)((const uint16_t *)src + i));
         return kind == IN_I16 ? _mm256_cvtepi16_epi32(x) : _mm256_cvtepu16_epi32(x);
@@ -100,10 +102,14 @@ static inline __attribute__((always_inline)) void span(const void *ctx, const vo
                                                        int bf16) {
     const sk_affine_dequant_ctx *c = ctx;
     const sk_span_fn generic = width == 1 ? (bf16 ? sk_affine_dequant_w8_bf16__avx2 : sk_affine_dequant_w8_f32__avx2)
-                                          : (bf16 ? sk_affine_dequant_w16_bf16__avx2 : sk_affine_dequant_w16_f32__avx2);
+                               : width == 2
+                                   ? (bf16 ? sk_affine_dequant_w16_bf16__avx2 : sk_affine_dequant_w16_f32__avx2)
+                                   : (bf16 ? sk_affine_dequant_w32_bf16__avx2 : sk_affine_dequant_w32_f32__avx2);
     params p = {_mm256_set1_ps(c->scale), _mm256_set1_epi32(c->zero_point), _mm256_set1_epi32((int32_t)c->mask),
                 _mm256_set1_epi32((int32_t)c->sign)};
-    if (width == 2) { /* INT16, UINT16: mask 0xffff */
+    if (width == 4) { /* INT32, UINT32 */
+        run(&p, c, src, dst, n, 4, IN_32, bf16, generic);
+    } else if (width == 2) { /* INT16, UINT16: mask 0xffff */
         if (c->sign)
             run(&p, c, src, dst, n, 2, IN_I16, bf16, generic);
         else
@@ -239,6 +245,12 @@ void sk_affine_dequant_w16_f32_dense__avx2(const void *ctx, const void *src, voi
 }
 void sk_affine_dequant_w16_bf16_dense__avx2(const void *ctx, const void *src, void *dst, size_t n) {
     span(ctx, src, dst, n, 2, 1);
+}
+void sk_affine_dequant_w32_f32_dense__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    span(ctx, src, dst, n, 4, 0);
+}
+void sk_affine_dequant_w32_bf16_dense__avx2(const void *ctx, const void *src, void *dst, size_t n) {
+    span(ctx, src, dst, n, 4, 1);
 }
 SK_TARGET_END
 #endif

@@ -282,9 +282,6 @@ void sk_affine_dequant_w16_f32_runs__avx512(const void *table, size_t entry, con
                                             size_t count) {
     ad_runs_avx512(table, entry, src, dst, n, count, 2, 0);
 }
-void sk_affine_dequant_w32_f32__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    ad_span_avx512(ctx, src, dst, n, 4, 0);
-}
 void sk_affine_dequant_w32_f32_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     ad_periodic_avx512(table, at, src, dst, n, 4, 0);
 }
@@ -305,9 +302,6 @@ void sk_affine_dequant_w16_bf16_axis__avx512(const void *table, size_t at, const
 void sk_affine_dequant_w16_bf16_runs__avx512(const void *table, size_t entry, const void *src, void *dst, size_t n,
                                              size_t count) {
     ad_runs_avx512(table, entry, src, dst, n, count, 2, 1);
-}
-void sk_affine_dequant_w32_bf16__avx512(const void *ctx, const void *src, void *dst, size_t n) {
-    ad_span_avx512(ctx, src, dst, n, 4, 1);
 }
 void sk_affine_dequant_w32_bf16_axis__avx512(const void *table, size_t at, const void *src, void *dst, size_t n) {
     ad_periodic_avx512(table, at, src, dst, n, 4, 1);

@@ -94,27 +94,33 @@ AQ_OWN(aq_blocks, AXIS_ISA)(const float *multiplier, const int32_t *zero_point, 
  * for a rest, the run's last whole block again: its elements before the
  * rest get the same bytes twice (one context, lanes independent, input and
  * output never overlap), which costs less than the exact path per element;
- * a run shorter than a block goes through one block on the stack. */
+ * a run shorter than a block goes through one block on the stack.  One
+ * call site of the block loop, which every leaf inlines several times over
+ * (the flushing and width specialisations): three would triple the code
+ * and the compile time. */
 static inline __attribute__((always_inline)) void AQ_OWN(aq_one, AXIS_ISA)(const sk_affine_quant_ctx *c, const char *in,
                                                                            char *out, size_t n, int input, int mode,
                                                                            int flushes, int width) {
     const size_t size = input == SK_QUANT_F32 ? 4 : 2;
+    _Alignas(64) char in_block[SK_AXIS_LANES * 4];
+    _Alignas(64) char out_block[SK_AXIS_LANES * 2];
+    const char *from = in;
+    char *to = out;
+    size_t len = n;
     if (n < SK_AXIS_LANES) { /* one block padded with zeros (which need no repair), n results kept */
-        _Alignas(64) char in_block[SK_AXIS_LANES * 4] = {0};
-        _Alignas(64) char out_block[SK_AXIS_LANES * 2];
+        memset(in_block, 0, sizeof in_block);
         memcpy(in_block, in, n * size);
-        AQ_OWN(aq_blocks, AXIS_ISA)
-        (&c->multiplier, &c->zero_point, NULL, c, 0, in_block, out_block, SK_AXIS_LANES, c->least, c->greatest, c->mask,
-         input, mode, flushes, width, 1);
-        memcpy(out, out_block, n * (size_t)width);
-        return;
+        from = in_block;
+        to = out_block;
+        len = SK_AXIS_LANES;
     }
-    const size_t last = n - SK_AXIS_LANES;
-    if (AQ_OWN(aq_blocks, AXIS_ISA)(&c->multiplier, &c->zero_point, NULL, c, 0, in, out, n, c->least, c->greatest,
-                                    c->mask, input, mode, flushes, width, 1) < n)
-        AQ_OWN(aq_blocks, AXIS_ISA)
-    (&c->multiplier, &c->zero_point, NULL, c, 0, in + last * size, out + last * (size_t)width, SK_AXIS_LANES, c->least,
-     c->greatest, c->mask, input, mode, flushes, width, 1);
+    while (AQ_OWN(aq_blocks, AXIS_ISA)(&c->multiplier, &c->zero_point, NULL, c, 0, from, to, len, c->least, c->greatest,
+                                       c->mask, input, mode, flushes, width, 1) < len) {
+        from = in + (n - SK_AXIS_LANES) * size; /* the rest: the last whole block again */
+        to = out + (n - SK_AXIS_LANES) * (size_t)width;
+        len = SK_AXIS_LANES;
+    }
+    if (n < SK_AXIS_LANES) memcpy(out, out_block, n * (size_t)width);
 }
 
 /* The span leaves' body (kernel.h sk_span_leaf; ctx: a sk_affine_quant_ctx). */

@@ -93,11 +93,10 @@ def test_lengths_around_blocks(route, dtype):
 # steps; each runs at every output offset of a 64-byte line, so a head
 # before the aligned (or streamed) blocks moves every block boundary.
 ALIGN_LENGTHS = (1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 95, 127, 128, 129, 200, 257)
-NARROW_DTYPES = tuple(d for d in STORAGE_DTYPES if d.bits <= 16)
 
 
 @pytest.mark.parametrize("streaming", ("cached", "streamed"))
-@pytest.mark.parametrize("dtype", NARROW_DTYPES, ids=ids(NARROW_DTYPES))
+@pytest.mark.parametrize("dtype", STORAGE_DTYPES, ids=ids(STORAGE_DTYPES))
 @pytest.mark.parametrize("route", ROUTES)
 def test_dense_runs_at_every_output_offset(route, dtype, streaming):
     """Dense runs of each length at every output offset (steps of the
