@@ -158,6 +158,7 @@ AQ_OWN(aq_periodic, AXIS_ISA)(const void *table, size_t at, const void *src, voi
     else
         i = t->width == 2 ? AQ_OWN(aq_periodic_blocks, AXIS_ISA)(t, at, src, dst, n, input, mode, 0, 2)
                           : AQ_OWN(aq_periodic_blocks, AXIS_ISA)(t, at, src, dst, n, input, mode, 0, 1);
+    AXIS_CAT(upper_clean, AXIS_ISA)();
     sk_aq_axis_exact(t, at, src, dst, i, n, input, mode);
 }
 

@@ -48,6 +48,17 @@ typedef uint32_t AXIS_U32 __attribute__((vector_size(AXIS_BYTES)));
 enum { AXIS_CAT(AXIS_LANES, AXIS_ISA) = AXIS_BYTES / 4, AXIS_CAT(AXIS_K, AXIS_ISA) = SK_AXIS_LANES * 4 / AXIS_BYTES };
 #undef AXIS_BYTES
 
+/* Clears the upper halves of the vector registers (VZEROUPPER) before a
+ * leaf ends in a call out: GCC 12 emits none in the leaves whose last
+ * statement calls the exact path (Quant's and affine quant's periodic
+ * leaves), and the walk's SSE code after each such call then stalled
+ * (docs/PERF.md, "Leaves that end with their upper halves dirty"). */
+static inline void AXIS_CAT(upper_clean, AXIS_ISA)(void) {
+#if defined(AXIS_ISA_AVX2) || defined(AXIS_ISA_AVX512)
+    _mm256_zeroupper();
+#endif
+}
+
 #if !defined(AXIS_ISA_NEON) /* x86: plain vector moves, unaligned (a memcpy of the whole block went through \
                                the stack in 16-byte pieces on the wider routes) */
 typedef uint32_t AXIS_CAT(u32u, AXIS_ISA) __attribute__((vector_size(sizeof(AXIS_U32)), aligned(1), may_alias));

@@ -48,6 +48,13 @@ typedef void sk_periodic_leaf(const void *table, size_t at, const void *src, voi
  * each from `channel` on, with the route's per-tensor arithmetic inlined
  * (a leaf call per short run costs more than the run). */
 typedef void sk_runs_leaf(const void *table, size_t channel, const void *src, void *dst, size_t n, size_t count);
+/* rows (per-axis plans with the channel axis the inner run, blocked plans
+ * with the block axis outside it): `rows` packed runs of n elements,
+ * src_pitch and dst_pitch bytes apart, element j of every run taking the
+ * table's position at + j, so that a strip's parameters are loaded once
+ * for all the rows that share them instead of once per element. */
+typedef void sk_rows_leaf(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                          ptrdiff_t dst_pitch, size_t n, size_t rows);
 /* packed (affine quant and dequant, fused): a prefix of n elements to or
  * from a packed sub-byte image (element 0 in the low bits of byte 0), in
  * whole bytes; returns its length (a multiple of 8 elements), 0 when the
@@ -60,13 +67,14 @@ typedef sk_every_other_leaf *sk_every_other_fn;
 typedef sk_tile_leaf *sk_tile_fn;
 typedef sk_periodic_leaf *sk_periodic_fn;
 typedef sk_runs_leaf *sk_runs_fn;
+typedef sk_rows_leaf *sk_rows_fn;
 typedef sk_packed_leaf *sk_packed_fn;
 
 /* One entry of an operation's kernel table (route x variant), filled from
  * the operation's registry (<op>_kernels.inc): the dense leaf, the
  * element-by-element leaf (the scalar reference only: vector routes stage
  * their non-packed runs through their own moves, stage.h), the
- * every_other, fused tile, periodic and runs leaves (NULL where the route
+ * every_other, fused tile, periodic, runs and rows leaves (NULL where the route
  * has none), and the elements per vector block of the dense and
  * every_other leaves (1: element at a time). */
 typedef struct sk_kernel {
@@ -78,6 +86,7 @@ typedef struct sk_kernel {
     sk_periodic_fn periodic;
     sk_runs_fn runs;
     sk_packed_fn packed;
+    sk_rows_fn rows;
 } sk_kernel;
 
 /* ---- Kernel registries ---------------------------------------------------
@@ -86,7 +95,7 @@ typedef struct sk_kernel {
  *     SK_LEAF(ROUTE, variant, kind, symbol, block)
  * ROUTE names the route whose table holds the leaf (NEON, AVX512, AVX2,
  * SSE2, SCALAR), `variant` is the operation's table index, `kind` one of
- * span, strided, every_other, tile, periodic, runs (or, for a reduction,
+ * span, strided, every_other, tile, periodic, runs, rows, packed (or, for a reduction,
  * fold and fold_periodic: sk_reducer's), `symbol` the leaf's
  * full name (a route that runs another's leaf names that leaf here), and
  * `block` its elements per vector block (1: element at a time).  A file
@@ -103,6 +112,7 @@ typedef struct sk_kernel {
 #define SK_LEAF_BLOCK_periodic(at, b)
 #define SK_LEAF_BLOCK_runs(at, b)
 #define SK_LEAF_BLOCK_packed(at, b)
+#define SK_LEAF_BLOCK_rows(at, b)
 /* and its row of the module's registry (sk_leaf_at), with SK_LEAF_OPERATION
  * defined as the operation's enum sk_operation. */
 #define SK_LEAF_INFO(route_, variant_, kind_, symbol_, block_) \
@@ -119,6 +129,7 @@ typedef struct sk_kernel {
 #define SK_LEAF_KIND_periodic SK_LEAF_PERIODIC
 #define SK_LEAF_KIND_runs SK_LEAF_RUNS
 #define SK_LEAF_KIND_packed SK_LEAF_PACKED
+#define SK_LEAF_KIND_rows SK_LEAF_ROWS
 #define SK_LEAF_KIND_fold SK_LEAF_FOLD
 #define SK_LEAF_KIND_fold_periodic SK_LEAF_FOLD_PERIODIC
 
@@ -160,11 +171,14 @@ static inline void sk_walk_go(const sk_walk *walk, const void *src, void *dst, c
  * positions (a multiple of the channel count).  Runs shorter than
  * SK_AXIS_SHORT_RUN (axis.h) packed one after another along the channel
  * axis go to the runs leaf on NEON (the other routes run such channels
- * through their dense leaves, as measured).
- * Blocked walks (walk->block, sk_walk_prepare_blocked) read the periodic
- * and runs leaves and the table only (every route has both): a leaf's
- * channel or position is an entry of the walk-ordered table
- * (walk->param_step), and `period` is the entry count. */
+ * through their dense leaves, as measured).  Packed runs that share
+ * their positions (the channel axis inner, within a period or as a merged
+ * run's repeats) go to the rows leaf where the route has one (NEON).
+ * Blocked walks (walk->block, sk_walk_prepare_blocked) read the periodic,
+ * runs and rows leaves and the table only (every route has the first
+ * two): a leaf's channel or position is an entry of the walk-ordered table
+ * (walk->param_step), and `period` is the entry count; the rows of a block
+ * (the block axis the fastest outer one) share their entries. */
 typedef struct sk_channels {
     const sk_kernel *const *kernels; /* per channel; NULL: `kernel` serves every channel */
     const sk_kernel *kernel;
@@ -172,6 +186,7 @@ typedef struct sk_channels {
     size_t ctx_size;
     sk_periodic_fn periodic; /* the plan's table entry's, as the runs leaf */
     sk_runs_fn runs;
+    sk_rows_fn rows; /* NULL: the periodic leaf row by row */
     const void *table;
     int64_t period;
 } sk_channels;

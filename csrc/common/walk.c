@@ -496,6 +496,34 @@ static inline __attribute__((always_inline)) void walk_runs(const sk_walk *walk,
         }
         return;
     }
+    if (inner && kind == SK_RUN_DENSE && ch->rows) {
+        /* The rows leaf, the parameters loaded once for many rows.  Runs
+         * within a period all take positions [0, n): the rows are the
+         * steps of the fastest outer axis.  A longer (merged) run is rows
+         * of a period each (its positions repeat), then the rest. */
+        const size_t period = (size_t)ch->period;
+        if (n <= period && walk->outer_rank > 0) {
+            for (int64_t r = 0; r < steps; r += walk->extent[0]) {
+                ch->rows(ch->table, 0, src, (ptrdiff_t)walk->in_stride[0], dst, (ptrdiff_t)walk->out_stride[0], n,
+                         (size_t)walk->extent[0]);
+                carry(walk, index, 1, &src, &dst);
+            }
+            return;
+        }
+        if (n > period) {
+            const size_t whole = n / period, rest = n % period, in_size = (size_t)walk->in_size;
+            const size_t out_size = (size_t)walk->out_size;
+            for (int64_t r = 0; r < steps; ++r) {
+                ch->rows(ch->table, 0, src, (ptrdiff_t)(period * in_size), dst, (ptrdiff_t)(period * out_size), period,
+                         whole);
+                if (rest)
+                    ch->rows(ch->table, 0, src + whole * period * in_size, 0, dst + whole * period * out_size, 0, rest,
+                             1);
+                carry(walk, index, 0, &src, &dst);
+            }
+            return;
+        }
+    }
     if (kind == SK_RUN_CHANNEL_DENSE) {
         /* Without the general loop's dispatch: each run entered costs a leaf call. */
         const int a = walk->channel;
@@ -625,8 +653,24 @@ static void walk_blocked(const sk_walk *walk, const char *src, char *dst, const 
     const sk_span_fn span = inner ? block_span : periodic_span;
     void *ctx = inner ? (void *)&segments : (void *)&along;
     int64_t index[SK_MAX_RANK] = {0};
-    for (int64_t r = 0; r < walk->runs; ++r) {
+    /* The block axis the fastest outer one, runs packed: the rows of a
+     * block take the same entries, one rows-leaf call for them all. */
+    const int shared_rows = !inner && ch->rows && walk->run_kind == SK_RUN_DENSE && walk->block_at == 0;
+    for (int64_t r = 0; r < walk->runs;) {
         const size_t entry = block_entry(walk, index);
+        if (shared_rows) {
+            const int64_t to_block = walk->block - index[0] % walk->block, to_end = walk->extent[0] - index[0];
+            const int64_t rows = to_block < to_end ? to_block : to_end;
+            ch->rows(ch->table, entry, src, (ptrdiff_t)walk->in_stride[0], dst, (ptrdiff_t)walk->out_stride[0], n,
+                     (size_t)rows);
+            /* to the block's last row (inside the axis), then one carry */
+            index[0] += rows - 1;
+            src += walk->in_stride[0] * (rows - 1);
+            dst += walk->out_stride[0] * (rows - 1);
+            carry(walk, index, 0, &src, &dst);
+            r += rows;
+            continue;
+        }
         segments.position = (block_position){entry, block, block};
         along.at = entry;
         if (walk->run_kind == SK_RUN_DENSE)
@@ -634,6 +678,7 @@ static void walk_blocked(const sk_walk *walk, const char *src, char *dst, const 
         else
             staged_run(walk, src, dst, n, span, ctx, stage);
         carry(walk, index, 0, &src, &dst);
+        ++r;
     }
 }
 

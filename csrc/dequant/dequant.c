@@ -223,6 +223,7 @@ static int prepare_axis(sk_dequant_plan *plan) {
         .ctx_size = sizeof *a.ctx,
         .periodic = entry->periodic,
         .runs = entry->runs,
+        .rows = entry->rows,
         .table = a.table,
         .period = a.period,
     };

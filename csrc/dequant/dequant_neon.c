@@ -10,6 +10,7 @@
 #include "dequant.h"
 #if SK_HAVE_NEON
 #include "../common/neon.h"
+#include "../common/tuning.h"
 
 typedef struct quad {
     float32x4_t v[4];
@@ -70,16 +71,19 @@ static inline __attribute__((always_inline)) void scaled_convert(int16x8_t d, in
 
 static inline float32x4_t widen_convert(int16x4_t v) { return vcvtq_f32_s32(vmovl_s16(v)); }
 
-/* INT8-range zero point: widening subtraction gives exact differences. */
-static inline __attribute__((always_inline)) quad narrow(const params *p, int8x16_t q, int e) {
-    (void)e;
-    const int8x16_t zp = p->zp8;
-    const float32x4_t s = p->scale;
+/* INT8-range zero point: widening subtraction gives exact differences.
+ * Each lane with its own zero point and scale (the rows leaves), or one. */
+static inline __attribute__((always_inline)) quad narrow_each(int8x16_t q, int8x16_t zp, quad s) {
     int16x8_t lo = vsubl_s8(vget_low_s8(q), vget_low_s8(zp));
     int16x8_t hi = vsubl_high_s8(q, zp);
-    quad r = {{vmulq_f32(widen_convert(vget_low_s16(lo)), s), vmulq_f32(vcvtq_f32_s32(vmovl_high_s16(lo)), s),
-               vmulq_f32(widen_convert(vget_low_s16(hi)), s), vmulq_f32(vcvtq_f32_s32(vmovl_high_s16(hi)), s)}};
+    quad r = {{vmulq_f32(widen_convert(vget_low_s16(lo)), s.v[0]), vmulq_f32(vcvtq_f32_s32(vmovl_high_s16(lo)), s.v[1]),
+               vmulq_f32(widen_convert(vget_low_s16(hi)), s.v[2]),
+               vmulq_f32(vcvtq_f32_s32(vmovl_high_s16(hi)), s.v[3])}};
     return r;
+}
+static inline __attribute__((always_inline)) quad narrow(const params *p, int8x16_t q, int e) {
+    (void)e;
+    return narrow_each(q, p->zp8, (quad){{p->scale, p->scale, p->scale, p->scale}});
 }
 
 /* INT8-range zero point and scale 2^e: the exact difference, scaled while
@@ -120,12 +124,14 @@ static inline __attribute__((always_inline)) quad wide_unit(const params *p, int
     return r;
 }
 
+static inline __attribute__((always_inline)) quad wide_each(int8x16_t q, quad zp, quad s) {
+    quad r = convert_q(q);
+    EACH_VECTOR r.v[k] = vmulq_f32(vsubq_f32(r.v[k], zp.v[k]), s.v[k]);
+    return r;
+}
 static inline __attribute__((always_inline)) quad wide(const params *p, int8x16_t q, int e) {
     (void)e;
-    const float32x4_t zp = p->zp, s = p->scale;
-    quad r = convert_q(q);
-    EACH_VECTOR r.v[k] = vmulq_f32(vsubq_f32(r.v[k], zp), s);
-    return r;
+    return wide_each(q, (quad){{p->zp, p->zp, p->zp, p->zp}}, (quad){{p->scale, p->scale, p->scale, p->scale}});
 }
 
 typedef quad (*block_fn)(const params *p, int8x16_t q, int e);
@@ -400,6 +406,117 @@ void sk_dequant_i8_f32_runs__neon(const void *table, size_t channel, const void 
 void sk_dequant_i8_bf16_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
                                    size_t count) {
     runs(table, channel, src, dst, n, count, OUT_BF16);
+}
+
+/* ---- The rows leaves (kernel.h sk_rows_leaf) -----------------------------
+ * Element j of every row takes table position at + j.  Strips of two
+ * blocks (32 columns), then one, go down groups of up to SK_ROW_GROUP rows: a
+ * strip's scales and zero points (as INT8 when the table is narrow) are
+ * loaded into registers once per group, and each row's blocks are then the
+ * narrow form (every zero point in the INT8 range) or the staged
+ * expression's own, lane by lane, stored as the dense leaves store
+ * (tuning.h says why groups of SK_ROW_GROUP).  A rest of fewer than 16 columns is the run's last whole block
+ * again (the same bytes twice: lanes independent, ports never overlap);
+ * runs shorter than a block take the staged expression per element. */
+typedef struct strip_params {
+    quad s, zp;
+    int8x16_t zp8;
+} strip_params;
+
+static inline __attribute__((always_inline)) quad load_quad(const float *p) {
+    return (quad){{vld1q_f32(p), vld1q_f32(p + 4), vld1q_f32(p + 8), vld1q_f32(p + 12)}};
+}
+
+/* Positions [k, k + 16); the zero points narrowed to INT8 when `narrow_form`
+ * (integral binary32 values in the INT8 range: the conversions are exact). */
+static inline __attribute__((always_inline)) strip_params strip_at(const sk_dequant_table *t, size_t k,
+                                                                   int narrow_form) {
+    strip_params p;
+    p.s = load_quad(t->scale + k);
+    p.zp = load_quad(t->zp + k);
+    p.zp8 = vdupq_n_s8(0);
+    if (narrow_form) {
+        const int16x8_t lo = vmovn_high_s32(vmovn_s32(vcvtq_s32_f32(p.zp.v[0])), vcvtq_s32_f32(p.zp.v[1]));
+        const int16x8_t hi = vmovn_high_s32(vmovn_s32(vcvtq_s32_f32(p.zp.v[2])), vcvtq_s32_f32(p.zp.v[3]));
+        p.zp8 = vmovn_high_s16(vmovn_s16(lo), hi);
+    }
+    return p;
+}
+
+static inline __attribute__((always_inline)) quad each(const strip_params *p, int8x16_t q, int narrow_form) {
+    return narrow_form ? narrow_each(q, p->zp8, p->s) : wide_each(q, p->zp, p->s);
+}
+
+/* One row's block (blocks2 0) or two from `in` to `to`. */
+static inline __attribute__((always_inline)) void strip_row(const strip_params *a, const strip_params *b,
+                                                            const int8_t *in, char *to, int how, int narrow_form,
+                                                            int blocks2) {
+    const quad x = each(a, vld1q_s8(in), narrow_form);
+    if (!blocks2) {
+        store_at(to, 0, x, how);
+        return;
+    }
+    const quad y = each(b, vld1q_s8(in + SK_BLOCK), narrow_form);
+    store_at(to, 0, x, how);
+    store_at(to, SK_BLOCK, y, how);
+}
+
+/* Columns [j, j + 16) (blocks2 0) or [j, j + 32) (1) of `rows` rows. */
+static inline __attribute__((always_inline)) void strip(const sk_dequant_table *t, size_t at, size_t j,
+                                                        const int8_t *src, ptrdiff_t src_pitch, char *dst,
+                                                        ptrdiff_t dst_pitch, size_t rows, int out, int narrow_form,
+                                                        int blocks2) {
+    const strip_params a = strip_at(t, at + j, narrow_form);
+    const strip_params b = blocks2 ? strip_at(t, at + j + SK_BLOCK, narrow_form) : a;
+    const int how = out == OUT_F32 && narrow_form ? OUT_F32_ST4 : out;
+    /* the strip's first element of each row: one base register, constant offsets */
+    const int8_t *in = src + j;
+    char *to = dst + j * (out == OUT_BF16 ? 2 : 4);
+    for (size_t r = rows; r > 0; --r, in += src_pitch, to += dst_pitch)
+        strip_row(&a, &b, in, to, how, narrow_form, blocks2);
+}
+
+static inline __attribute__((always_inline)) void rows_group(const sk_dequant_table *t, size_t at, const int8_t *src,
+                                                             ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                                                             size_t n, size_t rows, int out, int narrow_form) {
+    size_t j = 0;
+    for (; j + 2 * SK_BLOCK <= n; j += 2 * SK_BLOCK)
+        strip(t, at, j, src, src_pitch, dst, dst_pitch, rows, out, narrow_form, 1);
+    if (j + SK_BLOCK <= n) {
+        strip(t, at, j, src, src_pitch, dst, dst_pitch, rows, out, narrow_form, 0);
+        j += SK_BLOCK;
+    }
+    if (j < n) /* the last whole block again */
+        strip(t, at, n - SK_BLOCK, src, src_pitch, dst, dst_pitch, rows, out, narrow_form, 0);
+}
+
+static inline __attribute__((always_inline)) void rows_leaf(const void *table, size_t at, const char *src,
+                                                            ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                                                            size_t n, size_t rows, int out) {
+    const sk_dequant_table *t = table;
+    const int bf16 = out == OUT_BF16;
+    if (n < SK_BLOCK) {
+        for (size_t r = 0; r < rows; ++r, src += src_pitch, dst += dst_pitch)
+            sk_dequant_axis_tail(t->scale + at, t->zp + at, 1, (const int8_t *)src, dst, 0, n, bf16);
+        return;
+    }
+    for (size_t g = 0; g < rows; g += SK_ROW_GROUP) {
+        const size_t k = rows - g < SK_ROW_GROUP ? rows - g : SK_ROW_GROUP;
+        const int8_t *in = (const int8_t *)src + (ptrdiff_t)g * src_pitch;
+        char *to = dst + (ptrdiff_t)g * dst_pitch;
+        if (t->narrow)
+            rows_group(t, at, in, src_pitch, to, dst_pitch, n, k, out, 1);
+        else
+            rows_group(t, at, in, src_pitch, to, dst_pitch, n, k, out, 0);
+    }
+}
+void sk_dequant_i8_f32_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                  ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, OUT_F32);
+}
+void sk_dequant_i8_bf16_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                   ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, OUT_BF16);
 }
 
 #define AXIS_ISA neon

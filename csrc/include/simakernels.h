@@ -98,7 +98,8 @@ enum sk_leaf_kind {
     SK_LEAF_RUNS = 5,
     SK_LEAF_FOLD = 6,
     SK_LEAF_FOLD_PERIODIC = 7,
-    SK_LEAF_PACKED = 8
+    SK_LEAF_PACKED = 8,
+    SK_LEAF_ROWS = 9
 };
 typedef struct sk_leaf_info {
     const char *symbol;

@@ -190,6 +190,7 @@ static void execute_axis(const sk_quant_plan *plan, const void *src, void *dst, 
         .ctx_size = sizeof(sk_quant_ctx),
         .periodic = kernel->periodic,
         .runs = kernel->runs,
+        .rows = kernel->rows,
         .table = table,
         .period = table->period,
     };

@@ -68,6 +68,7 @@ AXIS_OWN(axis_run, AXIS_ISA)(const void *table, size_t at, const void *src, void
     int8_t *out = dst;
     const size_t i = t->flushes ? AXIS_OWN(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 1, 0)
                                 : AXIS_OWN(axis_blocks, AXIS_ISA)(t, at, src, out, n, input, mode, 0, 0);
+    AXIS_CAT(upper_clean, AXIS_ISA)();
     sk_quant_axis_exact(t, at, src, out, i, n, input, mode);
 }
 

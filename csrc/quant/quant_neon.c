@@ -29,11 +29,17 @@
 #include "quant.h"
 #if SK_HAVE_NEON
 #include "quant_neon_lanes.h"
+#include "../common/tuning.h"
 
-static inline __attribute__((always_inline)) int8x16_t to_bytes(block p, int mode, int16x8_t zp) {
+/* The bytes of a block's products, the zero points of elements 0-7 in
+ * zlo and of elements 8-15 in zhi (the rows leaves: each lane its own). */
+static inline __attribute__((always_inline)) int8x16_t to_bytes_each(block p, int mode, int16x8_t zlo, int16x8_t zhi) {
     const int16x8_t lo = vqmovn_high_s32(vqmovn_s32(to_int(p.x0, mode)), to_int(p.x1, mode));
     const int16x8_t hi = vqmovn_high_s32(vqmovn_s32(to_int(p.x2, mode)), to_int(p.x3, mode));
-    return vqmovn_high_s16(vqmovn_s16(vqaddq_s16(lo, zp)), vqaddq_s16(hi, zp));
+    return vqmovn_high_s16(vqmovn_s16(vqaddq_s16(lo, zlo)), vqaddq_s16(hi, zhi));
+}
+static inline __attribute__((always_inline)) int8x16_t to_bytes(block p, int mode, int16x8_t zp) {
+    return to_bytes_each(p, mode, zp, zp);
 }
 
 /* Blocks that flushing could make wrong, by the exact path: out of line,
@@ -235,6 +241,108 @@ static inline __attribute__((always_inline)) void runs(const void *table, size_t
     }
 }
 
+/* ---- The rows leaves (kernel.h sk_rows_leaf) -----------------------------
+ * Element j of every row takes table position at + j.  Strips of two
+ * blocks (32 columns), then one, go down groups of up to SK_ROW_GROUP rows:
+ * a strip's multipliers and zero points are loaded into registers once per
+ * group, and each row's pair of blocks is then the dense leaf's arithmetic
+ * with a vector of multipliers and two of zero points in place of the
+ * splats (the same instructions, so the same bits: every lane's fast path
+ * is exact on its own, quant_neon.c's reasoning above); tuning.h says why
+ * groups of SK_ROW_GROUP.  Under flushing a
+ * pair that could be wrong takes the exact path with the table's contexts,
+ * as the periodic leaves do.  A rest of fewer than 16 columns is the run's
+ * last whole block again (the same bytes twice: lanes independent, ports
+ * never overlap); runs shorter than a block take the exact path. */
+typedef struct strip_params {
+    block m;
+    int16x8_t zlo, zhi;
+} strip_params;
+
+/* Positions [k, k + 16): multipliers as loaded, zero points (INT8 range) narrowed to int16. */
+static inline __attribute__((always_inline)) strip_params strip_at(const sk_quant_table *t, size_t k) {
+    const float *m = t->multiplier + k;
+    const int32_t *z = t->zero_point + k;
+    strip_params s = {{vld1q_f32(m), vld1q_f32(m + 4), vld1q_f32(m + 8), vld1q_f32(m + 12)},
+                      vmovn_high_s32(vmovn_s32(vld1q_s32(z)), vld1q_s32(z + 4)),
+                      vmovn_high_s32(vmovn_s32(vld1q_s32(z + 8)), vld1q_s32(z + 12))};
+    return s;
+}
+
+/* Whether a multiplier of the block is subnormal: flushing takes it as 0,
+ * and an infinite input's product is then a NaN the repair test does not
+ * see (the dense leaves send such a multiplier's runs to the exact path). */
+static inline __attribute__((always_inline)) int subnormal_in(block m) {
+    const uint32x4_t e = vdupq_n_u32(0x7f800000u);
+    const uint32x4_t z = vorrq_u32(vorrq_u32(vceqzq_u32(vandq_u32(vreinterpretq_u32_f32(m.x0), e)),
+                                             vceqzq_u32(vandq_u32(vreinterpretq_u32_f32(m.x1), e))),
+                                   vorrq_u32(vceqzq_u32(vandq_u32(vreinterpretq_u32_f32(m.x2), e)),
+                                             vceqzq_u32(vandq_u32(vreinterpretq_u32_f32(m.x3), e))));
+    return vmaxvq_u32(z) != 0;
+}
+
+/* Columns [j, j + 32) (blocks2 1) or [j, j + 16) (0) of `rows` rows. */
+static inline __attribute__((always_inline)) void strip(const sk_quant_table *t, size_t at, size_t j, const char *src,
+                                                        ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                                                        size_t rows, int input, int mode, int flushes, int blocks2) {
+    const strip_params a = strip_at(t, at + j), b = blocks2 ? strip_at(t, at + j + SK_BLOCK) : a;
+    if (flushes && (subnormal_in(a.m) || subnormal_in(b.m))) {
+        for (size_t r = 0; r < rows; ++r, src += src_pitch, dst += dst_pitch)
+            sk_quant_axis_exact(t, at, src, (int8_t *)dst, j, j + (blocks2 ? 2 : 1) * SK_BLOCK, input, mode);
+        return;
+    }
+    /* the strip's first element of each row: one base register, constant offsets */
+    const size_t size = input == SK_QUANT_F32 ? 4 : 2;
+    const char *in = src + j * size;
+    int8_t *out = (int8_t *)dst + j;
+    for (size_t r = rows; r > 0; --r, in += src_pitch, out += dst_pitch) {
+        const char *p = in;
+        const block x = load_block(in, 0, &p, input, 1);
+        const block y = blocks2 ? load_block(in, SK_BLOCK, &p, input, 1) : x;
+        const block px = products_each(x, a.m), py = blocks2 ? products_each(y, b.m) : px;
+        if (flushes && repairs(x, px, y, py)) {
+            sk_quant_axis_exact(t, at + j, in, out, 0, (blocks2 ? 2 : 1) * SK_BLOCK, input, mode);
+            continue;
+        }
+        vst1q_s8(out, to_bytes_each(px, mode, a.zlo, a.zhi));
+        if (blocks2) vst1q_s8(out + SK_BLOCK, to_bytes_each(py, mode, b.zlo, b.zhi));
+    }
+}
+
+static inline __attribute__((always_inline)) void rows_group(const sk_quant_table *t, size_t at, const char *src,
+                                                             ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                                                             size_t n, size_t rows, int input, int mode, int flushes) {
+    size_t j = 0;
+    for (; j + 2 * SK_BLOCK <= n; j += 2 * SK_BLOCK)
+        strip(t, at, j, src, src_pitch, dst, dst_pitch, rows, input, mode, flushes, 1);
+    if (j + SK_BLOCK <= n) {
+        strip(t, at, j, src, src_pitch, dst, dst_pitch, rows, input, mode, flushes, 0);
+        j += SK_BLOCK;
+    }
+    if (j < n) /* the last whole block again */
+        strip(t, at, n - SK_BLOCK, src, src_pitch, dst, dst_pitch, rows, input, mode, flushes, 0);
+}
+
+static inline __attribute__((always_inline)) void rows_leaf(const void *table, size_t at, const char *src,
+                                                            ptrdiff_t src_pitch, char *dst, ptrdiff_t dst_pitch,
+                                                            size_t n, size_t rows, int input, int mode) {
+    const sk_quant_table *t = table;
+    if (n < SK_BLOCK) {
+        for (size_t r = 0; r < rows; ++r, src += src_pitch, dst += dst_pitch)
+            sk_quant_axis_exact(t, at, src, (int8_t *)dst, 0, n, input, mode);
+        return;
+    }
+    for (size_t g = 0; g < rows; g += SK_ROW_GROUP) {
+        const size_t k = rows - g < SK_ROW_GROUP ? rows - g : SK_ROW_GROUP;
+        const char *in = src + (ptrdiff_t)g * src_pitch;
+        char *out = dst + (ptrdiff_t)g * dst_pitch;
+        if (t->flushes)
+            rows_group(t, at, in, src_pitch, out, dst_pitch, n, k, input, mode, 1);
+        else
+            rows_group(t, at, in, src_pitch, out, dst_pitch, n, k, input, mode, 0);
+    }
+}
+
 /* The leaves (quant_kernels.inc). */
 void sk_quant_f32_i8_ne__neon(const void *ctx, const void *src, void *dst, size_t n) {
     run(ctx, src, dst, n, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
@@ -355,5 +463,53 @@ void sk_quant_f16_i8_tp_runs__neon(const void *table, size_t channel, const void
 void sk_quant_f16_i8_tn_runs__neon(const void *table, size_t channel, const void *src, void *dst, size_t n,
                                    size_t count) {
     runs(table, channel, src, dst, n, count, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f32_i8_ne_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                   ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, SK_QUANT_F32, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f32_i8_tz_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                   ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, SK_QUANT_F32, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f32_i8_tp_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                   ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, SK_QUANT_F32, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f32_i8_tn_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                   ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, SK_QUANT_F32, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_bf16_i8_ne_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                    ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, SK_QUANT_BF16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_bf16_i8_tz_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                    ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, SK_QUANT_BF16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_bf16_i8_tp_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                    ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, SK_QUANT_BF16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_bf16_i8_tn_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                    ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, SK_QUANT_BF16, SK_QUANT_TOWARD_NEGATIVE);
+}
+void sk_quant_f16_i8_ne_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                   ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, SK_QUANT_F16, SK_QUANT_NEAREST_EVEN);
+}
+void sk_quant_f16_i8_tz_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                   ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, SK_QUANT_F16, SK_QUANT_TOWARD_ZERO);
+}
+void sk_quant_f16_i8_tp_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                   ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, SK_QUANT_F16, SK_QUANT_TOWARD_POSITIVE);
+}
+void sk_quant_f16_i8_tn_rows__neon(const void *table, size_t at, const char *src, ptrdiff_t src_pitch, char *dst,
+                                   ptrdiff_t dst_pitch, size_t n, size_t rows) {
+    rows_leaf(table, at, src, src_pitch, dst, dst_pitch, n, rows, SK_QUANT_F16, SK_QUANT_TOWARD_NEGATIVE);
 }
 #endif

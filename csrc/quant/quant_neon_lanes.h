@@ -79,9 +79,13 @@ static inline __attribute__((always_inline)) int32x4_t to_int(float32x4_t p, int
     }
 }
 
-static inline __attribute__((always_inline)) block products(block x, float32x4_t m) {
-    block p = {vmulq_f32(x.x0, m), vmulq_f32(x.x1, m), vmulq_f32(x.x2, m), vmulq_f32(x.x3, m)};
+/* Each lane's product with its own multiplier (the rows leaves), and with one multiplier. */
+static inline __attribute__((always_inline)) block products_each(block x, block m) {
+    block p = {vmulq_f32(x.x0, m.x0), vmulq_f32(x.x1, m.x1), vmulq_f32(x.x2, m.x2), vmulq_f32(x.x3, m.x3)};
     return p;
+}
+static inline __attribute__((always_inline)) block products(block x, float32x4_t m) {
+    return products_each(x, (block){m, m, m, m});
 }
 
 /* Lanes (all ones) whose input is nonzero and whose product has a zero

@@ -28,8 +28,8 @@ from support.axis_helpers import (DEQUANT_SETS, FORMAT, QUANT_SETS, WHOLE_TABLES
 from support.helpers import F32, I8, INPUT_FILL, SENTINEL, UINT, Storage
 from support.quant_helpers import MODES
 
-__all__ = ["BLOCKS", "OPS", "DEQUANT_ALL", "QUANT_ALL", "block_entries", "blocked_params", "plan_for", "expected",
-           "make_case", "op_case", "parameter_shape"]
+__all__ = ["BLOCKS", "OPS", "DEQUANT_ALL", "DEQUANT_NARROW", "QUANT_ALL", "block_entries", "blocked_params",
+           "plan_for", "expected", "make_case", "op_case", "parameter_shape"]
 
 # Block sizes around the 16-lane vectors and the 32/64/128 blocks of LLM weights.
 BLOCKS = (1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129)
@@ -42,18 +42,22 @@ OPS = {
     "quant-f16": (sk.DType.FLOAT16, I8),
 }
 DEQUANT_ALL = DEQUANT_SETS["forms"] + DEQUANT_SETS["extremes"]
+# The pairs whose zero points are in the INT8 range (a table of only such
+# entries takes NEON's narrow form in its runs and rows leaves).
+DEQUANT_NARROW = tuple(p for p in DEQUANT_ALL if -128 <= p[1] <= 127)
 QUANT_ALL = QUANT_SETS["ties"] + QUANT_SETS["tiny"]
 
 parameter_shape = oracle_blocked.parameter_shape
 
 
 def block_entries(src: sk.DType, pshape: Sequence[int], k: int = 0,
-                  shared_zp: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+                  shared_zp: Optional[int] = None, narrow: bool = False) -> Tuple[np.ndarray, np.ndarray]:
     """(value bits uint32, zero points int64) arrays of ``pshape``: the
     operation's parameter pairs taken cyclically over the entries in C
     order, starting at pair ``k`` and stepping by a stride prime to the set
-    size (neighbouring blocks differ, rows differ from their neighbours)."""
-    base = DEQUANT_ALL if src is I8 else QUANT_ALL
+    size (neighbouring blocks differ, rows differ from their neighbours);
+    ``narrow``: Dequant's pairs with INT8-range zero points only."""
+    base = (DEQUANT_NARROW if narrow else DEQUANT_ALL) if src is I8 else QUANT_ALL
     count = int(np.prod(pshape, dtype=np.int64))
     pick = (k + 5 * np.arange(count, dtype=np.int64)) % len(base)
     bits = np.array([v for v, _ in base], np.uint32)[pick].reshape(tuple(pshape))
@@ -96,13 +100,14 @@ def expected(src: sk.DType, dst: sk.DType, values: np.ndarray, axis: int, block:
 
 def make_case(route: str, shape, src: sk.DType, dst: sk.DType, axis: int, block: int, mode: Optional[str] = None,
               in_strides=None, out_strides=None, *, k: int = 0, shared_zp: Optional[int] = None,
-              values: Optional[np.ndarray] = None, plan=None, in_excess: int = 13, out_excess: int = 29) -> AxisCase:
+              values: Optional[np.ndarray] = None, plan=None, in_excess: int = 13, out_excess: int = 29,
+              narrow: bool = False) -> AxisCase:
     """One blocked case (the per-axis runner's AxisCase): parameters from
     :func:`block_entries`, input patterns drawn from the per-axis value pool
     (seed ``k``) unless given, strides in bytes."""
     shape = tuple(shape)
     pshape = parameter_shape(shape, axis, block)
-    bits, zps = block_entries(src, pshape, k, shared_zp)
+    bits, zps = block_entries(src, pshape, k, shared_zp, narrow)
     zp_arg = shared_zp if shared_zp is not None else zps
     if plan is None:
         plan = plan_for(route, shape, src, dst, axis, block, bits, zp_arg, mode, in_strides, out_strides)
