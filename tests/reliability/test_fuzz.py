@@ -252,6 +252,7 @@ def _assert_disjoint(shape, strides, item, nbytes, what):
     assert int(offsets[-1]) + item == nbytes, f"{what}: requirement {nbytes} is not the last element's end"
 
 
+@pytest.mark.host_only  # (conftest.HOST_ONLY: pure-Python admission)
 @examples(300)
 @given(admission_cases(), st.sampled_from(ROUTES))
 def test_admission_is_a_consistent_plan_or_an_error(case, route):
@@ -525,6 +526,7 @@ def device_regions(draw, need, base):
     return address, capacity
 
 
+@pytest.mark.host_only  # (conftest.HOST_ONLY: the EV74 codec and device model, host-checked)
 @examples(300)
 @given(ev74_plans(), st.data())
 def test_ev74_bind_is_a_valid_bound_packet_or_an_error(plan, data):
@@ -558,6 +560,7 @@ def test_ev74_bind_is_a_valid_bound_packet_or_an_error(plan, data):
     assert bound.descriptor[:24] == packet.descriptor[:24] and bound.descriptor[40:] == packet.descriptor[40:]
 
 
+@pytest.mark.host_only  # (conftest.HOST_ONLY: the EV74 codec and device model, host-checked)
 @examples(150)
 @given(ev74_plans(), st.integers(0, 2**32 - 1))
 def test_ev74_device_runs_mutated_packets_or_refuses_them(plan, seed):

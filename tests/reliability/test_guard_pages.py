@@ -26,6 +26,7 @@ def test_every_length_against_guard_pages(name, route):
     guarded.assert_child_clean(child, f"{name} on {route}")
 
 
+@pytest.mark.host_only  # (conftest.HOST_ONLY: the EV74 device model, host-checked)
 def test_ev74_device_model_against_guard_pages():
     """Bound packets on a Device whose memory lies between guard pages,
     input at one end and output at the other (the model runs the best
